@@ -1,0 +1,40 @@
+/* error.h: error codes and the one place that turns them into text.
+ *
+ * Every function below main() returns 0 or one of these codes; the first error of a
+ * run also records a one-line message (without the "gpusort: " prefix) that main()
+ * prints. Recording is thread safe: the first message set wins.
+ */
+#ifndef GS_ERROR_H
+#define GS_ERROR_H
+
+enum {
+    GS_OK = 0,
+    GS_EUSAGE,     /* bad option or option value: exit 2, with the --help hint */
+    GS_EINPUT,     /* bad input data: exit 2 */
+    GS_EIO,        /* a system call failed: exit 2 */
+    GS_ENOMEM,     /* out of memory: exit 2 */
+    GS_EPIPE,      /* the reader went away (SIGPIPE ignored): exit 2, quietly */
+    GS_EDISORDER,  /* -c/-C found disorder: exit 1 */
+    GS_EXIT_OK     /* --help or --version was served: exit 0 */
+};
+
+/* Record the message of the first error of the run (printf-style, no trailing
+ * newline, no "gpusort: " prefix) and return code, so callers can write
+ * `return err_set(GS_EINPUT, "...")`. Later calls keep the first message. */
+int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* As err_set, appending ": strerror(errnum)". */
+int err_sys(int code, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The recorded message, or NULL if none was recorded. */
+const char *err_message(void);
+
+/* The exit status for a code: 0, 1 (disorder) or 2. */
+int err_exit_status(int code);
+
+/* Print the recorded message for code to stderr as the contract says (one
+ * "gpusort: ..." line, plus the --help hint for usage errors; nothing for GS_EPIPE
+ * and GS_EDISORDER, whose message the caller already printed or must not print). */
+void err_report(int code);
+
+#endif

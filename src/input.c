@@ -1,0 +1,398 @@
+/* input.c: key readers (see input.h).
+ *
+ * A text block is the bytes read so far up to the last white space; the partial
+ * token after it moves to the front of the buffer at the next call. The block is
+ * split among the pool's threads at white space; each thread scans its piece into
+ * its own region of the key buffer, and the regions are then packed together.
+ * Binary keys are decoded in place.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "input.h"
+#include "stats.h"
+#include "textnum.h"
+
+#define KREADER_DEFAULT_BLOCK (16u << 20)
+#define KREADER_MAX_THREADS 256
+/* Below this many bytes a block is scanned by one thread: not worth the hand-off. */
+#define KREADER_PARALLEL_MIN (256u << 10)
+
+struct kreader {
+    char *name;              /* for messages: the path, or "-" */
+    int fd;
+    int close_fd;            /* 1 unless fd is standard input */
+    kreader_cfg_t cfg;
+    int width;               /* key bytes */
+    char *buf;               /* read buffer */
+    size_t cap;              /* its size */
+    size_t have;             /* bytes in buf */
+    size_t used;             /* bytes of buf the last block took (text) */
+    int eof;                 /* read() returned 0 */
+    uint64_t bytes;          /* bytes read from the file */
+    /* text */
+    void *keys;              /* keys of the last block */
+    size_t keycap;           /* room in keys, in keys */
+    uint64_t lines_before;   /* LF bytes before the last block */
+    uint64_t block_lines;    /* LF bytes in the last block */
+    int pending;             /* an error code to return at the next call */
+    /* binary */
+    uint64_t keys_before;    /* keys before the last block */
+    size_t block_keys;       /* keys in the last block */
+};
+
+/* ---- opening and reading --------------------------------------------------------- */
+
+int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
+{
+    kreader_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(GS_ENOMEM, "out of memory");
+    r->cfg = *cfg;
+    if (!r->cfg.block_bytes)
+        r->cfg.block_bytes = KREADER_DEFAULT_BLOCK;
+    r->width = cfg->km->width;
+    r->name = strdup(path);
+    if (!r->name) {
+        free(r);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    if (strcmp(path, "-") == 0) {
+        r->fd = STDIN_FILENO;
+    } else {
+        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (r->fd < 0) {
+            int e = errno;
+            kreader_close(r);
+            return err_sys(GS_EIO, e, "cannot read '%s'", path);
+        }
+        r->close_fd = 1;
+        struct stat st;
+        if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            kreader_close(r);
+            return err_sys(GS_EIO, EISDIR, "cannot read '%s'", path);
+        }
+#ifdef POSIX_FADV_SEQUENTIAL
+        posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    }
+    r->cap = r->cfg.block_bytes + 8;
+    r->buf = malloc(r->cap);
+    if (!r->buf) {
+        kreader_close(r);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    if (cfg->binary && cfg->carry && cfg->carry->n) {
+        memcpy(r->buf, cfg->carry->bytes, cfg->carry->n);
+        r->have = cfg->carry->n;
+        cfg->carry->n = 0;
+    }
+    *out = r;
+    return GS_OK;
+}
+
+/* Read until buf holds cap bytes or the input ends. */
+static int kreader_fill(kreader_t *r)
+{
+    double t0 = stats_now();
+    uint64_t before = r->bytes;
+    while (!r->eof && r->have < r->cap) {
+        ssize_t got = read(r->fd, r->buf + r->have, r->cap - r->have);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return err_sys(GS_EIO, errno, "read error on '%s'", r->name);
+        }
+        if (got == 0)
+            r->eof = 1;
+        r->have += (size_t)got;
+        r->bytes += (uint64_t)got;
+    }
+    stats_add(ST_READ, r->bytes - before, stats_now() - t0);
+    return GS_OK;
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+typedef struct {
+    kreader_t *r;
+    const char *blk;
+    size_t start[KREADER_MAX_THREADS + 1];   /* piece t is blk[start[t], start[t+1]) */
+    size_t koff[KREADER_MAX_THREADS];        /* where piece t's keys go, in keys */
+    tn_scan_t res[KREADER_MAX_THREADS];
+} scan_job_t;
+
+static void kreader_scan_piece(void *arg, int t, int n)
+{
+    (void)n;
+    scan_job_t *j = arg;
+    kreader_t *r = j->r;
+    char *dst = (char *)r->keys + j->koff[t] * (size_t)r->width;
+    tn_scan(j->blk + j->start[t], j->start[t + 1] - j->start[t], r->cfg.km, dst, &j->res[t]);
+}
+
+/* Append a token to a message, escaped and cut short if long. */
+static void kreader_quote(char *dst, size_t room, const char *tok, size_t len)
+{
+    size_t o = 0, shown = len > 40 ? 40 : len;
+    for (size_t i = 0; i < shown && o + 5 < room; i++) {
+        unsigned char c = (unsigned char)tok[i];
+        if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'')
+            dst[o++] = (char)c;
+        else
+            o += (size_t)snprintf(dst + o, room - o, "\\x%02x", c);
+    }
+    if (shown < len && o + 4 < room) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+}
+
+static int kreader_token_error(kreader_t *r, const tn_scan_t *res, const char *tok,
+                               uint64_t line)
+{
+    char q[256];
+    kreader_quote(q, sizeof q, tok, res->err_len);
+    if (res->status == TN_RANGE)
+        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'", r->name,
+                       (unsigned long long)line, key_type_name(r->cfg.km->type), q);
+    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'", r->name,
+                   (unsigned long long)line, q);
+}
+
+/* Scan blk[0..len) into r->keys; set *n. A bad token sets r->pending after the keys
+ * before it have been kept. */
+static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t *n)
+{
+    int threads = pool_size(r->cfg.pool);
+    if (threads > KREADER_MAX_THREADS)
+        threads = KREADER_MAX_THREADS;
+    if (len < KREADER_PARALLEL_MIN)
+        threads = 1;
+    scan_job_t *j = malloc(sizeof *j);
+    if (!j)
+        return err_set(GS_ENOMEM, "out of memory");
+    j->r = r;
+    j->blk = blk;
+    /* Pieces: equal shares, each moved forward to white space. Threads beyond
+     * `threads` get empty pieces. */
+    int np = pool_size(r->cfg.pool);
+    if (np > KREADER_MAX_THREADS)
+        np = KREADER_MAX_THREADS;
+    j->start[0] = 0;
+    for (int t = 1; t <= np; t++) {
+        size_t s = t >= threads ? len : (size_t)((unsigned __int128)len * t / threads);
+        if (s < j->start[t - 1])
+            s = j->start[t - 1];
+        while (s < len && !tn_is_space((unsigned char)blk[s]))
+            s++;
+        j->start[t] = s;
+    }
+    size_t need = 0;
+    for (int t = 0; t < np; t++) {
+        j->koff[t] = need;
+        need += tn_max_keys(j->start[t + 1] - j->start[t]);
+    }
+    if (need > r->keycap) {
+        free(r->keys);
+        r->keys = malloc(need * (size_t)r->width);
+        if (!r->keys) {
+            r->keycap = 0;
+            free(j);
+            return err_set(GS_ENOMEM, "out of memory");
+        }
+        r->keycap = need;
+    }
+
+    double t0 = stats_now();
+    if (threads == 1) {
+        for (int t = 1; t < np; t++)
+            j->res[t] = (tn_scan_t){ 0 };
+        kreader_scan_piece(j, 0, 1);
+    } else {
+        pool_run(r->cfg.pool, kreader_scan_piece, j);
+    }
+
+    /* Pack the pieces' keys; stop at the first bad token. */
+    size_t total = 0;
+    uint64_t lines = 0;
+    int rc = GS_OK;
+    for (int t = 0; t < np; t++) {
+        const tn_scan_t *res = &j->res[t];
+        if (total != j->koff[t] && res->nkeys)
+            memmove((char *)r->keys + total * r->width,
+                    (char *)r->keys + j->koff[t] * r->width, res->nkeys * (size_t)r->width);
+        total += res->nkeys;
+        lines += res->nlines;
+        if (res->status != TN_OK) {
+            r->pending = kreader_token_error(r, res, blk + j->start[t] + res->err_off,
+                                             r->lines_before + lines + 1);
+            break;
+        }
+    }
+    stats_add(ST_PARSE, len, stats_now() - t0);
+    r->block_lines = lines;
+    free(j);
+    *n = total;
+    return rc;
+}
+
+/* The next block of the text: at least one key, or the end, or an error. */
+static int kreader_next_text(kreader_t *r, const void **keys, size_t *n)
+{
+    for (;;) {
+        /* Drop the last block; keep the partial token after it. */
+        memmove(r->buf, r->buf + r->used, r->have - r->used);
+        r->have -= r->used;
+        r->used = 0;
+        r->lines_before += r->block_lines;
+        r->block_lines = 0;
+        size_t cut;
+        for (;;) {
+            int rc = kreader_fill(r);
+            if (rc)
+                return rc;
+            if (r->eof) {
+                cut = r->have;   /* the end of a file ends a number */
+                break;
+            }
+            cut = r->have;
+            while (cut > 0 && !tn_is_space((unsigned char)r->buf[cut - 1]))
+                cut--;
+            if (cut > 0)
+                break;
+            /* One token fills the whole buffer: make room and read on. */
+            size_t ncap = r->cap * 2;
+            char *nb = realloc(r->buf, ncap);
+            if (!nb)
+                return err_set(GS_ENOMEM, "out of memory");
+            r->buf = nb;
+            r->cap = ncap;
+        }
+        r->used = cut;
+        if (cut == 0)
+            return GS_OK;   /* the end */
+        int rc = kreader_scan_block(r, r->buf, cut, n);
+        if (rc)
+            return rc;
+        *keys = r->keys;
+        if (*n > 0)
+            return GS_OK;
+        if (r->pending) {
+            rc = r->pending;
+            r->pending = 0;
+            return rc;
+        }
+        /* A block of white space only: read on. */
+    }
+}
+
+/* ---- binary ------------------------------------------------------------------------ */
+
+static inline uint32_t bswap32(uint32_t x) { return __builtin_bswap32(x); }
+static inline uint64_t bswap64(uint64_t x) { return __builtin_bswap64(x); }
+
+void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
+                         int big_endian)
+{
+    /* Keys are stored little-endian on the hosts we build for; big endian input
+     * swaps. The bytes are loaded with memcpy, so src need not be aligned. */
+    const unsigned char *s = src;
+    if (km->width == 4) {
+        uint32_t *d = dst, mask = (uint32_t)km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v;
+            memcpy(&v, s + 4 * i, 4);
+            d[i] = (big_endian ? bswap32(v) : v) ^ mask;
+        }
+    } else {
+        uint64_t *d = dst, mask = km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v;
+            memcpy(&v, s + 8 * i, 8);
+            d[i] = (big_endian ? bswap64(v) : v) ^ mask;
+        }
+    }
+}
+
+static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
+{
+    size_t w = (size_t)r->width;
+    /* Drop the last block's keys; keep a partial key. */
+    size_t done = r->block_keys * w;
+    memmove(r->buf, r->buf + done, r->have - done);
+    r->have -= done;
+    r->keys_before += r->block_keys;
+    r->block_keys = 0;
+    int rc = kreader_fill(r);
+    if (rc)
+        return rc;
+    size_t whole = r->have / w;
+    if (r->eof && r->have % w) {
+        if (!r->cfg.carry)
+            return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %zu-byte keys",
+                           r->name, (unsigned long long)r->bytes, w);
+        r->cfg.carry->n = (int)(r->have % w);
+        memcpy(r->cfg.carry->bytes, r->buf + whole * w, r->have % w);
+        r->have = whole * w;
+    }
+    double t0 = stats_now();
+    input_decode_binary(r->buf, r->buf, whole, r->cfg.km, r->cfg.big_endian);
+    stats_add(ST_PARSE, whole * w, stats_now() - t0);
+    r->block_keys = whole;
+    *keys = r->buf;
+    *n = whole;
+    return GS_OK;
+}
+
+/* ---- the rest of the interface ------------------------------------------------------ */
+
+int kreader_next(kreader_t *r, const void **keys, size_t *n)
+{
+    *n = 0;
+    if (r->pending) {
+        int rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
+    return r->cfg.binary ? kreader_next_binary(r, keys, n) : kreader_next_text(r, keys, n);
+}
+
+uint64_t kreader_position(kreader_t *r, size_t i)
+{
+    if (r->cfg.binary)
+        return r->keys_before + i + 1;
+    size_t off = tn_token_offset(r->buf, r->used, i);
+    return r->lines_before + tn_count_lines(r->buf, off) + 1;
+}
+
+const char *kreader_name(const kreader_t *r)
+{
+    return r->name;
+}
+
+uint64_t kreader_bytes(const kreader_t *r)
+{
+    return r->bytes;
+}
+
+void kreader_close(kreader_t *r)
+{
+    if (!r)
+        return;
+    if (r->close_fd && r->fd >= 0)
+        close(r->fd);
+    free(r->name);
+    free(r->buf);
+    free(r->keys);
+    free(r);
+}

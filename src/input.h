@@ -1,0 +1,61 @@
+/* input.h: key readers: one input (file or stdin) as a sequence of blocks of mapped
+ * keys, text parsed in parallel or binary decoded, with exact positions for errors.
+ *
+ * Text is read in large blocks cut at white space; each block is split among the
+ * pool's threads at white space and scanned with tn_scan(). A bad token is reported
+ * only after every key before it has been returned, so -c can see a disorder that
+ * comes first.
+ */
+#ifndef GS_INPUT_H
+#define GS_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+#include "pool.h"
+
+/* Bytes of a binary key that straddle two inputs (the contract concatenates them). */
+typedef struct {
+    unsigned char bytes[8];
+    int n;
+} carry_t;
+
+typedef struct {
+    const keymap_t *km;
+    int binary;          /* 1: raw fixed-width keys */
+    int big_endian;      /* binary byte order */
+    pool_t *pool;        /* threads for parsing */
+    size_t block_bytes;  /* bytes read per block (0: a default) */
+    carry_t *carry;      /* binary only: NULL, each input must hold whole keys; else
+                            partial keys carry over from one input to the next */
+} kreader_cfg_t;
+
+typedef struct kreader kreader_t;
+
+/* Open path ("-" is standard input). GS_OK, or GS_EIO with the message set. */
+int kreader_open(kreader_t **r, const char *path, const kreader_cfg_t *cfg);
+
+/* The next block of keys: *keys points into the reader and stays valid until the
+ * next call; *n == 0 at the end. Returns GS_OK, or GS_EINPUT / GS_EIO / GS_ENOMEM
+ * with the message set (the file, its line or byte offset, and what was wrong). */
+int kreader_next(kreader_t *r, const void **keys, size_t *n);
+
+/* 1-based position of key i of the last block returned: its line for text, its key
+ * index in the file for binary. */
+uint64_t kreader_position(kreader_t *r, size_t i);
+
+/* The name used in messages ("-" for standard input). */
+const char *kreader_name(const kreader_t *r);
+
+/* Bytes read so far. */
+uint64_t kreader_bytes(const kreader_t *r);
+
+/* Close and free; NULL is a no-op. */
+void kreader_close(kreader_t *r);
+
+/* Decode n binary keys from src into mapped keys in dst (may be the same buffer):
+ * byte order, then the mapping. Pure; for the reader and the tests. */
+void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
+                         int big_endian);
+
+#endif

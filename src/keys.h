@@ -1,0 +1,46 @@
+/* keys.h: key types and the one order-preserving mapping to unsigned keys.
+ *
+ * Every key type maps to u32 or u64 by XOR with a mask: signed types flip the sign
+ * bit, -r complements every bit. Sorters, runs, the merge, -u and -c then know only
+ * "unsigned, ascending, 32 or 64 bits"; the mapping is its own inverse, so the
+ * formatter applies the same XOR on the way out.
+ */
+#ifndef GS_KEYS_H
+#define GS_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { KEY_I32, KEY_U32, KEY_I64, KEY_U64 } key_type_t;
+
+typedef struct {
+    key_type_t type;   /* the user's type */
+    int width;         /* bytes per key: 4 or 8 */
+    int is_signed;     /* 1 for i32 and i64 */
+    uint64_t mask;     /* XOR that maps a raw value to its sort key and back */
+} keymap_t;
+
+/* Fill km for type and direction (reverse != 0 for -r). */
+void key_map_init(keymap_t *km, key_type_t type, int reverse);
+
+/* Parse "i32", "u32", "i64", "u64"; return 0 and set *type, or -1. */
+int key_type_parse(const char *s, key_type_t *type);
+
+/* The canonical name of a type ("i64", ...). */
+const char *key_type_name(key_type_t type);
+
+/* Map a raw value (two's complement bits in the low width bytes) to its sort key,
+ * or a sort key back to its raw value: the same operation. */
+static inline uint64_t key_map(const keymap_t *km, uint64_t v) { return v ^ km->mask; }
+
+/* Remove adjacent duplicates from sorted keys in place, keeping the first of each
+ * run; return the new count. width is 4 or 8. O(n), no allocation. */
+size_t key_unique(void *keys, size_t n, int width);
+
+/* Load key i of an array of width-byte keys as u64. */
+static inline uint64_t key_get(const void *keys, size_t i, int width)
+{
+    return width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+}
+
+#endif

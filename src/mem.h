@@ -1,0 +1,16 @@
+/* mem.h: large buffers. Keys and scratch arrays are hundreds of megabytes: asking
+ * for transparent huge pages on them cuts page faults and TLB misses several times
+ * over (the radix scatter writes 256 streams at once).
+ */
+#ifndef GS_MEM_H
+#define GS_MEM_H
+
+#include <stddef.h>
+
+/* malloc(size), with huge pages asked for on its interior when it is large. */
+void *mem_alloc(size_t size);
+
+/* realloc(p, size), likewise. */
+void *mem_realloc(void *p, size_t size);
+
+#endif

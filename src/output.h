@@ -1,0 +1,47 @@
+/* output.h: the writer: mapped keys -> text or binary, written in order to standard
+ * output or, atomically, to -o FILE.
+ *
+ * With -o, keys go to a temporary file in FILE's directory that is renamed over FILE
+ * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
+ * may name an input. A FILE that exists and is not a regular file (/dev/null, a
+ * FIFO) is written directly.
+ */
+#ifndef GS_OUTPUT_H
+#define GS_OUTPUT_H
+
+#include <stddef.h>
+#include "keys.h"
+#include "pool.h"
+
+typedef struct {
+    const char *path;      /* -o FILE, or NULL for standard output */
+    const keymap_t *km;
+    int binary;            /* 1: raw fixed-width keys */
+    int big_endian;        /* binary byte order */
+    pool_t *pool;          /* threads for formatting */
+} output_cfg_t;
+
+typedef struct output output_t;
+
+/* Open the destination. GS_OK, or GS_EIO with the message set. */
+int output_open(output_t **o, const output_cfg_t *cfg);
+
+/* Format (in parallel) and write keys[0..n), mapped keys of km's width. */
+int output_write(output_t *o, const void *keys, size_t n);
+
+/* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
+ * the temporary is removed and FILE is untouched). */
+int output_commit(output_t *o);
+
+/* Remove the temporary (if any) and free o; NULL is a no-op. */
+void output_abort(output_t *o);
+
+/* Encode n mapped keys as binary (mapping undone, byte order applied) from src to
+ * dst (may be the same buffer). Pure; for the writer and the tests. */
+void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
+                          int big_endian);
+
+/* Bytes written so far. */
+unsigned long long output_bytes(const output_t *o);
+
+#endif

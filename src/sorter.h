@@ -1,0 +1,32 @@
+/* sorter.h: the chunk-sorter interface that every backend implements.
+ *
+ * A chunk is an array of mapped keys (keys.h): unsigned, 4 or 8 bytes, to be sorted
+ * ascending. The CPU backend (sorter_cpu.c) is always there; a GPU backend fills in
+ * the same struct. Nothing outside a backend knows how it sorts.
+ */
+#ifndef GS_SORTER_H
+#define GS_SORTER_H
+
+#include <stddef.h>
+#include "pool.h"
+
+typedef struct sorter sorter_t;
+struct sorter {
+    const char *name;    /* shown by --stats, e.g. "cpu radix" */
+    /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
+     * sorter may use it and sets *out to whichever of keys and scratch holds the
+     * result. Returns GS_OK or an error code with its message set. */
+    int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
+    void (*destroy)(sorter_t *s);   /* frees s */
+};
+
+/* The CPU backend: a parallel LSD radix sort over the pool's threads. */
+int sorter_cpu_create(sorter_t **s, pool_t *pool);
+
+/* The CPU radix sort itself, also the reference the GPU tests compare with: sorts
+ * keys[0..n) ascending using tmp (room for n keys); returns keys or tmp, whichever
+ * holds the result, or NULL if its small counters cannot be allocated. 8-bit digits; a digit that is the same in every key costs one
+ * histogram and no scatter. */
+void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width);
+
+#endif

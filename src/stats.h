@@ -1,0 +1,28 @@
+/* stats.h: per-stage counters for --stats, and a monotonic clock.
+ *
+ * Stages add bytes and seconds as they go (thread safe); stats_print() writes the
+ * contract's table to stderr at exit.
+ */
+#ifndef GS_STATS_H
+#define GS_STATS_H
+
+#include <stdint.h>
+
+typedef enum {
+    ST_READ, ST_PARSE, ST_TRANSFER, ST_SORT, ST_SPILL, ST_MERGE, ST_FORMAT, ST_WRITE,
+    ST_COUNT
+} stage_t;
+
+/* Seconds on a monotonic clock. */
+double stats_now(void);
+
+/* Add bytes and seconds to a stage's totals. */
+void stats_add(stage_t stage, uint64_t bytes, double seconds);
+
+/* Set the text of the "device" line (e.g. "cpu (radix: cpu radix, 2 threads)"). */
+void stats_set_device(const char *text);
+
+/* Write the table to stderr; total is the run's wall time in seconds. */
+void stats_print(double total);
+
+#endif
