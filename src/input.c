@@ -1,15 +1,18 @@
 /* input.c: key readers (see input.h).
  *
- * A text block is the bytes read so far up to the last white space; the partial
- * token after it moves to the front of the buffer at the next call. The block is
- * split among the pool's threads at white space; each thread scans its piece into
- * its own region of the key buffer, and the regions are then packed together.
- * Binary keys are decoded in place.
+ * Two raw buffers take turns: while the pool parses the block in one, a reader
+ * thread fills the other. A block ends at the last white space (text) or the last
+ * whole key (binary); what follows is copied to the front of the other buffer
+ * before the reader thread fills the rest. A text block is split among the pool's
+ * threads at white space; each thread scans its piece into its own region of the
+ * key buffer, and the regions are then packed together. Binary keys are decoded in
+ * place.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,8 @@
 #define KREADER_MAX_THREADS 256
 /* Below this many bytes a block is scanned by one thread: not worth the hand-off. */
 #define KREADER_PARALLEL_MIN (256u << 10)
+/* Blocks of at least this many bytes are read ahead by a thread of their own. */
+#define KREADER_PREFETCH_MIN (1u << 20)
 
 struct kreader {
     char *name;              /* for messages: the path, or "-" */
@@ -32,12 +37,19 @@ struct kreader {
     int close_fd;            /* 1 unless fd is standard input */
     kreader_cfg_t cfg;
     int width;               /* key bytes */
-    char *buf;               /* read buffer */
-    size_t cap;              /* its size */
-    size_t have;             /* bytes in buf */
-    size_t used;             /* bytes of buf the last block took (text) */
+    char *bufs[2];           /* raw buffers, used in turn */
+    size_t have[2];          /* bytes in each */
+    size_t cap;              /* the size of each */
+    int cur;                 /* the buffer of the last block */
+    char *buf;               /* bufs[cur] */
+    size_t used;             /* bytes of buf the last block took */
     int eof;                 /* read() returned 0 */
     uint64_t bytes;          /* bytes read from the file */
+    int started;             /* 1 once the first block was read */
+    /* the read-ahead thread */
+    pthread_t ahead;
+    int ahead_running;       /* 1: ahead fills bufs[cur ^ 1] */
+    int ahead_rc;            /* its result */
     /* text */
     void *keys;              /* keys of the last block */
     size_t keycap;           /* room in keys, in keys */
@@ -85,27 +97,29 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
 #endif
     }
     r->cap = r->cfg.block_bytes + 8;
-    r->buf = malloc(r->cap);
-    if (!r->buf) {
+    r->bufs[0] = malloc(r->cap);
+    r->bufs[1] = malloc(r->cap);
+    if (!r->bufs[0] || !r->bufs[1]) {
         kreader_close(r);
         return err_set(GS_ENOMEM, "out of memory");
     }
+    r->buf = r->bufs[0];
     if (cfg->binary && cfg->carry && cfg->carry->n) {
         memcpy(r->buf, cfg->carry->bytes, cfg->carry->n);
-        r->have = cfg->carry->n;
+        r->have[0] = cfg->carry->n;
         cfg->carry->n = 0;
     }
     *out = r;
     return GS_OK;
 }
 
-/* Read until buf holds cap bytes or the input ends. */
-static int kreader_fill(kreader_t *r)
+/* Read until bufs[i] holds cap bytes or the input ends. */
+static int kreader_fill(kreader_t *r, int i)
 {
     double t0 = stats_now();
     uint64_t before = r->bytes;
-    while (!r->eof && r->have < r->cap) {
-        ssize_t got = read(r->fd, r->buf + r->have, r->cap - r->have);
+    while (!r->eof && r->have[i] < r->cap) {
+        ssize_t got = read(r->fd, r->bufs[i] + r->have[i], r->cap - r->have[i]);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
@@ -113,10 +127,93 @@ static int kreader_fill(kreader_t *r)
         }
         if (got == 0)
             r->eof = 1;
-        r->have += (size_t)got;
+        r->have[i] += (size_t)got;
         r->bytes += (uint64_t)got;
     }
     stats_add(ST_READ, r->bytes - before, stats_now() - t0);
+    return GS_OK;
+}
+
+static void *kreader_ahead_main(void *arg)
+{
+    kreader_t *r = arg;
+    r->ahead_rc = kreader_fill(r, r->cur ^ 1);
+    return NULL;
+}
+
+/* Wait for the read-ahead, if one runs; its result. */
+static int kreader_ahead_join(kreader_t *r)
+{
+    if (!r->ahead_running)
+        return GS_OK;
+    pthread_join(r->ahead, NULL);
+    r->ahead_running = 0;
+    return r->ahead_rc;
+}
+
+/* Where the block in buf[0..have) ends: after the last white space (text) or the
+ * last whole key (binary); at the end of the input, everything (text) or the whole
+ * keys (binary). 0 with text and no white space: one token fills the buffer. */
+static size_t kreader_cut(const kreader_t *r, const char *buf, size_t have)
+{
+    if (r->cfg.binary)
+        return have - have % (size_t)r->width;
+    if (r->eof)
+        return have;
+    size_t cut = have;
+    while (cut > 0 && !tn_is_space((unsigned char)buf[cut - 1]))
+        cut--;
+    return cut;
+}
+
+/* Make buf the next block: the bytes the last block left over, followed by a full
+ * buffer's worth of input. Sets r->used to the block's length (0: the end), and
+ * starts the read-ahead of the block after it. */
+static int kreader_advance(kreader_t *r)
+{
+    int rc;
+    if (!r->started) {
+        r->started = 1;
+        rc = kreader_fill(r, r->cur);
+    } else if (r->ahead_running) {
+        rc = kreader_ahead_join(r);
+        r->cur ^= 1;
+    } else {
+        /* No read-ahead ran: the leftover is already at the front of the other
+         * buffer; fill it here. */
+        r->cur ^= 1;
+        rc = kreader_fill(r, r->cur);
+    }
+    if (rc)
+        return rc;
+    r->buf = r->bufs[r->cur];
+    size_t cut;
+    while ((cut = kreader_cut(r, r->buf, r->have[r->cur])) == 0 && !r->cfg.binary &&
+           r->have[r->cur] > 0) {
+        /* One token fills the whole buffer: grow both buffers and read on. */
+        size_t ncap = r->cap * 2;
+        for (int i = 0; i < 2; i++) {
+            char *nb = realloc(r->bufs[i], ncap);
+            if (!nb)
+                return err_set(GS_ENOMEM, "out of memory");
+            r->bufs[i] = nb;
+        }
+        r->cap = ncap;
+        r->buf = r->bufs[r->cur];
+        rc = kreader_fill(r, r->cur);
+        if (rc)
+            return rc;
+    }
+    r->used = cut;
+    /* The leftover goes to the front of the other buffer, which is then filled. */
+    int nxt = r->cur ^ 1;
+    size_t left = r->have[r->cur] - cut;
+    memcpy(r->bufs[nxt], r->buf + cut, left);
+    r->have[nxt] = left;
+    if (!r->eof && r->cfg.block_bytes >= KREADER_PREFETCH_MIN) {
+        if (pthread_create(&r->ahead, NULL, kreader_ahead_main, r) == 0)
+            r->ahead_running = 1;
+    }
     return GS_OK;
 }
 
@@ -250,38 +347,14 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t 
 static int kreader_next_text(kreader_t *r, const void **keys, size_t *n)
 {
     for (;;) {
-        /* Drop the last block; keep the partial token after it. */
-        memmove(r->buf, r->buf + r->used, r->have - r->used);
-        r->have -= r->used;
-        r->used = 0;
         r->lines_before += r->block_lines;
         r->block_lines = 0;
-        size_t cut;
-        for (;;) {
-            int rc = kreader_fill(r);
-            if (rc)
-                return rc;
-            if (r->eof) {
-                cut = r->have;   /* the end of a file ends a number */
-                break;
-            }
-            cut = r->have;
-            while (cut > 0 && !tn_is_space((unsigned char)r->buf[cut - 1]))
-                cut--;
-            if (cut > 0)
-                break;
-            /* One token fills the whole buffer: make room and read on. */
-            size_t ncap = r->cap * 2;
-            char *nb = realloc(r->buf, ncap);
-            if (!nb)
-                return err_set(GS_ENOMEM, "out of memory");
-            r->buf = nb;
-            r->cap = ncap;
-        }
-        r->used = cut;
-        if (cut == 0)
+        int rc = kreader_advance(r);
+        if (rc)
+            return rc;
+        if (r->used == 0)
             return GS_OK;   /* the end */
-        int rc = kreader_scan_block(r, r->buf, cut, n);
+        rc = kreader_scan_block(r, r->buf, r->used, n);
         if (rc)
             return rc;
         *keys = r->keys;
@@ -327,24 +400,22 @@ void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *k
 static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
 {
     size_t w = (size_t)r->width;
-    /* Drop the last block's keys; keep a partial key. */
-    size_t done = r->block_keys * w;
-    memmove(r->buf, r->buf + done, r->have - done);
-    r->have -= done;
     r->keys_before += r->block_keys;
     r->block_keys = 0;
-    int rc = kreader_fill(r);
+    int rc = kreader_advance(r);
     if (rc)
         return rc;
-    size_t whole = r->have / w;
-    if (r->eof && r->have % w) {
+    if (r->eof && r->have[r->cur] > r->used) {
+        /* A partial key at the end: an error, or carried to the next input. */
+        size_t part = r->have[r->cur] - r->used;
         if (!r->cfg.carry)
             return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %zu-byte keys",
                            r->name, (unsigned long long)r->bytes, w);
-        r->cfg.carry->n = (int)(r->have % w);
-        memcpy(r->cfg.carry->bytes, r->buf + whole * w, r->have % w);
-        r->have = whole * w;
+        r->cfg.carry->n = (int)part;
+        memcpy(r->cfg.carry->bytes, r->buf + r->used, part);
+        r->have[r->cur ^ 1] = 0;
     }
+    size_t whole = r->used / w;
     double t0 = stats_now();
     input_decode_binary(r->buf, r->buf, whole, r->cfg.km, r->cfg.big_endian);
     stats_add(ST_PARSE, whole * w, stats_now() - t0);
@@ -389,10 +460,12 @@ void kreader_close(kreader_t *r)
 {
     if (!r)
         return;
+    kreader_ahead_join(r);
     if (r->close_fd && r->fd >= 0)
         close(r->fd);
     free(r->name);
-    free(r->buf);
+    free(r->bufs[0]);
+    free(r->bufs[1]);
     free(r->keys);
     free(r);
 }

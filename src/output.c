@@ -1,9 +1,10 @@
 /* output.c: the writer (see output.h).
  *
- * Text: keys are formatted in batches, each thread formatting its own share of a
- * batch into its own buffer; the buffers are then written in order. Binary: keys are
- * encoded into one buffer and written. Every write is checked: a full disk is an
- * error, never a short file.
+ * Keys are formatted in batches: each pool thread formats its share of a batch into
+ * its own buffer (binary keys are encoded by the caller alone). A finished batch goes
+ * to a writer thread, which writes its buffers in order while the pool formats the
+ * next batch into the other of two buffer sets. Every write is checked: a full disk
+ * is an error, never a short file.
  */
 #include <config.h>
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,12 @@
 /* Keys each thread formats per batch: about 1.3 MB of text per thread. */
 #define OUT_KEYS_PER_THREAD (64u << 10)
 
+/* One batch: a buffer per pool thread, written in order. */
+typedef struct {
+    char **bufs;             /* [threads] */
+    size_t *lens;            /* [threads] bytes to write from each */
+} batch_t;
+
 struct output {
     output_cfg_t cfg;
     int fd;
@@ -34,12 +42,20 @@ struct output {
     char *tmp_path;          /* the temporary, or NULL when writing directly */
     int slot;                /* its cleanup slot */
     int threads;
-    char **bufs;             /* [threads] text buffers */
-    size_t *lens;            /* [threads] bytes formatted */
-    unsigned char *bin;      /* binary buffer */
+    size_t bufsize;          /* bytes in each batch buffer */
+    batch_t sets[2];         /* formatted by the pool, written by the writer */
+    int cur;                 /* the set the pool fills next */
     const void *keys;        /* the batch being formatted */
     size_t nkeys;
     unsigned long long bytes;
+    /* the writer thread */
+    pthread_t writer;
+    int writer_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int full[2];             /* 1: set i waits for (or is in) the writer */
+    int quit;                /* 1: the writer exits once both sets are written */
+    int werr;                /* the writer's first error code */
 };
 
 /* ---- opening ---------------------------------------------------------------------- */
@@ -102,6 +118,8 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     o->fd = -1;
     o->slot = -1;
     o->threads = pool_size(cfg->pool);
+    pthread_mutex_init(&o->lock, NULL);
+    pthread_cond_init(&o->cond, NULL);
     int rc = GS_OK;
     if (!cfg->path) {
         o->fd = STDOUT_FILENO;
@@ -117,12 +135,6 @@ int output_open(output_t **out, const output_cfg_t *cfg)
         } else {
             rc = output_make_temp(o, cfg->path);
         }
-    }
-    if (rc == GS_OK) {
-        o->bufs = calloc((size_t)o->threads, sizeof *o->bufs);
-        o->lens = calloc((size_t)o->threads, sizeof *o->lens);
-        if (!o->bufs || !o->lens)
-            rc = err_set(GS_ENOMEM, "out of memory");
     }
     if (rc != GS_OK) {
         output_abort(o);
@@ -151,8 +163,99 @@ static int output_write_all(output_t *o, const void *buf, size_t len)
         p += n;
         left -= (size_t)n;
     }
-    o->bytes += len;
     stats_add(ST_WRITE, len, stats_now() - t0);
+    return GS_OK;
+}
+
+/* The writer thread: write each full set in turn; after an error, only drain. */
+static void *output_writer(void *arg)
+{
+    output_t *o = arg;
+    int s = 0;
+    pthread_mutex_lock(&o->lock);
+    for (;;) {
+        while (!o->full[s] && !o->quit)
+            pthread_cond_wait(&o->cond, &o->lock);
+        if (!o->full[s])
+            break;   /* quit, and nothing left */
+        int failed = o->werr;
+        pthread_mutex_unlock(&o->lock);
+        int rc = GS_OK;
+        batch_t *b = &o->sets[s];
+        for (int t = 0; t < o->threads && !failed && rc == GS_OK; t++)
+            rc = output_write_all(o, b->bufs[t], b->lens[t]);
+        pthread_mutex_lock(&o->lock);
+        if (rc && !o->werr)
+            o->werr = rc;
+        o->full[s] = 0;
+        pthread_cond_broadcast(&o->cond);
+        s ^= 1;
+    }
+    pthread_mutex_unlock(&o->lock);
+    return NULL;
+}
+
+/* Wait until the set the pool fills next is free; the writer's error, if any. */
+static int output_claim(output_t *o)
+{
+    pthread_mutex_lock(&o->lock);
+    while (o->full[o->cur])
+        pthread_cond_wait(&o->cond, &o->lock);
+    int rc = o->werr;
+    pthread_mutex_unlock(&o->lock);
+    return rc;
+}
+
+/* Hand the current set to the writer and move to the other one. */
+static void output_submit(output_t *o)
+{
+    size_t total = 0;
+    for (int t = 0; t < o->threads; t++)
+        total += o->sets[o->cur].lens[t];
+    o->bytes += total;
+    pthread_mutex_lock(&o->lock);
+    o->full[o->cur] = 1;
+    pthread_cond_broadcast(&o->cond);
+    pthread_mutex_unlock(&o->lock);
+    o->cur ^= 1;
+}
+
+/* Stop the writer after it has written everything; its error code. */
+static int output_drain(output_t *o)
+{
+    if (!o->writer_started)
+        return GS_OK;
+    pthread_mutex_lock(&o->lock);
+    o->quit = 1;
+    pthread_cond_broadcast(&o->cond);
+    pthread_mutex_unlock(&o->lock);
+    pthread_join(o->writer, NULL);
+    o->writer_started = 0;
+    return o->werr;
+}
+
+/* Allocate the batch buffers and start the writer, at the first write. */
+static int output_start(output_t *o)
+{
+    o->bufsize = o->cfg.binary ? (size_t)(4u << 20)
+                               : (size_t)OUT_KEYS_PER_THREAD * TN_MAX_LINE;
+    for (int i = 0; i < 2; i++) {
+        batch_t *b = &o->sets[i];
+        b->bufs = calloc((size_t)o->threads, sizeof *b->bufs);
+        b->lens = calloc((size_t)o->threads, sizeof *b->lens);
+        if (!b->bufs || !b->lens)
+            return err_set(GS_ENOMEM, "out of memory");
+        /* Binary batches use one buffer; text batches one per thread. */
+        int nb = o->cfg.binary ? 1 : o->threads;
+        for (int t = 0; t < nb; t++) {
+            b->bufs[t] = malloc(o->bufsize);
+            if (!b->bufs[t])
+                return err_set(GS_ENOMEM, "out of memory");
+        }
+    }
+    if (pthread_create(&o->writer, NULL, output_writer, o) != 0)
+        return err_set(GS_ENOMEM, "cannot create threads");
+    o->writer_started = 1;
     return GS_OK;
 }
 
@@ -161,40 +264,34 @@ static void output_format_share(void *arg, int t, int nt)
     output_t *o = arg;
     size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
     const char *k = (const char *)o->keys + lo * (size_t)o->cfg.km->width;
-    o->lens[t] = tn_format_keys(k, hi - lo, o->cfg.km, o->bufs[t]);
+    batch_t *b = &o->sets[o->cur];
+    b->lens[t] = tn_format_keys(k, hi - lo, o->cfg.km, b->bufs[t]);
 }
 
 static int output_write_text(output_t *o, const void *keys, size_t n)
 {
     int width = o->cfg.km->width;
     size_t batch = OUT_KEYS_PER_THREAD * (size_t)o->threads;
-    for (int t = 0; t < o->threads; t++) {
-        if (!o->bufs[t]) {
-            o->bufs[t] = malloc(OUT_KEYS_PER_THREAD * TN_MAX_LINE);
-            if (!o->bufs[t])
-                return err_set(GS_ENOMEM, "out of memory");
-        }
-    }
     for (size_t done = 0; done < n; done += batch) {
+        int rc = output_claim(o);
+        if (rc)
+            return rc;
         o->keys = (const char *)keys + done * (size_t)width;
         o->nkeys = n - done < batch ? n - done : batch;
+        batch_t *b = &o->sets[o->cur];
         double t0 = stats_now();
         if (o->nkeys < 4096) {
-            o->lens[0] = tn_format_keys(o->keys, o->nkeys, o->cfg.km, o->bufs[0]);
+            b->lens[0] = tn_format_keys(o->keys, o->nkeys, o->cfg.km, b->bufs[0]);
             for (int t = 1; t < o->threads; t++)
-                o->lens[t] = 0;
+                b->lens[t] = 0;
         } else {
             pool_run(o->cfg.pool, output_format_share, o);
         }
         size_t total = 0;
         for (int t = 0; t < o->threads; t++)
-            total += o->lens[t];
+            total += b->lens[t];
         stats_add(ST_FORMAT, total, stats_now() - t0);
-        for (int t = 0; t < o->threads; t++) {
-            int rc = output_write_all(o, o->bufs[t], o->lens[t]);
-            if (rc)
-                return rc;
-        }
+        output_submit(o);
     }
     return GS_OK;
 }
@@ -230,21 +327,21 @@ void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *
 static int output_write_binary(output_t *o, const void *keys, size_t n)
 {
     size_t width = (size_t)o->cfg.km->width;
-    size_t batch = (4u << 20) / width;
-    if (!o->bin) {
-        o->bin = malloc(batch * width);
-        if (!o->bin)
-            return err_set(GS_ENOMEM, "out of memory");
-    }
+    size_t batch = o->bufsize / width;
     for (size_t done = 0; done < n; done += batch) {
-        size_t m = n - done < batch ? n - done : batch;
-        double t0 = stats_now();
-        output_encode_binary((const char *)keys + done * width, o->bin, m, o->cfg.km,
-                             o->cfg.big_endian);
-        stats_add(ST_FORMAT, m * width, stats_now() - t0);
-        int rc = output_write_all(o, o->bin, m * width);
+        int rc = output_claim(o);
         if (rc)
             return rc;
+        size_t m = n - done < batch ? n - done : batch;
+        batch_t *b = &o->sets[o->cur];
+        double t0 = stats_now();
+        output_encode_binary((const char *)keys + done * width, b->bufs[0], m, o->cfg.km,
+                             o->cfg.big_endian);
+        stats_add(ST_FORMAT, m * width, stats_now() - t0);
+        b->lens[0] = m * width;
+        for (int t = 1; t < o->threads; t++)
+            b->lens[t] = 0;
+        output_submit(o);
     }
     return GS_OK;
 }
@@ -253,6 +350,11 @@ int output_write(output_t *o, const void *keys, size_t n)
 {
     if (n == 0)
         return GS_OK;
+    if (!o->writer_started) {
+        int rc = output_start(o);
+        if (rc)
+            return rc;
+    }
     return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);
 }
 
@@ -260,12 +362,16 @@ int output_write(output_t *o, const void *keys, size_t n)
 
 static void output_free(output_t *o)
 {
-    if (o->bufs)
-        for (int t = 0; t < o->threads; t++)
-            free(o->bufs[t]);
-    free(o->bufs);
-    free(o->lens);
-    free(o->bin);
+    output_drain(o);
+    for (int i = 0; i < 2; i++) {
+        if (o->sets[i].bufs)
+            for (int t = 0; t < o->threads; t++)
+                free(o->sets[i].bufs[t]);
+        free(o->sets[i].bufs);
+        free(o->sets[i].lens);
+    }
+    pthread_mutex_destroy(&o->lock);
+    pthread_cond_destroy(&o->cond);
     free(o->tmp_path);
     free(o->final_path);
     free(o);
@@ -273,9 +379,9 @@ static void output_free(output_t *o)
 
 int output_commit(output_t *o)
 {
-    int rc = GS_OK;
+    int rc = output_drain(o);
     if (o->fd != STDOUT_FILENO && o->fd >= 0) {
-        if (close(o->fd) != 0)
+        if (close(o->fd) != 0 && rc == GS_OK)
             rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         o->fd = -1;
     }
@@ -297,8 +403,10 @@ void output_abort(output_t *o)
 {
     if (!o)
         return;
+    output_drain(o);
     if (o->fd != STDOUT_FILENO && o->fd >= 0)
         close(o->fd);
+    o->fd = -1;
     if (o->tmp_path)
         cleanup_remove(o->slot);
     output_free(o);

@@ -8,10 +8,14 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "input.h"
 #include "mem.h"
@@ -65,6 +69,16 @@ static output_cfg_t run_output_cfg(const ctx_t *c)
         .pool = c->pool,
     };
     return cfg;
+}
+
+/* Commit out if everything before went well (rc), else abort it; the result. */
+static int run_finish(int rc, output_t *out)
+{
+    if (rc != GS_OK) {
+        output_abort(out);
+        return rc;
+    }
+    return output_commit(out);
 }
 
 /* ---- the engine ----------------------------------------------------------------------- */
@@ -179,18 +193,19 @@ static int run_sort(ctx_t *c)
         output_cfg_t ocfg = run_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
-    if (rc == GS_OK) {
-        rc = output_write(out, keys, n);
-        if (rc == GS_OK)
-            rc = output_commit(out);
-        else
-            output_abort(out);
-    }
+    if (rc == GS_OK)
+        rc = run_finish(output_write(out, keys, n), out);
     free(keys);
     return rc;
 }
 
 /* ---- merge ----------------------------------------------------------------------------- */
+
+/* An input of a merge pass: a user's file, or a temporary made by an earlier pass. */
+typedef struct {
+    char *path;
+    int slot;                /* cleanup slot of a temporary, or -1 for a user's file */
+} minput_t;
 
 /* Read blocks for the merge: the inputs share 64 MiB, within 64 KiB .. 16 MiB each. */
 static size_t run_merge_block(int ninputs)
@@ -203,33 +218,134 @@ static size_t run_merge_block(int ninputs)
     return b;
 }
 
+/* How many inputs one merge may hold open: the open-file limit less a reserve for
+ * standard streams, the output and its temporary. */
+static int run_fan_in(void)
+{
+    struct rlimit rl;
+    long lim = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (long)rl.rlim_cur;
+    long fan = lim - 8;
+    if (fan > 1024)
+        fan = 1024;
+    return fan < 2 ? 2 : (int)fan;
+}
+
+static const char *run_tmpdir(const opts_t *o)
+{
+    if (o->tmpdir)
+        return o->tmpdir;
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+/* Create an empty registered temporary under the temporary directory. */
+static int run_make_temp(const ctx_t *c, minput_t *m)
+{
+    const char *dir = run_tmpdir(c->o);
+    size_t len = strlen(dir) + sizeof "/gpusort-XXXXXX";
+    m->path = malloc(len);
+    if (!m->path)
+        return err_set(GS_ENOMEM, "out of memory");
+    snprintf(m->path, len, "%s/gpusort-XXXXXX", dir);
+    int fd = mkstemp(m->path);
+    if (fd < 0)
+        return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
+    close(fd);
+    m->slot = cleanup_register(m->path);
+    if (m->slot < 0) {
+        unlink(m->path);
+        return GS_EIO;
+    }
+    return GS_OK;
+}
+
+static void run_drop_input(minput_t *m)
+{
+    if (m->slot >= 0)
+        cleanup_remove(m->slot);
+    m->slot = -1;
+    free(m->path);
+    m->path = NULL;
+}
+
+/* Merge inputs[0..n) into out. User files are read in the user's format;
+ * temporaries in binary, mapped order. */
+static int run_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out)
+{
+    kreader_t **readers = calloc((size_t)n, sizeof *readers);
+    if (!readers)
+        return err_set(GS_ENOMEM, "out of memory");
+    kreader_cfg_t user = run_reader_cfg(c, run_merge_block(n));
+    kreader_cfg_t temp = user;
+    temp.binary = 1;
+    temp.big_endian = 0;
+    int rc = GS_OK;
+    for (int i = 0; i < n && rc == GS_OK; i++)
+        rc = kreader_open(&readers[i], inputs[i].path, inputs[i].slot >= 0 ? &temp : &user);
+    if (rc == GS_OK)
+        rc = merge_readers(readers, n, c->o->unique, &c->km, out);
+    for (int i = 0; i < n; i++)
+        kreader_close(readers[i]);
+    free(readers);
+    return rc;
+}
+
+/* One pass: merge groups of at most fan inputs into temporaries; *n shrinks. */
+static int run_merge_pass(ctx_t *c, minput_t *in, int *n, int fan)
+{
+    int groups = 0, rc = GS_OK;
+    for (int g = 0; g < *n && rc == GS_OK; g += fan) {
+        int k = *n - g < fan ? *n - g : fan;
+        minput_t t = { NULL, -1 };
+        output_t *out = NULL;
+        rc = run_make_temp(c, &t);
+        if (rc == GS_OK) {
+            output_cfg_t ocfg = { .path = t.path, .km = &c->km, .binary = 1,
+                                  .big_endian = 0, .pool = c->pool };
+            rc = output_open(&out, &ocfg);
+        }
+        if (rc == GS_OK)
+            rc = run_finish(run_merge_into(c, in + g, k, out), out);
+        for (int i = 0; i < k; i++)
+            run_drop_input(&in[g + i]);
+        in[groups++] = t;
+    }
+    if (rc != GS_OK)
+        return rc;
+    *n = groups;
+    return GS_OK;
+}
+
 static int run_merge(ctx_t *c)
 {
     char *const *files;
     int n;
     run_inputs(c->o, &files, &n);
-    kreader_t **readers = calloc((size_t)n, sizeof *readers);
-    if (!readers)
+    minput_t *in = calloc((size_t)n, sizeof *in);
+    if (!in)
         return err_set(GS_ENOMEM, "out of memory");
-    kreader_cfg_t cfg = run_reader_cfg(c, run_merge_block(n));
     int rc = GS_OK;
-    for (int i = 0; i < n && rc == GS_OK; i++)
-        rc = kreader_open(&readers[i], files[i], &cfg);
+    for (int i = 0; i < n && rc == GS_OK; i++) {
+        in[i].slot = -1;
+        in[i].path = strdup(files[i]);
+        if (!in[i].path)
+            rc = err_set(GS_ENOMEM, "out of memory");
+    }
+    int fan = run_fan_in();
+    while (rc == GS_OK && n > fan)
+        rc = run_merge_pass(c, in, &n, fan);
     output_t *out = NULL;
     if (rc == GS_OK) {
         output_cfg_t ocfg = run_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
-    if (rc == GS_OK) {
-        rc = merge_readers(readers, n, c->o->unique, &c->km, out);
-        if (rc == GS_OK)
-            rc = output_commit(out);
-        else
-            output_abort(out);
-    }
+    if (rc == GS_OK)
+        rc = run_finish(run_merge_into(c, in, n, out), out);
     for (int i = 0; i < n; i++)
-        kreader_close(readers[i]);
-    free(readers);
+        run_drop_input(&in[i]);
+    free(in);
     return rc;
 }
 
