@@ -21,6 +21,7 @@
 #include "mem.h"
 #include "merge.h"
 #include "output.h"
+#include "progress.h"
 #include "run.h"
 #include "sorter.h"
 #include "stats.h"
@@ -168,9 +169,11 @@ static int run_sort(ctx_t *c)
     void *keys = NULL, *sorted = NULL;
     size_t n = 0;
     int width = c->km.width;
+    progress_phase("reading");
     int rc = run_read_all(c, &keys, &n);
     if (rc)
         return rc;
+    progress_phase("sorting");
     if (n > 1) {
         void *scratch = mem_alloc(n * (size_t)width);
         if (!scratch) {
@@ -189,6 +192,7 @@ static int run_sort(ctx_t *c)
     if (rc == GS_OK && c->o->unique)
         n = key_unique(keys, n, width);
     output_t *out = NULL;
+    progress_phase("writing");
     if (rc == GS_OK) {
         output_cfg_t ocfg = run_output_cfg(c);
         rc = output_open(&out, &ocfg);
@@ -334,6 +338,7 @@ static int run_merge(ctx_t *c)
             rc = err_set(GS_ENOMEM, "out of memory");
     }
     int fan = run_fan_in();
+    progress_phase("merging");
     while (rc == GS_OK && n > fan)
         rc = run_merge_pass(c, in, &n, fan);
     output_t *out = NULL;
@@ -356,6 +361,7 @@ static int run_check(ctx_t *c)
     const char *path = c->o->nfiles ? c->o->files[0] : "-";
     kreader_cfg_t cfg = run_reader_cfg(c, 0);
     kreader_t *r;
+    progress_phase("checking");
     int rc = kreader_open(&r, path, &cfg);
     if (rc)
         return rc;
@@ -381,6 +387,8 @@ int run(const opts_t *o)
     int rc = pool_create(&c.pool, o->threads);
     if (rc == GS_OK)
         rc = run_engine(&c);
+    if (rc == GS_OK && o->progress)
+        rc = progress_start();
     if (rc == GS_OK) {
         switch (o->mode) {
         case MODE_SORT:
@@ -394,6 +402,7 @@ int run(const opts_t *o)
             break;
         }
     }
+    progress_stop(rc == GS_OK || rc == GS_EDISORDER);
     if (c.sorter)
         c.sorter->destroy(c.sorter);
     pool_destroy(c.pool);

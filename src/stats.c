@@ -32,6 +32,14 @@ void stats_add(stage_t stage, uint64_t bytes, double seconds)
     pthread_mutex_unlock(&stats_lock);
 }
 
+uint64_t stats_bytes(stage_t stage)
+{
+    pthread_mutex_lock(&stats_lock);
+    uint64_t b = stage_bytes[stage];
+    pthread_mutex_unlock(&stats_lock);
+    return b;
+}
+
 void stats_set_device(const char *text)
 {
     pthread_mutex_lock(&stats_lock);

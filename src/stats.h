@@ -19,6 +19,9 @@ double stats_now(void);
 /* Add bytes and seconds to a stage's totals. */
 void stats_add(stage_t stage, uint64_t bytes, double seconds);
 
+/* Bytes added to a stage so far. */
+uint64_t stats_bytes(stage_t stage);
+
 /* Set the text of the "device" line (e.g. "cpu (radix: cpu radix, 2 threads)"). */
 void stats_set_device(const char *text);
 
