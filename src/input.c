@@ -460,7 +460,12 @@ void kreader_close(kreader_t *r)
 {
     if (!r)
         return;
-    kreader_ahead_join(r);
+    if (r->ahead_running) {
+        /* Its data is not wanted: do not wait for a slow pipe or a terminal to
+         * fill a block (read() is a cancellation point). */
+        pthread_cancel(r->ahead);
+        kreader_ahead_join(r);
+    }
     if (r->close_fd && r->fd >= 0)
         close(r->fd);
     free(r->name);
