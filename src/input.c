@@ -406,14 +406,22 @@ static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
     if (rc)
         return rc;
     if (r->eof && r->have[r->cur] > r->used) {
-        /* A partial key at the end: an error, or carried to the next input. */
+        /* A partial key at the end: carried to the next input, or an error that is
+         * reported after the whole keys before it. */
         size_t part = r->have[r->cur] - r->used;
-        if (!r->cfg.carry)
-            return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %zu-byte keys",
-                           r->name, (unsigned long long)r->bytes, w);
-        r->cfg.carry->n = (int)part;
-        memcpy(r->cfg.carry->bytes, r->buf + r->used, part);
+        if (r->cfg.carry) {
+            r->cfg.carry->n = (int)part;
+            memcpy(r->cfg.carry->bytes, r->buf + r->used, part);
+        } else {
+            r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %zu-byte keys",
+                                 r->name, (unsigned long long)r->bytes, w);
+        }
         r->have[r->cur ^ 1] = 0;
+        if (r->used == 0 && r->pending) {
+            int rc = r->pending;
+            r->pending = 0;
+            return rc;
+        }
     }
     size_t whole = r->used / w;
     double t0 = stats_now();

@@ -149,7 +149,7 @@ uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt)
     if (!s->set)
         return dflt;
     if (s->percent)
-        return (uint64_t)((double)total * (double)s->value / 100.0);
+        return (uint64_t)((unsigned __int128)total * s->value / 100);
     return s->value;
 }
 

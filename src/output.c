@@ -346,6 +346,31 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
     return GS_OK;
 }
 
+size_t output_max_bytes(const output_t *o)
+{
+    return o->cfg.binary ? (size_t)o->cfg.km->width : TN_MAX_LINE;
+}
+
+size_t output_format(const output_t *o, const void *keys, size_t n, void *dst)
+{
+    double t0 = stats_now();
+    size_t len;
+    if (o->cfg.binary) {
+        output_encode_binary(keys, dst, n, o->cfg.km, o->cfg.big_endian);
+        len = n * (size_t)o->cfg.km->width;
+    } else {
+        len = tn_format_keys(keys, n, o->cfg.km, dst);
+    }
+    stats_add(ST_FORMAT, len, stats_now() - t0);
+    return len;
+}
+
+int output_write_bytes(output_t *o, const void *buf, size_t len)
+{
+    o->bytes += len;
+    return output_write_all(o, buf, len);
+}
+
 int output_write(output_t *o, const void *keys, size_t n)
 {
     if (n == 0)

@@ -41,6 +41,18 @@ void output_abort(output_t *o);
 void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
                           int big_endian);
 
+/* Most bytes one key takes in the output format. */
+size_t output_max_bytes(const output_t *o);
+
+/* Format n mapped keys in the output format (text lines or binary) into dst, which
+ * has room for n * output_max_bytes(o); return the bytes. Pure and thread-safe: the
+ * parallel merge formats on its own threads. */
+size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
+
+/* Write len formatted bytes, in order, from the calling thread. Not to be mixed
+ * with output_write() on one output. */
+int output_write_bytes(output_t *o, const void *buf, size_t len);
+
 /* Bytes written so far. */
 unsigned long long output_bytes(const output_t *o);
 

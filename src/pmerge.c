@@ -1,0 +1,334 @@
+/* pmerge.c: the parallel merge of sorted runs by key range (see pmerge.h).
+ *
+ * Pieces: keys in [split[j-1], split[j]), the first from 0 and the last to the end.
+ * Repeats of a key never straddle two pieces, so -u is done inside each piece. The
+ * turn counter says which piece may deliver; a thread whose buffer fills before its
+ * turn waits, so memory stays bounded and the thread holding the turn never waits.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "keys.h"
+#include "ltree.h"
+#include "pmerge.h"
+#include "stats.h"
+
+/* Keys merged between two prepare() calls. */
+#define PM_BATCH (16u << 10)
+/* Samples taken from each run to choose splitters. */
+#define PM_SAMPLES 4096
+
+typedef struct {
+    run_t **runs;
+    int nruns, width, unique;
+    const pmerge_sink_t *sink;
+    uint64_t *split;         /* [npieces - 1] splitter keys, ascending, distinct */
+    size_t npieces;
+    size_t hold;             /* bytes a thread may hold before its turn */
+    size_t next;             /* the next piece to take (atomic) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    size_t turn;             /* the piece that may deliver */
+    int failed;              /* 1: stop; the first error is in rc */
+    int rc;
+} pm_job_t;
+
+/* One thread's state. */
+typedef struct {
+    pm_job_t *j;
+    run_cursor_t **cur;      /* [nruns] */
+    const void **keys;       /* [nruns] each cursor's current batch */
+    size_t *n, *pos;         /* [nruns] its size, and the next key */
+    uint64_t *head;          /* [nruns] */
+    unsigned char *done;     /* [nruns] */
+    int *node;               /* [nruns] */
+    void *batch;             /* PM_BATCH keys */
+    size_t nb;
+    char *out;               /* prepared bytes waiting for the turn */
+    size_t outlen, outcap;
+    int have_last;           /* -u: a key was kept in this piece */
+    uint64_t last;
+} pm_thread_t;
+
+size_t pmerge_cursor_bytes(int nruns, int width)
+{
+    return (size_t)nruns * run_cursor_bytes(width);
+}
+
+static void pm_fail(pm_job_t *j, int rc)
+{
+    pthread_mutex_lock(&j->lock);
+    if (!j->failed) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELEASE);
+        j->rc = rc;
+    }
+    pthread_cond_broadcast(&j->cond);
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* Wait for piece p's turn; 0, or -1 if the merge failed. */
+static int pm_wait_turn(pm_job_t *j, size_t p)
+{
+    pthread_mutex_lock(&j->lock);
+    while (j->turn != p && !j->failed)
+        pthread_cond_wait(&j->cond, &j->lock);
+    int failed = j->failed;
+    pthread_mutex_unlock(&j->lock);
+    return failed ? -1 : 0;
+}
+
+/* Deliver what the thread holds (it has the turn). */
+static int pm_deliver(pm_thread_t *t)
+{
+    if (t->outlen == 0)
+        return GS_OK;
+    const pmerge_sink_t *s = t->j->sink;
+    int rc = s->deliver(s->self, t->out, t->outlen);
+    t->outlen = 0;
+    return rc;
+}
+
+/* Prepare the batch into the thread's buffer; deliver if it holds the turn, or wait
+ * for the turn when the buffer is full. */
+static int pm_flush(pm_thread_t *t, size_t p)
+{
+    pm_job_t *j = t->j;
+    size_t w = (size_t)j->width, n = t->nb;
+    t->nb = 0;
+    if (n == 0)
+        return GS_OK;
+    if (j->unique) {
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = key_get(t->batch, i, j->width);
+            if (t->have_last && k == t->last)
+                continue;
+            t->last = k;
+            t->have_last = 1;
+            if (w == 4)
+                ((uint32_t *)t->batch)[o++] = (uint32_t)k;
+            else
+                ((uint64_t *)t->batch)[o++] = k;
+        }
+        n = o;
+    }
+    size_t need = n * j->sink->max_bytes;
+    if (t->outlen + need > t->outcap) {
+        /* Full: wait for the turn and hand the bytes on. */
+        if (pm_wait_turn(j, p))
+            return GS_EIO;
+        int rc = pm_deliver(t);
+        if (rc)
+            return rc;
+    }
+    t->outlen += j->sink->prepare(j->sink->self, t->batch, n, t->out + t->outlen);
+    if (__atomic_load_n(&j->turn, __ATOMIC_ACQUIRE) == p && t->outlen >= t->outcap / 2)
+        /* our turn: stream */
+        return pm_deliver(t);
+    return GS_OK;
+}
+
+/* Fetch source i's next key below hi (has_hi) into head[i], or mark it done. */
+static inline int pm_advance(pm_thread_t *t, int i, int has_hi, uint64_t hi)
+{
+    int width = t->j->width;
+    if (t->pos[i] == t->n[i]) {
+        int rc = run_cursor_next(t->cur[i], &t->keys[i], &t->n[i]);
+        if (rc)
+            return rc;
+        t->pos[i] = 0;
+        if (t->n[i] == 0) {
+            t->done[i] = 1;
+            return GS_OK;
+        }
+    }
+    uint64_t k = key_get(t->keys[i], t->pos[i]++, width);
+    if (has_hi && k >= hi)
+        t->done[i] = 1;
+    else
+        t->head[i] = k;
+    return GS_OK;
+}
+
+static int pm_piece(pm_thread_t *t, size_t p)
+{
+    pm_job_t *j = t->j;
+    int k = j->nruns, rc = GS_OK;
+    uint64_t lo = p > 0 ? j->split[p - 1] : 0;
+    int has_hi = p + 1 < j->npieces;
+    uint64_t hi = has_hi ? j->split[p] : 0;
+    t->have_last = 0;
+    for (int i = 0; i < k; i++) {
+        t->cur[i] = NULL;
+        t->done[i] = 0;
+        t->n[i] = t->pos[i] = 0;
+    }
+    for (int i = 0; i < k && rc == GS_OK; i++) {
+        rc = run_cursor_open(&t->cur[i], j->runs[i], lo);
+        if (rc == GS_OK)
+            rc = pm_advance(t, i, has_hi, hi);
+    }
+    if (rc == GS_OK) {
+        ltree_t lt = { .k = k, .node = t->node, .head = t->head, .done = t->done };
+        ltree_build(&lt);
+        size_t w = (size_t)j->width;
+        for (;;) {
+            int s = t->node[0];
+            if (t->done[s])
+                break;
+            if (w == 4)
+                ((uint32_t *)t->batch)[t->nb++] = (uint32_t)t->head[s];
+            else
+                ((uint64_t *)t->batch)[t->nb++] = t->head[s];
+            if (t->nb == PM_BATCH) {
+                rc = pm_flush(t, p);
+                if (rc || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+                    break;
+            }
+            rc = pm_advance(t, s, has_hi, hi);
+            if (rc)
+                break;
+            ltree_replay(&lt, s);
+        }
+    }
+    if (rc == GS_OK)
+        rc = pm_flush(t, p);
+    if (rc == GS_OK && pm_wait_turn(j, p))
+        rc = GS_EIO;
+    if (rc == GS_OK)
+        rc = pm_deliver(t);
+    for (int i = 0; i < k; i++)
+        run_cursor_close(t->cur[i]);
+    if (rc == GS_OK) {
+        pthread_mutex_lock(&j->lock);
+        __atomic_store_n(&j->turn, p + 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&j->cond);
+        pthread_mutex_unlock(&j->lock);
+    }
+    return rc;
+}
+
+static void pm_worker(void *arg, int ti, int nt)
+{
+    (void)ti;
+    (void)nt;
+    pm_job_t *j = arg;
+    pm_thread_t t = { .j = j };
+    size_t k = (size_t)j->nruns;
+    t.cur = calloc(k, sizeof *t.cur);
+    t.keys = calloc(k, sizeof *t.keys);
+    t.n = calloc(k, sizeof *t.n);
+    t.pos = calloc(k, sizeof *t.pos);
+    t.head = calloc(k, sizeof *t.head);
+    t.done = calloc(k, 1);
+    t.node = calloc(k, sizeof *t.node);
+    t.batch = malloc(PM_BATCH * (size_t)j->width);
+    t.outcap = j->hold;
+    t.out = malloc(t.outcap);
+    if (!t.cur || !t.keys || !t.n || !t.pos || !t.head || !t.done || !t.node || !t.batch ||
+        !t.out) {
+        pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
+    } else {
+        for (;;) {
+            size_t p = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+            if (p >= j->npieces || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+                break;
+            int rc = pm_piece(&t, p);
+            if (rc) {
+                pm_fail(j, rc);
+                break;
+            }
+        }
+    }
+    free(t.cur);
+    free(t.keys);
+    free(t.n);
+    free(t.pos);
+    free(t.head);
+    free(t.done);
+    free(t.node);
+    free(t.batch);
+    free(t.out);
+}
+
+/* Order (key, weight) pairs by key. */
+static int pm_cmp_pair(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Choose splitters so that pieces hold about piece_keys keys each: sort samples of
+ * every run (each standing for a number of keys) and cut wherever the keys passed
+ * reach piece_keys, at a key greater than the last cut. */
+static int pm_split(pm_job_t *j, size_t piece_keys)
+{
+    size_t cap = (size_t)j->nruns * PM_SAMPLES + 1, m = 0;
+    uint64_t *pairs = malloc(sizeof *pairs * 2 * cap);   /* key, weight, key, ... */
+    uint64_t *val = malloc(sizeof *val * PM_SAMPLES);
+    j->split = malloc(sizeof *j->split * cap);
+    int rc = GS_OK;
+    if (!pairs || !val || !j->split) {
+        rc = err_set(GS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int r = 0; r < j->nruns; r++) {
+        size_t weight, got = run_sample(j->runs[r], val, PM_SAMPLES, &weight);
+        for (size_t i = 0; i < got; i++, m++) {
+            pairs[2 * m] = val[i];
+            pairs[2 * m + 1] = weight;
+        }
+    }
+    qsort(pairs, m, 2 * sizeof *pairs, pm_cmp_pair);
+    size_t acc = 0, ns = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint64_t v = pairs[2 * i];
+        if (acc >= piece_keys && v > 0 && (ns == 0 || v > j->split[ns - 1])) {
+            j->split[ns++] = v;
+            acc = 0;
+        }
+        acc += (size_t)pairs[2 * i + 1];
+    }
+    j->npieces = ns + 1;
+out:
+    free(pairs);
+    free(val);
+    return rc;
+}
+
+int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
+                size_t budget, const pmerge_sink_t *sink)
+{
+    double t0 = stats_now();
+    int threads = pool_size(pool);
+    pm_job_t j = { .runs = runs, .nruns = nruns, .width = width, .unique = unique,
+                   .sink = sink };
+    uint64_t total = 0;
+    for (int r = 0; r < nruns; r++)
+        total += run_keys(runs[r]);
+    /* What each thread may hold: the budget left after cursors, shared out; at least
+     * a few batches. Pieces: a few per thread, each fitting what a thread holds. */
+    size_t cursors = (size_t)threads * pmerge_cursor_bytes(nruns, width);
+    size_t left = budget > cursors ? budget - cursors : 0;
+    j.hold = left / (size_t)threads;
+    if (j.hold < 4 * PM_BATCH * sink->max_bytes)
+        j.hold = 4 * PM_BATCH * sink->max_bytes;
+    size_t piece_keys = (size_t)(total / ((uint64_t)threads * 4) + 1);
+    if (piece_keys > j.hold / sink->max_bytes)
+        piece_keys = j.hold / sink->max_bytes;
+    int rc = pm_split(&j, piece_keys);
+    if (rc)
+        return rc;
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.cond, NULL);
+    pool_run(pool, pm_worker, &j);
+    pthread_mutex_destroy(&j.lock);
+    pthread_cond_destroy(&j.cond);
+    free(j.split);
+    stats_add(ST_MERGE, total * (uint64_t)width, stats_now() - t0);
+    return j.failed ? j.rc : GS_OK;
+}

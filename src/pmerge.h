@@ -1,0 +1,36 @@
+/* pmerge.h: the parallel merge of sorted runs, by key range.
+ *
+ * Splitter keys drawn from samples of the runs cut the key space into pieces of
+ * about the same number of keys. The pool's threads take pieces in order; each
+ * merges its piece of every run with a loser tree, prepares the result (formats it,
+ * say) in parallel with the others, and delivers it to the sink in key order: the
+ * thread whose piece is next streams directly, the others hold their piece's bytes
+ * (at most a bounded amount, then they wait for their turn).
+ */
+#ifndef GS_PMERGE_H
+#define GS_PMERGE_H
+
+#include <stddef.h>
+#include "pool.h"
+#include "runs.h"
+
+/* Where merged keys go. prepare() runs on the merge threads in parallel and turns n
+ * sorted keys into bytes at dst (room for n * max_bytes); deliver() takes those
+ * bytes in key order, from one thread at a time. */
+typedef struct {
+    size_t (*prepare)(void *self, const void *keys, size_t n, void *dst);
+    int (*deliver)(void *self, const void *bytes, size_t len);
+    size_t max_bytes;        /* most bytes prepare() makes of one key */
+    void *self;
+} pmerge_sink_t;
+
+/* Merge runs[0..nruns) (keys of width bytes, each run ascending) into sink, with
+ * unique dropping repeats. Spilled runs must be open (run_open). budget bounds the
+ * bytes the merge holds (cursor buffers and pieces waiting for their turn). */
+int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
+                size_t budget, const pmerge_sink_t *sink);
+
+/* Bytes one thread's cursors over nruns spilled runs take: for sizing fan-in. */
+size_t pmerge_cursor_bytes(int nruns, int width);
+
+#endif

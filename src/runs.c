@@ -1,0 +1,570 @@
+/* runs.c: the run store (see runs.h).
+ *
+ * Spilling encodes a run's blocks in parallel: each pool thread encodes its share of
+ * a batch of blocks into its own buffer, and the buffers are written in order. The
+ * codec is chosen per run: --compress-temp=auto compresses the first block and keeps
+ * LZ4 for the run only if that block shrank by at least a tenth.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "error.h"
+#include "keys.h"
+#include "mem.h"
+#include "runs.h"
+#include "stats.h"
+
+/* Blocks each thread encodes per batch while spilling. */
+#define RUN_SPILL_BLOCKS 8
+
+struct run {
+    int width;
+    size_t n;                /* keys */
+    void *keys;              /* a memory run's keys, or NULL once spilled */
+    /* a spilled run */
+    char *path;              /* its file */
+    int slot;                /* cleanup slot, or -1 */
+    int fd;                  /* open while cursors may read it, else -1 */
+    codec_t codec;
+    size_t nblocks;
+    uint64_t *first;         /* [nblocks] each block's first key */
+    uint64_t *offset;        /* [nblocks + 1] each block's file offset, then the end */
+};
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static size_t run_block_keys(const run_t *r, size_t b)
+{
+    size_t lo = b * RUN_BLOCK_KEYS;
+    return r->n - lo < RUN_BLOCK_KEYS ? r->n - lo : RUN_BLOCK_KEYS;
+}
+
+static int run_write_all(int fd, const void *buf, size_t len, const char *path)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return err_sys(GS_EIO, errno, "write error on temporary file '%s'", path);
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return GS_OK;
+}
+
+/* Create a registered temporary file for a run. */
+static int run_create_file(run_t *r, const char *tmpdir)
+{
+    size_t len = strlen(tmpdir) + sizeof "/gpusort-run-XXXXXX";
+    r->path = malloc(len);
+    if (!r->path)
+        return err_set(GS_ENOMEM, "out of memory");
+    snprintf(r->path, len, "%s/gpusort-run-XXXXXX", tmpdir);
+    r->fd = mkostemp(r->path, O_CLOEXEC);
+    if (r->fd < 0) {
+        int e = errno;
+        free(r->path);
+        r->path = NULL;
+        return err_sys(GS_EIO, e, "cannot create a temporary file in '%s'", tmpdir);
+    }
+    r->slot = cleanup_register(r->path);
+    if (r->slot < 0) {
+        unlink(r->path);
+        close(r->fd);
+        r->fd = -1;
+        free(r->path);
+        r->path = NULL;
+        return GS_EIO;
+    }
+    return GS_OK;
+}
+
+/* Forget a spilled run's file: remove it and free the index. */
+static void run_drop_file(run_t *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+    if (r->slot >= 0)
+        cleanup_remove(r->slot);
+    r->slot = -1;
+    free(r->path);
+    free(r->first);
+    free(r->offset);
+    r->path = NULL;
+    r->first = r->offset = NULL;
+    r->nblocks = 0;
+}
+
+static int run_alloc_index(run_t *r)
+{
+    r->nblocks = (r->n + RUN_BLOCK_KEYS - 1) / RUN_BLOCK_KEYS;
+    r->first = malloc(sizeof *r->first * (r->nblocks ? r->nblocks : 1));
+    r->offset = malloc(sizeof *r->offset * (r->nblocks + 1));
+    if (!r->first || !r->offset)
+        return err_set(GS_ENOMEM, "out of memory");
+    r->offset[0] = 0;
+    return GS_OK;
+}
+
+/* The codec for a run whose first block is keys[0..n): see the file comment. */
+static codec_t run_choose_codec(compress_t compress, const void *keys, size_t n, int width)
+{
+    if (compress == COMPRESS_NONE)
+        return CODEC_RAW;
+    if (compress == COMPRESS_LZ4 || n == 0)
+        return CODEC_LZ4;
+    size_t cap = codec_bound(n, width);
+    void *dst = malloc(cap), *scratch = malloc(n * (size_t)width);
+    size_t got = dst && scratch ? codec_encode(CODEC_LZ4, keys, n, width, dst, cap, scratch) : 0;
+    free(dst);
+    free(scratch);
+    return got && got * 10 <= n * (size_t)width * 9 ? CODEC_LZ4 : CODEC_RAW;
+}
+
+/* ---- memory runs ---------------------------------------------------------------------- */
+
+int run_from_memory(run_t **out, void *keys, size_t n, int width)
+{
+    run_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(GS_ENOMEM, "out of memory");
+    r->width = width;
+    r->n = n;
+    r->keys = keys;
+    r->fd = -1;
+    r->slot = -1;
+    *out = r;
+    return GS_OK;
+}
+
+size_t run_keys(const run_t *r) { return r->n; }
+int run_in_memory(const run_t *r) { return r->keys != NULL || r->n == 0; }
+uint64_t run_key_bytes(const run_t *r) { return (uint64_t)r->n * (uint64_t)r->width; }
+uint64_t run_file_bytes(const run_t *r) { return r->offset ? r->offset[r->nblocks] : 0; }
+
+/* ---- spilling ------------------------------------------------------------------------- */
+
+typedef struct {
+    run_t *r;
+    size_t base;                     /* first block of the batch */
+    size_t nb;                       /* blocks in the batch */
+    size_t per;                      /* blocks per thread */
+    size_t cap;                      /* bytes of each thread's buffer */
+    unsigned char **bufs;            /* [threads] encoded blocks */
+    void **scratch;                  /* [threads] codec scratch */
+    size_t (*lens)[RUN_SPILL_BLOCKS];/* [threads] encoded length of each block */
+    int failed;
+} spill_job_t;
+
+static void run_encode_share(void *arg, int t, int nt)
+{
+    (void)nt;
+    spill_job_t *j = arg;
+    run_t *r = j->r;
+    size_t w = (size_t)r->width, off = 0;
+    for (size_t i = 0; i < j->per; i++) {
+        size_t b = j->base + (size_t)t * j->per + i;
+        if (b >= j->base + j->nb) {
+            j->lens[t][i] = 0;
+            continue;
+        }
+        size_t k = run_block_keys(r, b);
+        const char *src = (const char *)r->keys + b * RUN_BLOCK_KEYS * w;
+        size_t got = codec_encode(r->codec, src, k, r->width, j->bufs[t] + off, j->cap - off,
+                                  j->scratch[t]);
+        if (!got)
+            j->failed = 1;
+        j->lens[t][i] = got;
+        off += got;
+    }
+}
+
+int run_spill(run_t *r, const runcfg_t *cfg)
+{
+    if (!r->keys)
+        return GS_OK;
+    double t0 = stats_now();
+    int threads = pool_size(cfg->pool);
+    size_t w = (size_t)r->width;
+    spill_job_t j = { .r = r, .per = RUN_SPILL_BLOCKS };
+    j.cap = codec_bound(RUN_BLOCK_KEYS, r->width) * RUN_SPILL_BLOCKS;
+    j.bufs = calloc((size_t)threads, sizeof *j.bufs);
+    j.scratch = calloc((size_t)threads, sizeof *j.scratch);
+    j.lens = calloc((size_t)threads, sizeof *j.lens);
+    int rc = GS_OK;
+    if (!j.bufs || !j.scratch || !j.lens)
+        rc = err_set(GS_ENOMEM, "out of memory");
+    for (int t = 0; t < threads && rc == GS_OK; t++) {
+        j.bufs[t] = malloc(j.cap);
+        j.scratch[t] = malloc(RUN_BLOCK_KEYS * w);
+        if (!j.bufs[t] || !j.scratch[t])
+            rc = err_set(GS_ENOMEM, "out of memory");
+    }
+    if (rc == GS_OK)
+        rc = run_alloc_index(r);
+    if (rc == GS_OK)
+        rc = run_create_file(r, cfg->tmpdir);
+    if (rc == GS_OK) {
+        r->codec = run_choose_codec(cfg->compress, r->keys, run_block_keys(r, 0), r->width);
+        for (size_t b = 0; b < r->nblocks; b++)
+            r->first[b] = key_get(r->keys, b * RUN_BLOCK_KEYS, r->width);
+    }
+    size_t per_batch = (size_t)threads * RUN_SPILL_BLOCKS;
+    for (size_t base = 0; rc == GS_OK && base < r->nblocks; base += per_batch) {
+        j.base = base;
+        j.nb = r->nblocks - base < per_batch ? r->nblocks - base : per_batch;
+        pool_run(cfg->pool, run_encode_share, &j);
+        if (j.failed) {
+            rc = err_set(GS_EIO, "cannot encode a run for '%s'", r->path);
+            break;
+        }
+        size_t b = base;
+        for (int t = 0; t < threads && rc == GS_OK; t++) {
+            size_t off = 0;
+            for (size_t i = 0; i < RUN_SPILL_BLOCKS && b < base + j.nb; i++, b++) {
+                r->offset[b + 1] = r->offset[b] + j.lens[t][i];
+                off += j.lens[t][i];
+            }
+            rc = run_write_all(r->fd, j.bufs[t], off, r->path);
+        }
+    }
+    if (j.bufs)
+        for (int t = 0; t < threads; t++) {
+            free(j.bufs[t]);
+            free(j.scratch[t]);
+        }
+    free(j.bufs);
+    free(j.scratch);
+    free(j.lens);
+    if (rc != GS_OK) {
+        run_drop_file(r);
+        return rc;
+    }
+    close(r->fd);
+    r->fd = -1;
+    free(r->keys);
+    r->keys = NULL;
+    stats_add(ST_SPILL, run_file_bytes(r), stats_now() - t0);
+    return GS_OK;
+}
+
+void run_free(run_t *r)
+{
+    if (!r)
+        return;
+    run_drop_file(r);
+    free(r->keys);
+    free(r);
+}
+
+/* ---- opening spilled runs ------------------------------------------------------------- */
+
+int run_open(run_t *r)
+{
+    if (r->keys || !r->path || r->fd >= 0)
+        return GS_OK;
+    r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return err_sys(GS_EIO, errno, "cannot read temporary file '%s'", r->path);
+    return GS_OK;
+}
+
+void run_close(run_t *r)
+{
+    if (!r->keys && r->fd >= 0) {
+        close(r->fd);
+        r->fd = -1;
+    }
+}
+
+size_t run_sample(const run_t *r, uint64_t *out, size_t max, size_t *weight)
+{
+    if (r->n == 0 || max == 0) {
+        *weight = 0;
+        return 0;
+    }
+    if (r->keys) {
+        size_t m = r->n < max ? r->n : max;
+        for (size_t i = 0; i < m; i++)
+            out[i] = key_get(r->keys, i * r->n / m, r->width);
+        *weight = r->n / m;
+        return m;
+    }
+    size_t stride = (r->nblocks + max - 1) / max, m = 0;
+    for (size_t b = 0; b < r->nblocks; b += stride)
+        out[m++] = r->first[b];
+    *weight = RUN_BLOCK_KEYS * stride;
+    return m;
+}
+
+/* ---- the run writer ----------------------------------------------------------------------- */
+
+struct run_writer {
+    runcfg_t cfg;
+    run_t *r;
+    void *block;             /* keys of the block being filled */
+    size_t fill;             /* keys in it */
+    size_t cap_blocks;       /* room in the index */
+    void *enc, *scratch;
+    int chose;               /* 1 once the codec is chosen */
+};
+
+int run_writer_open(run_writer_t **out, const runcfg_t *cfg)
+{
+    run_writer_t *w = calloc(1, sizeof *w);
+    run_t *r = calloc(1, sizeof *r);
+    if (!w || !r) {
+        free(w);
+        free(r);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    w->cfg = *cfg;
+    w->r = r;
+    r->width = cfg->width;
+    r->fd = -1;
+    r->slot = -1;
+    size_t wb = (size_t)cfg->width;
+    w->block = malloc(RUN_BLOCK_KEYS * wb);
+    w->enc = malloc(codec_bound(RUN_BLOCK_KEYS, cfg->width));
+    w->scratch = malloc(RUN_BLOCK_KEYS * wb);
+    w->cap_blocks = 64;
+    r->first = malloc(sizeof *r->first * w->cap_blocks);
+    r->offset = malloc(sizeof *r->offset * (w->cap_blocks + 1));
+    int rc = GS_OK;
+    if (!w->block || !w->enc || !w->scratch || !r->first || !r->offset)
+        rc = err_set(GS_ENOMEM, "out of memory");
+    else
+        rc = run_create_file(r, cfg->tmpdir);
+    if (rc != GS_OK) {
+        run_writer_abort(w);
+        return rc;
+    }
+    r->offset[0] = 0;
+    *out = w;
+    return GS_OK;
+}
+
+/* Encode and write the block being filled. */
+static int run_writer_flush(run_writer_t *w)
+{
+    run_t *r = w->r;
+    if (w->fill == 0)
+        return GS_OK;
+    if (!w->chose) {
+        r->codec = run_choose_codec(w->cfg.compress, w->block, w->fill, r->width);
+        w->chose = 1;
+    }
+    if (r->nblocks == w->cap_blocks) {
+        size_t nc = w->cap_blocks * 2;
+        uint64_t *f = realloc(r->first, sizeof *f * nc);
+        if (f)
+            r->first = f;
+        uint64_t *o = realloc(r->offset, sizeof *o * (nc + 1));
+        if (o)
+            r->offset = o;
+        if (!f || !o)
+            return err_set(GS_ENOMEM, "out of memory");
+        w->cap_blocks = nc;
+    }
+    size_t len = codec_encode(r->codec, w->block, w->fill, r->width, w->enc,
+                              codec_bound(RUN_BLOCK_KEYS, r->width), w->scratch);
+    if (!len)
+        return err_set(GS_EIO, "cannot encode a run for '%s'", r->path);
+    int rc = run_write_all(r->fd, w->enc, len, r->path);
+    if (rc)
+        return rc;
+    stats_add(ST_SPILL, len, 0);
+    r->first[r->nblocks] = key_get(w->block, 0, r->width);
+    r->offset[r->nblocks + 1] = r->offset[r->nblocks] + len;
+    r->nblocks++;
+    r->n += w->fill;
+    w->fill = 0;
+    return GS_OK;
+}
+
+int run_writer_add(run_writer_t *w, const void *keys, size_t n)
+{
+    size_t wb = (size_t)w->r->width;
+    const char *p = keys;
+    while (n > 0) {
+        size_t take = RUN_BLOCK_KEYS - w->fill < n ? RUN_BLOCK_KEYS - w->fill : n;
+        memcpy((char *)w->block + w->fill * wb, p, take * wb);
+        w->fill += take;
+        p += take * wb;
+        n -= take;
+        if (w->fill == RUN_BLOCK_KEYS) {
+            int rc = run_writer_flush(w);
+            if (rc)
+                return rc;
+        }
+    }
+    return GS_OK;
+}
+
+static void run_writer_free(run_writer_t *w)
+{
+    free(w->block);
+    free(w->enc);
+    free(w->scratch);
+    free(w);
+}
+
+int run_writer_close(run_writer_t *w, run_t **out)
+{
+    int rc = run_writer_flush(w);
+    if (rc) {
+        run_writer_abort(w);
+        return rc;
+    }
+    run_t *r = w->r;
+    close(r->fd);
+    r->fd = -1;
+    run_writer_free(w);
+    *out = r;
+    return GS_OK;
+}
+
+void run_writer_abort(run_writer_t *w)
+{
+    if (!w)
+        return;
+    run_free(w->r);
+    run_writer_free(w);
+}
+
+/* ---- cursors ------------------------------------------------------------------------------ */
+
+struct run_cursor {
+    run_t *r;
+    uint64_t lo;             /* the least key wanted */
+    size_t block;            /* disk: the next block to read */
+    size_t pos;              /* memory: the next key */
+    int started;             /* disk: 1 once the first block was read */
+    void *buf, *enc, *scratch;
+};
+
+size_t run_cursor_bytes(int width)
+{
+    return 2 * RUN_BLOCK_KEYS * (size_t)width + codec_bound(RUN_BLOCK_KEYS, width);
+}
+
+/* The first index in keys[0..n) whose key is >= lo. */
+static size_t run_lower_bound(const void *keys, size_t n, int width, uint64_t lo)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (key_get(keys, m, width) < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
+{
+    run_cursor_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return err_set(GS_ENOMEM, "out of memory");
+    c->r = r;
+    c->lo = lo;
+    if (r->keys || r->n == 0) {
+        c->pos = r->keys ? run_lower_bound(r->keys, r->n, r->width, lo) : 0;
+        *out = c;
+        return GS_OK;
+    }
+    size_t w = (size_t)r->width;
+    c->buf = malloc(RUN_BLOCK_KEYS * w);
+    c->scratch = malloc(RUN_BLOCK_KEYS * w);
+    c->enc = malloc(codec_bound(RUN_BLOCK_KEYS, r->width));
+    if (!c->buf || !c->scratch || !c->enc) {
+        run_cursor_close(c);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    /* The last block that starts below lo holds the first key >= lo, or the block
+     * after it does. */
+    size_t a = 0, b = r->nblocks;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (r->first[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    c->block = a > 0 ? a - 1 : 0;
+    *out = c;
+    return GS_OK;
+}
+
+static int run_read_block(run_cursor_t *c, size_t b)
+{
+    run_t *r = c->r;
+    size_t len = (size_t)(r->offset[b + 1] - r->offset[b]);
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(r->fd, (char *)c->enc + got, len - got, (off_t)(r->offset[b] + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return err_sys(GS_EIO, errno, "read error on temporary file '%s'", r->path);
+        if (n == 0)
+            return err_set(GS_EIO, "temporary file '%s' is truncated", r->path);
+        got += (size_t)n;
+    }
+    if (codec_decode(r->codec, c->enc, len, c->buf, run_block_keys(r, b), r->width, c->scratch))
+        return err_set(GS_EIO, "temporary file '%s' is corrupt", r->path);
+    return GS_OK;
+}
+
+int run_cursor_next(run_cursor_t *c, const void **keys, size_t *n)
+{
+    run_t *r = c->r;
+    *n = 0;
+    if (r->keys || r->n == 0) {
+        if (c->pos < r->n) {
+            *keys = (const char *)r->keys + c->pos * (size_t)r->width;
+            *n = r->n - c->pos;
+            c->pos = r->n;
+        }
+        return GS_OK;
+    }
+    while (c->block < r->nblocks) {
+        size_t b = c->block++;
+        int rc = run_read_block(c, b);
+        if (rc)
+            return rc;
+        size_t k = run_block_keys(r, b), skip = 0;
+        if (!c->started) {
+            c->started = 1;
+            skip = run_lower_bound(c->buf, k, r->width, c->lo);
+        }
+        if (skip < k) {
+            *keys = (const char *)c->buf + skip * (size_t)r->width;
+            *n = k - skip;
+            return GS_OK;
+        }
+    }
+    return GS_OK;
+}
+
+void run_cursor_close(run_cursor_t *c)
+{
+    if (!c)
+        return;
+    free(c->buf);
+    free(c->enc);
+    free(c->scratch);
+    free(c);
+}

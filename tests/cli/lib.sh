@@ -1,0 +1,291 @@
+# lib.sh: helpers shared by the command-line tests (sourced, never run).
+#
+# Each test runs in a fresh temporary directory (its working directory, removed on
+# exit) with TMPDIR pointing at an empty subdirectory that must still be empty when
+# a passing test ends. Expected results always come from independent oracles:
+# sort(1) on canonicalised text, od(1) for binary, awk, or files built by hand.
+#
+# The environment (make check sets it): GPUSORT and GSGEN, the programs under test,
+# and srcdir, this directory. Exit statuses follow automake: 0 pass, 1 fail, 77 skip.
+
+# shellcheck shell=bash
+
+set -eu
+export LC_ALL=C
+# No test may wait on a terminal: stdin is given explicitly where a test wants it.
+exec </dev/null
+
+# Paths must survive the cd into the temporary directory below.
+abspath() {
+    case $1 in
+        /*) printf '%s\n' "$1" ;;
+        *) printf '%s\n' "$PWD/$1" ;;
+    esac
+}
+
+: "${GPUSORT:?GPUSORT must name the gpusort program under test}"
+: "${GSGEN:?GSGEN must name the gsgen data generator}"
+: "${srcdir:=$(dirname "$0")}"
+GPUSORT=$(abspath "$GPUSORT")
+GSGEN=$(abspath "$GSGEN")
+srcdir=$(abspath "$srcdir")
+export GPUSORT GSGEN srcdir
+
+[ -x "$GPUSORT" ] || { echo "SKIP: $GPUSORT is not built" >&2; exit 77; }
+[ -x "$GSGEN" ] || { echo "SKIP: $GSGEN is not built" >&2; exit 77; }
+
+test_name=$(basename "$0" .sh)
+test_dir=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-$test_name.XXXXXX")
+
+# On exit: a passing test fails if gpusort left anything in TMPDIR; then clean up.
+lib_cleanup() {
+    local rc=$?
+    if [ "$rc" -eq 0 ] && [ -n "$(ls -A "$TMPDIR" 2>/dev/null)" ]; then
+        echo "FAIL: temporary files left in TMPDIR:" >&2
+        ls -lA "$TMPDIR" >&2
+        rc=1
+    fi
+    cd /
+    rm -rf "$test_dir"
+    exit "$rc"
+}
+trap lib_cleanup EXIT
+
+mkdir "$test_dir/tmpdir"
+TMPDIR=$test_dir/tmpdir
+export TMPDIR
+cd "$test_dir"
+
+# Where run_cmd leaves a command's output.
+RUN_OUT=$test_dir/.run.out
+RUN_ERR=$test_dir/.run.err
+HINT="Try 'gpusort --help' for more information."
+
+# --------------------------------------------------------------------------------
+# Verdicts
+# --------------------------------------------------------------------------------
+
+skip() {
+    echo "SKIP: ${1:-skipped}" >&2
+    exit 77
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# same EXPECTED ACTUAL [WHAT]: the two files are byte-identical.
+same() {
+    if ! cmp -s -- "$1" "$2"; then
+        echo "FAIL: ${3:-output} differs from the oracle ($1 expected, $2 got):" >&2
+        diff -- "$1" "$2" | head -n 20 >&2 || true
+        exit 1
+    fi
+}
+
+# empty FILE [WHAT]: the file exists and is empty.
+empty() {
+    [ -f "$1" ] || fail "${2:-$1}: missing"
+    [ ! -s "$1" ] || { echo "FAIL: ${2:-$1} is not empty:" >&2; head -c 2000 -- "$1" >&2; exit 1; }
+}
+
+# --------------------------------------------------------------------------------
+# Running gpusort
+# --------------------------------------------------------------------------------
+
+# run_cmd CMD...: run CMD with stdout in $RUN_OUT, stderr in $RUN_ERR and its exit
+# status in STATUS; never fails itself.
+run_cmd() {
+    STATUS=0
+    "$@" >"$RUN_OUT" 2>"$RUN_ERR" || STATUS=$?
+}
+
+# gs_ok OUTFILE ARGS...: run gpusort ARGS with stdout in OUTFILE; it must exit 0
+# with nothing on stderr.
+gs_ok() {
+    local out=$1 st=0
+    shift
+    "$GPUSORT" "$@" >"$out" 2>"$RUN_ERR" || st=$?
+    if [ "$st" -ne 0 ] || [ -s "$RUN_ERR" ]; then
+        echo "FAIL: gpusort $* exited $st (0 expected); stderr:" >&2
+        head -c 2000 "$RUN_ERR" >&2
+        exit 1
+    fi
+}
+
+# check_msg FILE REGEX HINT: FILE (a captured stderr) is exactly one line
+# "gpusort: MSG" with MSG matching the extended REGEX, then, with HINT=yes, the
+# --help hint line; with HINT=maybe the hint line may follow. Sets ERR_MSG to MSG.
+check_msg() {
+    local file=$1 regex=$2 hint=$3 nlines first second
+    [ -s "$file" ] || fail "nothing on stderr (expected a message matching /$regex/)"
+    nlines=$(wc -l <"$file")
+    [ "$(tail -c 1 "$file" | od -An -c | tr -d ' ')" = '\n' ] \
+        || fail "stderr does not end with a newline: $(cat "$file")"
+    first=$(sed -n 1p "$file")
+    case $first in
+        "gpusort: "*) ;;
+        *) fail "stderr does not start with 'gpusort: ': $(cat "$file")" ;;
+    esac
+    ERR_MSG=${first#gpusort: }
+    printf '%s\n' "$ERR_MSG" | grep -Eq -- "$regex" \
+        || fail "message '$ERR_MSG' does not match /$regex/"
+    case $hint:$nlines in
+        yes:2|maybe:2)
+            second=$(sed -n 2p "$file")
+            [ "$second" = "$HINT" ] || fail "second stderr line is not the --help hint: '$second'"
+            ;;
+        yes:*) fail "expected the message and the --help hint, got $nlines line(s): $(cat "$file")" ;;
+        maybe:1|no:1) ;;
+        *) fail "expected one line on stderr, got $nlines: $(cat "$file")" ;;
+    esac
+}
+
+# expect_error STATUS REGEX -- CMD...: CMD exits STATUS, writes nothing to stdout,
+# and writes one "gpusort: " line matching REGEX to stderr (a usage error may add
+# the --help hint line). ERR_MSG is the message without its prefix.
+expect_error() {
+    local want=$1 regex=$2
+    [ "$3" = "--" ] || fail "expect_error: usage"
+    shift 3
+    run_cmd "$@"
+    [ "$STATUS" -eq "$want" ] || fail "$* exited $STATUS ($want expected); stderr: $(head -c 2000 "$RUN_ERR")"
+    empty "$RUN_OUT" "stdout of $*"
+    check_msg "$RUN_ERR" "$regex" maybe
+}
+
+# expect_usage_error REGEX -- CMD...: as expect_error with status 2, and the
+# --help hint line is required.
+expect_usage_error() {
+    local regex=$1
+    [ "$2" = "--" ] || fail "expect_usage_error: usage"
+    shift 2
+    run_cmd "$@"
+    [ "$STATUS" -eq 2 ] || fail "$* exited $STATUS (2 expected); stderr: $(head -c 2000 "$RUN_ERR")"
+    empty "$RUN_OUT" "stdout of $*"
+    check_msg "$RUN_ERR" "$regex" yes
+}
+
+# A target for -o that a failed run must leave alone: target_init makes
+# $TARGET_DIR/target with known bytes; target_check verifies it is byte-identical
+# and alone in its directory (no stray temporary file).
+TARGET_DIR=$test_dir/outdir
+TARGET=$TARGET_DIR/target
+target_init() {
+    mkdir -p "$TARGET_DIR"
+    printf 'previous contents\n42\n' >"$TARGET"
+    cp "$TARGET" "$test_dir/.target.orig"
+}
+target_check() {
+    [ -f "$TARGET" ] || fail "-o target $TARGET was removed"
+    same "$test_dir/.target.orig" "$TARGET" "-o target (must be untouched)"
+    local left
+    left=$(ls -A "$TARGET_DIR")
+    [ "$left" = target ] || fail "stray files in the -o directory: $(echo "$left" | tr '\n' ' ')"
+}
+
+# --------------------------------------------------------------------------------
+# Oracles
+# --------------------------------------------------------------------------------
+
+# canon [FILE...]: the integers of the FILEs (or stdin) as canonical text, one per
+# line, in input order. Each file ends a number at its end.
+canon() {
+    local f
+    if [ $# -eq 0 ]; then set -- -; fi
+    for f in "$@"; do
+        cat -- "$f"
+        printf '\n'
+    done | tr -s '[:space:]' '\n' | sed -E \
+        -e '/^$/d' \
+        -e 's/^\+//' \
+        -e 's/^(-?)0+([0-9])/\1\2/' \
+        -e 's/^-0$/0/'
+}
+
+# oracle [SORT-OPTION...] -- [FILE...]  or  oracle [FILE...]: what gpusort must
+# print: `LC_ALL=C sort -n` of the canonicalised input (options such as -r, -u).
+oracle() {
+    local opts=()
+    if printf '%s\n' "$@" | grep -qx -- '--'; then
+        while [ "$1" != "--" ]; do
+            opts+=("$1")
+            shift
+        done
+        shift
+    fi
+    canon "$@" | LC_ALL=C sort -n "${opts[@]}"
+}
+
+# od_fmt TYPE: the od -t format of a key type; key_width TYPE: its bytes.
+od_fmt() {
+    case $1 in
+        i32) echo d4 ;; u32) echo u4 ;; i64) echo d8 ;; u64) echo u8 ;;
+        *) fail "od_fmt: bad type $1" ;;
+    esac
+}
+key_width() {
+    case $1 in
+        i32|u32) echo 4 ;; i64|u64) echo 8 ;;
+        *) fail "key_width: bad type $1" ;;
+    esac
+}
+
+# decode TYPE ENDIAN [FILE...]: binary keys as decimal text, one per line (od).
+decode() {
+    local type=$1 endian=$2 fmt w
+    shift 2
+    fmt=$(od_fmt "$type")
+    w=$(key_width "$type")
+    od -An -v -t "$fmt" --endian="$endian" -w"$w" "$@" | sed -E 's/^ +//'
+}
+
+# encode TYPE ENDIAN: decimal numbers on stdin (within i64; for u64 give big values
+# as their i64 bit pattern) to binary keys on stdout. Slow: for hand-built files.
+encode() {
+    local w endian=$2 v i b
+    w=$(key_width "$1")
+    while read -r v; do
+        [ -n "$v" ] || continue
+        for ((i = 0; i < w; i++)); do
+            if [ "$endian" = big ]; then
+                b=$(( (v >> (8 * (w - 1 - i))) & 255 ))
+            else
+                b=$(( (v >> (8 * i)) & 255 ))
+            fi
+            # shellcheck disable=SC2059
+            printf "\\$(printf '%03o' "$b")"
+        done
+    done
+}
+
+# has_gpu: 0 if nvidia-smi lists a GPU.
+has_gpu() {
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+# first_disorder MODE FILE: "N VALUE" for the first key out of order in FILE (text,
+# small values: awk computes in doubles), N its 1-based line; nothing if sorted.
+# MODE: asc, desc, asc-strict (-u), desc-strict (-r -u). For decoded binary (one
+# key a line) N is the key index.
+first_disorder() {
+    awk -v mode="$1" '
+    {
+        for (i = 1; i <= NF; i++) {
+            v = $i + 0
+            if (v == 0)
+                v = 0   # no "-0"
+            if (have) {
+                if ((mode == "asc" && v < prev) || (mode == "desc" && v > prev) ||
+                    (mode == "asc-strict" && v <= prev) ||
+                    (mode == "desc-strict" && v >= prev)) {
+                    printf "%d %.0f\n", NR, v
+                    exit
+                }
+            }
+            prev = v
+            have = 1
+        }
+    }' "$2"
+}

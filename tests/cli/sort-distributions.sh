@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# sort-distributions.sh: equal, sorted, reversed and few-valued inputs, against sort -n.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+
+for t in i32 u64 i64; do
+    for d in equal sorted reversed few; do
+        "$GSGEN" -n 100000 -t "$t" -d "$d" -s 7 >in.txt
+        gs_ok out.txt -t "$t" in.txt
+        oracle in.txt >exp.txt
+        same exp.txt out.txt "-t $t, $d input"
+    done
+done
