@@ -28,11 +28,14 @@ static size_t codec_bytes(size_t n, int width, int *ok)
     return *ok ? n * (size_t)width : 0;
 }
 
-/* The frame preferences of CODEC_LZ4: liblz4's defaults, with the content size. */
+/* The frame preferences of CODEC_LZ4: liblz4's defaults, with the content size
+ * and the content checksum. */
 static void codec_lz4_prefs(LZ4F_preferences_t *prefs, size_t bytes)
 {
     memset(prefs, 0, sizeof *prefs);
     prefs->frameInfo.contentSize = (unsigned long long)bytes;
+    /* A damaged temporary file must be an error, never a wrong result. */
+    prefs->frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
 }
 
 size_t codec_bound(size_t n, int width)

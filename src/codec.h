@@ -23,7 +23,7 @@ size_t codec_bound(size_t n, int width);
  * gpusort targets). CODEC_LZ4: the deltas from the previous key (the first key from
  * 0), then their bytes transposed (byte 0, the least significant, of every delta,
  * then byte 1 of every delta, ...), then one LZ4 frame (liblz4's LZ4F_compressFrame,
- * default preferences, contentSize set).
+ * default preferences, contentSize and the content checksum set).
  * Returns the bytes written, or 0 if dst is too small, width is not 4 or 8, or
  * liblz4 fails; cap >= codec_bound(n, width) is always enough. CODEC_RAW with n == 0
  * writes nothing and returns 0, which is then not an error. Unsorted keys are not
