@@ -101,6 +101,7 @@ static int pm_flush(pm_thread_t *t, size_t p)
     t->nb = 0;
     if (n == 0)
         return GS_OK;
+    stats_note_merge(n, 0);
     if (j->unique) {
         size_t o = 0;
         for (size_t i = 0; i < n; i++) {
@@ -323,6 +324,7 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     int rc = pm_split(&j, piece_keys);
     if (rc)
         return rc;
+    stats_note_merge(0, total);
     pthread_mutex_init(&j.lock, NULL);
     pthread_cond_init(&j.cond, NULL);
     pool_run(pool, pm_worker, &j);

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,9 +24,12 @@ static void progress_draw(int last)
 {
     double secs = stats_now() - progress_t0;
     double in = (double)stats_bytes(ST_READ) / 1e6, out = (double)stats_bytes(ST_WRITE) / 1e6;
-    fprintf(stderr, "%sgpusort: %-8s %10.1f MB in %10.1f MB out %8.1f MB/s %7.1f s%s",
-            progress_tty ? "\r" : "", progress_name, in, out, secs > 0 ? in / secs : 0, secs,
-            progress_tty && !last ? "" : "\n");
+    uint64_t runs, merged, total;
+    stats_progress(&runs, &merged, &total);
+    fprintf(stderr, "%sgpusort: %-8s %9.1f MB in %5llu runs %3d%% merged %9.1f MB out "
+            "%7.1f MB/s in %6.1f s%s", progress_tty ? "\r" : "", progress_name, in,
+            (unsigned long long)runs, total ? (int)(100 * merged / total) : 0, out,
+            secs > 0 ? in / secs : 0, secs, progress_tty && !last ? "" : "\n");
     fflush(stderr);
 }
 

@@ -236,6 +236,7 @@ static int sorting_seal(sorting_t *s)
         return rc;
     }
     s->nruns++;
+    stats_note_run();
     s->mem_bytes += (uint64_t)n * (uint64_t)s->c->km.width;
     return sorting_next_limit(s);
 }

@@ -16,6 +16,7 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t stage_bytes[ST_COUNT];
 static double stage_seconds[ST_COUNT];
 static char device_text[256] = "cpu";
+static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 
 double stats_now(void)
 {
@@ -38,6 +39,29 @@ uint64_t stats_bytes(stage_t stage)
     uint64_t b = stage_bytes[stage];
     pthread_mutex_unlock(&stats_lock);
     return b;
+}
+
+void stats_note_run(void)
+{
+    __atomic_add_fetch(&runs_made, 1, __ATOMIC_RELAXED);
+}
+
+void stats_note_merge(uint64_t keys, uint64_t total)
+{
+    if (total) {
+        /* A new merge (a pass, or the last one) starts from zero. */
+        __atomic_store_n(&keys_to_merge, total, __ATOMIC_RELAXED);
+        __atomic_store_n(&keys_merged, keys, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_add_fetch(&keys_merged, keys, __ATOMIC_RELAXED);
+}
+
+void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total)
+{
+    *runs = __atomic_load_n(&runs_made, __ATOMIC_RELAXED);
+    *merged = __atomic_load_n(&keys_merged, __ATOMIC_RELAXED);
+    *total = __atomic_load_n(&keys_to_merge, __ATOMIC_RELAXED);
 }
 
 void stats_set_device(const char *text)

@@ -22,6 +22,14 @@ void stats_add(stage_t stage, uint64_t bytes, double seconds);
 /* Bytes added to a stage so far. */
 uint64_t stats_bytes(stage_t stage);
 
+/* Progress counters: a run was made; keys merged out of a total (a nonzero total
+ * starts a new merge: the count restarts from keys). Lock-free, for hot paths. */
+void stats_note_run(void);
+void stats_note_merge(uint64_t keys, uint64_t total);
+
+/* Their values: runs made, keys merged, keys to merge. */
+void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
+
 /* Set the text of the "device" line (e.g. "cpu (radix: cpu radix, 2 threads)"). */
 void stats_set_device(const char *text);
 
