@@ -43,7 +43,8 @@ struct kreader {
     int cur;                 /* the buffer of the last block */
     char *buf;               /* bufs[cur] */
     size_t used;             /* bytes of buf the last block took */
-    int eof;                 /* read() returned 0 */
+    int eof;                 /* read() returned 0 (the read-ahead sets it too) */
+    int last;                /* the last block ends the input (eof when it was cut) */
     uint64_t bytes;          /* bytes read from the file */
     int started;             /* 1 once the first block was read */
     /* the read-ahead thread */
@@ -205,6 +206,7 @@ static int kreader_advance(kreader_t *r)
             return rc;
     }
     r->used = cut;
+    r->last = r->eof;   /* before the read-ahead can change eof */
     /* The leftover goes to the front of the other buffer, which is then filled. */
     int nxt = r->cur ^ 1;
     size_t left = r->have[r->cur] - cut;
@@ -405,7 +407,7 @@ static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
     int rc = kreader_advance(r);
     if (rc)
         return rc;
-    if (r->eof && r->have[r->cur] > r->used) {
+    if (r->last && r->have[r->cur] > r->used) {
         /* A partial key at the end: carried to the next input, or an error that is
          * reported after the whole keys before it. */
         size_t part = r->have[r->cur] - r->used;
@@ -459,8 +461,9 @@ const char *kreader_name(const kreader_t *r)
     return r->name;
 }
 
-uint64_t kreader_bytes(const kreader_t *r)
+uint64_t kreader_bytes(kreader_t *r)
 {
+    kreader_ahead_join(r);   /* its count is only settled once the read-ahead is done */
     return r->bytes;
 }
 

@@ -47,8 +47,8 @@ uint64_t kreader_position(kreader_t *r, size_t i);
 /* The name used in messages ("-" for standard input). */
 const char *kreader_name(const kreader_t *r);
 
-/* Bytes read so far. */
-uint64_t kreader_bytes(const kreader_t *r);
+/* Bytes read so far (waits for a read-ahead in flight). */
+uint64_t kreader_bytes(kreader_t *r);
 
 /* Close and free; NULL is a no-op. */
 void kreader_close(kreader_t *r);

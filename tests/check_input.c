@@ -728,6 +728,47 @@ START_TEST(test_input_binary_large)
 }
 END_TEST
 
+/* A valid file read many times with blocks of at least 1 MiB (read ahead) whose size
+ * is not a multiple of the key width, the file ending just past the first block:
+ * never an error. (The read-ahead of the last block must not make the reader take
+ * the partial key at the end of the current block for the end of the input.) */
+START_TEST(test_input_binary_readahead_end)
+{
+    size_t block = (1u << 20) + 4;
+    size_t len = block + 12;               /* 2^20 + 16: a whole number of 8-byte keys */
+    unsigned char *bytes = calloc(1, len);
+    ck_assert_ptr_nonnull(bytes);
+    for (size_t i = 0; i < len / 8; i++)
+        put_bytes(bytes + i * 8, i, 8, 0);
+    const char *path = tpath("readahead.bin", 0);
+    write_file(path, bytes, len);
+    free(bytes);
+
+    keymap_t km;
+    pool_t *pool;
+    key_map_init(&km, KEY_U64, 0);
+    ck_assert_int_eq(pool_create(&pool, 1), 0);
+    kreader_cfg_t cfg = { .km = &km, .binary = 1, .pool = pool, .block_bytes = block };
+    for (int rep = 0; rep < 3000; rep++) {
+        kreader_t *r;
+        const void *keys;
+        size_t n, total = 0;
+        int rc;
+        ck_assert_int_eq(kreader_open(&r, path, &cfg), GS_OK);
+        while ((rc = kreader_next(r, &keys, &n)) == GS_OK && n > 0) {
+            if (key_get(keys, 0, 8) != total)
+                ck_abort_msg("rep %d: key %zu is %" PRIu64, rep, total, key_get(keys, 0, 8));
+            total += n;
+        }
+        if (rc != GS_OK || total != len / 8)
+            ck_abort_msg("rep %d: status %d after %zu of %zu keys: %s", rep, rc, total, len / 8,
+                         err_message() ? err_message() : "?");
+        kreader_close(r);
+    }
+    pool_destroy(pool);
+}
+END_TEST
+
 /* _i: 0 for i32, 1 for u64. A partial key at the end of a binary file with no carry
  * is GS_EINPUT, and the message names the file. */
 START_TEST(test_input_binary_partial_key)
@@ -915,6 +956,7 @@ Suite *make_input_suite(void)
     tcase_add_loop_test(tc, test_input_text_parallel_bad_token, 0, 6);
     tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
     tcase_add_loop_test(tc, test_input_binary_large, 0, 2);
+    tcase_add_test(tc, test_input_binary_readahead_end);
     tcase_add_loop_test(tc, test_input_binary_partial_key, 0, 2);
     tcase_add_loop_test(tc, test_input_binary_partial_key_after_whole_keys, 0, 2);
     tcase_add_loop_test(tc, test_input_binary_carry, 0, 2);

@@ -6,6 +6,10 @@
  * arguments always give the same bytes (splitmix64, seeded by -s), and -d sorted
  * (or reversed) gives exactly the keys of -d random in order: with its own radix
  * sort, an independent oracle for inputs too big to check with sort(1) quickly.
+ * --sum prints "COUNT SUM" of what would be written instead of the data (SUM: the
+ * keys' values as 64-bit two's complement, added mod 2^64, as tests/gscheck prints
+ * them), and --distinct the same over the distinct keys: oracles for big binary
+ * sorts, with and without -u.
  */
 #include <config.h>
 
@@ -32,6 +36,8 @@ typedef struct {
     const char *max;     /* --max: NULL for the type's maximum */
     int binary;          /* -b: raw keys instead of text */
     int big_endian;      /* --endian=big; default little */
+    int sum;             /* --sum: print COUNT SUM instead of the keys */
+    int distinct;        /* --distinct: COUNT SUM of the distinct keys */
 } gopts_t;
 
 /* Everything about a type that generation needs. Values live in "ordered" space:
@@ -59,13 +65,16 @@ static void usage(FILE *f)
 {
     fputs("Usage: gsgen [-n COUNT] [-t i32|u32|i64|u64] [-s SEED]\n"
           "             [-d random|sorted|reversed|equal|few] [--min=V] [--max=V]\n"
-          "             [-b] [--endian=little|big]\n"
+          "             [-b] [--endian=little|big] [--sum | --distinct]\n"
           "Write COUNT seeded pseudo-random integers (default 1000000, i64, seed 1,\n"
           "uniform over [min, max], by default the type's whole range): as text, one\n"
           "canonical number per line, or with -b as raw fixed-width keys.\n"
           "  sorted, reversed: the keys that random gives for the same arguments, in\n"
           "  order (an oracle for big tests); equal: one value COUNT times;\n"
-          "  few: every value is one of 5 distinct values drawn at random.\n", f);
+          "  few: every value is one of 5 distinct values drawn at random.\n"
+          "  --sum: print \"COUNT SUM\" of those keys instead (SUM: their values as\n"
+          "  64-bit two's complement, added mod 2^64); --distinct: the same over the\n"
+          "  distinct keys only.\n", f);
 }
 
 /* Parse an unsigned decimal count or seed, strictly. */
@@ -114,7 +123,7 @@ static uint64_t parse_bound(const char *s, const tinfo_t *ti)
 
 static void parse_options(int argc, char **argv, gopts_t *o)
 {
-    enum { OPT_MIN = 256, OPT_MAX, OPT_ENDIAN, OPT_HELP };
+    enum { OPT_MIN = 256, OPT_MAX, OPT_ENDIAN, OPT_SUM, OPT_DISTINCT, OPT_HELP };
     static const struct option longopts[] = {
         {"count", required_argument, NULL, 'n'},
         {"type", required_argument, NULL, 't'},
@@ -124,6 +133,8 @@ static void parse_options(int argc, char **argv, gopts_t *o)
         {"min", required_argument, NULL, OPT_MIN},
         {"max", required_argument, NULL, OPT_MAX},
         {"endian", required_argument, NULL, OPT_ENDIAN},
+        {"sum", no_argument, NULL, OPT_SUM},
+        {"distinct", no_argument, NULL, OPT_DISTINCT},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}
     };
@@ -136,6 +147,8 @@ static void parse_options(int argc, char **argv, gopts_t *o)
         case 'b': o->binary = 1; break;
         case OPT_MIN: o->min = optarg; break;
         case OPT_MAX: o->max = optarg; break;
+        case OPT_SUM: o->sum = 1; break;
+        case OPT_DISTINCT: o->distinct = 1; break;
         case 't':
             if (!strcmp(optarg, "i32")) o->type = T_I32;
             else if (!strcmp(optarg, "u32")) o->type = T_U32;
@@ -209,7 +222,19 @@ typedef struct {
     const tinfo_t *ti;
     int binary;
     int big_endian;
+    int sum;                 /* 1: count and add the keys instead of writing them */
+    uint64_t count, total;   /* --sum: keys seen, and their values added mod 2^64 */
+    uint64_t *keep;          /* --distinct: every key (ordered), to sort later */
+    size_t nkeep;
 } writer_t;
+
+/* A key's value as 64-bit two's complement: i32 sign-extended, u32 zero-extended. */
+static uint64_t value64(const tinfo_t *ti, uint64_t raw)
+{
+    if (ti->is_signed && ti->width == 4)
+        return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+    return raw;
+}
 
 static void writer_flush(writer_t *w)
 {
@@ -252,6 +277,15 @@ static void writer_put(writer_t *w, uint64_t ordered)
 {
     const tinfo_t *ti = w->ti;
     uint64_t raw = (ordered ^ ti->sign_flip) & ti->all;
+    if (w->keep) {
+        w->keep[w->nkeep++] = ordered;
+        return;
+    }
+    if (w->sum) {
+        w->count++;
+        w->total += value64(ti, raw);
+        return;
+    }
     char *dst = w->buf + w->len;
     if (w->binary) {
         for (int i = 0; i < ti->width; i++) {
@@ -323,6 +357,15 @@ int main(int argc, char **argv)
     w.ti = &ti;
     w.binary = o.binary;
     w.big_endian = o.big_endian;
+    w.sum = o.sum || o.distinct;
+    if (o.distinct) {
+        /* Keep every key; sorted below, repeats counted once. */
+        if (o.n > SIZE_MAX / sizeof(uint64_t))
+            die("count too large for --distinct", NULL);
+        w.keep = malloc((o.n ? (size_t)o.n : 1) * sizeof *w.keep);
+        if (!w.keep)
+            die("out of memory", NULL);
+    }
 
     uint64_t state = o.seed;
     switch (o.dist) {
@@ -374,6 +417,18 @@ int main(int argc, char **argv)
     }
     }
 
+    if (w.keep) {
+        uint64_t *k = w.keep;
+        size_t n = w.nkeep;
+        w.keep = NULL;
+        radix_sort(k, n, ti.width);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || k[i] != k[i - 1])
+                writer_put(&w, k[i]);
+        free(k);
+    }
+    if (w.sum)
+        printf("%llu %llu\n", (unsigned long long)w.count, (unsigned long long)w.total);
     writer_flush(&w);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("gsgen: write error");

@@ -1,0 +1,78 @@
+/* ctx.c: the helpers every mode shares (see ctx.h). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "ctx.h"
+#include "error.h"
+
+static char *const stdin_name[] = { "-" };
+
+void ctx_inputs(const ctx_t *c, char *const **files, int *n)
+{
+    const opts_t *o = c->o;
+    if (o->nfiles == 0) {
+        *files = stdin_name;
+        *n = 1;
+    } else {
+        *files = o->files;
+        *n = o->nfiles;
+    }
+}
+
+kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
+{
+    kreader_cfg_t cfg = {
+        .km = &c->km,
+        .binary = c->o->in_format == FMT_BINARY,
+        .big_endian = c->o->big_endian,
+        .pool = c->pool,
+        .block_bytes = block,
+    };
+    return cfg;
+}
+
+output_cfg_t ctx_output_cfg(const ctx_t *c)
+{
+    output_cfg_t cfg = {
+        .path = c->o->output,
+        .km = &c->km,
+        .binary = c->o->out_format == FMT_BINARY,
+        .big_endian = c->o->big_endian,
+        .pool = c->pool,
+    };
+    return cfg;
+}
+
+int ctx_finish(int rc, output_t *out)
+{
+    if (rc != GS_OK) {
+        output_abort(out);
+        return rc;
+    }
+    return output_commit(out);
+}
+
+/* How many inputs one merge may hold open: the open-file limit less a reserve for
+ * standard streams, the output and its temporary. */
+int ctx_fan_in(void)
+{
+    struct rlimit rl;
+    long lim = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (long)rl.rlim_cur;
+    long fan = lim - 8;
+    if (fan > 1024)
+        fan = 1024;
+    return fan < 2 ? 2 : (int)fan;
+}
+
+const char *ctx_tmpdir(const opts_t *o)
+{
+    if (o->tmpdir)
+        return o->tmpdir;
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+

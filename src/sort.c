@@ -1,0 +1,359 @@
+/* sort.c: the sort: inputs -> chunks -> chunk sorter -> runs -> merge -> output.
+ *
+ * Keys are read into a chunk of at most what -S leaves; a full chunk is sorted and
+ * kept as a run, in memory while the runs fit -S, else spilled under -T (runs.h).
+ * An input that fits one chunk is sorted and written directly: no run, no merge.
+ * Otherwise, merge passes bring the runs down to what one merge takes, and the
+ * parallel merge (pmerge.h) writes the output. Nothing is written before every input
+ * has been read, so an input error leaves no output and -o may name an input.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "error.h"
+#include "mem.h"
+#include "pmerge.h"
+#include "progress.h"
+#include "runs.h"
+#include "stats.h"
+
+/* The least -S that works: smaller values are raised to it, silently. */
+#define SORT_MIN_BUDGET ((size_t)1 << 20)
+
+/* A sort in progress: the chunk being filled and the runs made so far. */
+typedef struct {
+    ctx_t *c;
+    size_t budget;           /* -S: bytes for chunks and runs in memory */
+    runcfg_t rcfg;
+    char *keys;              /* the chunk being filled */
+    size_t n, cap;           /* its keys, and its room */
+    size_t limit;            /* most keys this chunk may take */
+    run_t **runs;
+    int nruns, caprun;
+    uint64_t mem_bytes;      /* bytes of the runs held in memory */
+} sorting_t;
+
+static size_t sort_budget(const opts_t *o)
+{
+    uint64_t phys = opt_physical_memory();
+    uint64_t b = opt_size_bytes(&o->buffer_size, phys, phys / 2);
+    if (b < SORT_MIN_BUDGET)
+        b = SORT_MIN_BUDGET;
+    if (b > SIZE_MAX / 4)
+        b = SIZE_MAX / 4;
+    return (size_t)b;
+}
+
+/* Read blocks: an eighth of the budget, within 64 KiB .. 16 MiB. */
+static size_t sort_read_block(size_t budget)
+{
+    size_t b = budget / 8;
+    if (b < ((size_t)64 << 10))
+        b = (size_t)64 << 10;
+    if (b > ((size_t)16 << 20))
+        b = (size_t)16 << 20;
+    return b;
+}
+
+/* Keys the next chunk may take: what the budget leaves after the runs in memory,
+ * halved for the sort's scratch. Spills the largest memory runs first when that
+ * would be under a quarter of a full chunk. */
+static int sorting_next_limit(sorting_t *s)
+{
+    size_t w = (size_t)s->c->km.width;
+    size_t full = s->budget / (2 * w), floor = full / 4;
+    while ((s->budget - s->mem_bytes) / (2 * w) < floor) {
+        int big = -1;
+        for (int i = 0; i < s->nruns; i++)
+            if (run_in_memory(s->runs[i]) && run_keys(s->runs[i]) > 0 &&
+                (big < 0 || run_keys(s->runs[i]) > run_keys(s->runs[big])))
+                big = i;
+        if (big < 0)
+            break;
+        uint64_t bytes = run_key_bytes(s->runs[big]);
+        int rc = run_spill(s->runs[big], &s->rcfg);
+        if (rc)
+            return rc;
+        s->mem_bytes -= bytes;
+    }
+    s->limit = (s->budget - s->mem_bytes) / (2 * w);
+    if (s->limit < floor)
+        s->limit = floor;
+    if (s->limit < 1024)
+        s->limit = 1024;
+    return GS_OK;
+}
+
+/* Sort keys[0..n) with the chunk sorter; *out is the buffer that holds the result
+ * (the other one is freed). Applies -u. */
+static int sorting_sort(ctx_t *c, void *keys, size_t *n, void **out)
+{
+    int width = c->km.width;
+    *out = keys;
+    if (*n > 1) {
+        void *scratch = mem_alloc(*n * (size_t)width);
+        if (!scratch)
+            return err_set(GS_ENOMEM, "out of memory");
+        void *sorted;
+        int rc = c->sorter->sort(c->sorter, keys, scratch, *n, width, &sorted);
+        if (rc) {
+            free(scratch);
+            return rc;
+        }
+        if (sorted == scratch) {
+            free(keys);
+            *out = scratch;
+        } else {
+            free(scratch);
+        }
+    }
+    if (c->o->unique)
+        *n = key_unique(*out, *n, width);
+    return GS_OK;
+}
+
+/* Sort the chunk and keep it as a run; start an empty chunk. */
+static int sorting_seal(sorting_t *s)
+{
+    void *sorted;
+    size_t n = s->n;
+    int rc = sorting_sort(s->c, s->keys, &n, &sorted);
+    s->keys = NULL;
+    s->n = s->cap = 0;
+    if (rc) {
+        free(sorted);
+        return rc;
+    }
+    if (s->nruns == s->caprun) {
+        int nc = s->caprun ? 2 * s->caprun : 16;
+        run_t **nr = realloc(s->runs, sizeof *nr * (size_t)nc);
+        if (!nr) {
+            free(sorted);
+            return err_set(GS_ENOMEM, "out of memory");
+        }
+        s->runs = nr;
+        s->caprun = nc;
+    }
+    rc = run_from_memory(&s->runs[s->nruns], sorted, n, s->c->km.width);
+    if (rc) {
+        free(sorted);
+        return rc;
+    }
+    s->nruns++;
+    stats_note_run();
+    s->mem_bytes += (uint64_t)n * (uint64_t)s->c->km.width;
+    return sorting_next_limit(s);
+}
+
+/* Add keys[0..m) to the chunk, sealing it each time it reaches its limit. */
+static int sorting_add(sorting_t *s, const char *keys, size_t m)
+{
+    size_t w = (size_t)s->c->km.width;
+    while (m > 0) {
+        if (s->n == s->limit) {
+            int rc = sorting_seal(s);
+            if (rc)
+                return rc;
+        }
+        size_t take = s->limit - s->n < m ? s->limit - s->n : m;
+        if (s->n + take > s->cap) {
+            size_t ncap = s->cap ? 2 * s->cap : ((size_t)1 << 16);
+            while (ncap < s->n + take)
+                ncap *= 2;
+            if (ncap > s->limit)
+                ncap = s->limit;
+            char *nk = mem_realloc(s->keys, ncap * w);
+            if (!nk)
+                return err_set(GS_ENOMEM, "out of memory");
+            s->keys = nk;
+            s->cap = ncap;
+        }
+        memcpy(s->keys + s->n * w, keys, take * w);
+        s->n += take;
+        keys += take * w;
+        m -= take;
+    }
+    return GS_OK;
+}
+
+/* Read every input into chunks and runs. */
+static int sorting_read(sorting_t *s)
+{
+    ctx_t *c = s->c;
+    char *const *files;
+    int nfiles;
+    ctx_inputs(c, &files, &nfiles);
+    carry_t carry = { .n = 0 };
+    kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget));
+    cfg.carry = &carry;
+    const char *last_name = NULL;
+    uint64_t last_bytes = 0;
+    int rc = GS_OK;
+    for (int f = 0; f < nfiles && rc == GS_OK; f++) {
+        kreader_t *r;
+        rc = kreader_open(&r, files[f], &cfg);
+        if (rc)
+            break;
+        for (;;) {
+            const void *blk;
+            size_t m;
+            rc = kreader_next(r, &blk, &m);
+            if (rc || m == 0)
+                break;
+            rc = sorting_add(s, blk, m);
+            if (rc)
+                break;
+        }
+        last_name = files[f];
+        last_bytes = kreader_bytes(r);
+        kreader_close(r);
+    }
+    if (rc == GS_OK && carry.n)
+        rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
+                     last_name, (unsigned long long)last_bytes, c->km.width);
+    return rc;
+}
+
+/* The merge's sinks: formatted output, or a new run. */
+static size_t sort_sink_format(void *self, const void *keys, size_t n, void *dst)
+{
+    return output_format(self, keys, n, dst);
+}
+
+static int sort_sink_write(void *self, const void *bytes, size_t len)
+{
+    return output_write_bytes(self, bytes, len);
+}
+
+typedef struct {
+    int width;
+    run_writer_t *w;
+} sort_sink_t;
+
+static size_t sort_sink_copy(void *self, const void *keys, size_t n, void *dst)
+{
+    size_t len = n * (size_t)((sort_sink_t *)self)->width;
+    memcpy(dst, keys, len);
+    return len;
+}
+
+static int sort_sink_append(void *self, const void *bytes, size_t len)
+{
+    sort_sink_t *rs = self;
+    return run_writer_add(rs->w, bytes, len / (size_t)rs->width);
+}
+
+/* How many runs one merge takes: the open-file limit, and the cursor buffers that
+ * half the budget pays for. */
+static int sorting_fan_in(const sorting_t *s)
+{
+    int fan = ctx_fan_in();
+    size_t per = (size_t)pool_size(s->c->pool) * run_cursor_bytes(s->c->km.width);
+    size_t mem = (s->budget / 2) / per;
+    if ((size_t)fan > mem)
+        fan = (int)mem;
+    return fan < 2 ? 2 : fan;
+}
+
+static int sorting_merge_into(sorting_t *s, run_t **runs, int n, const pmerge_sink_t *sink)
+{
+    int rc = GS_OK, opened = 0;
+    for (; opened < n && rc == GS_OK; opened++)
+        rc = run_open(runs[opened]);
+    size_t budget = s->budget > s->mem_bytes ? s->budget - s->mem_bytes : 0;
+    if (budget < s->budget / 4)
+        budget = s->budget / 4;
+    if (rc == GS_OK)
+        rc = pmerge_runs(runs, n, s->c->km.width, s->c->o->unique, s->c->pool, budget, sink);
+    for (int i = 0; i < opened; i++)
+        run_close(runs[i]);
+    return rc;
+}
+
+/* Merge passes: while there are more runs than one merge takes, merge the first
+ * fan-in runs into one on disk. */
+static int sorting_passes(sorting_t *s)
+{
+    int fan = sorting_fan_in(s);
+    while (s->nruns > fan) {
+        sort_sink_t rs = { .width = s->c->km.width };
+        int rc = run_writer_open(&rs.w, &s->rcfg);
+        if (rc)
+            return rc;
+        pmerge_sink_t sink = { sort_sink_copy, sort_sink_append, (size_t)rs.width, &rs };
+        rc = sorting_merge_into(s, s->runs, fan, &sink);
+        run_t *merged = NULL;
+        if (rc == GS_OK)
+            rc = run_writer_close(rs.w, &merged);
+        else
+            run_writer_abort(rs.w);
+        if (rc)
+            return rc;
+        for (int i = 0; i < fan; i++) {
+            if (run_in_memory(s->runs[i]))
+                s->mem_bytes -= run_key_bytes(s->runs[i]);
+            run_free(s->runs[i]);
+        }
+        s->runs[0] = merged;
+        memmove(s->runs + 1, s->runs + fan, sizeof *s->runs * (size_t)(s->nruns - fan));
+        s->nruns -= fan - 1;
+    }
+    return GS_OK;
+}
+
+static void sorting_free(sorting_t *s)
+{
+    free(s->keys);
+    for (int i = 0; i < s->nruns; i++)
+        run_free(s->runs[i]);
+    free(s->runs);
+}
+
+int sort_run(ctx_t *c)
+{
+    sorting_t s = { .c = c };
+    s.budget = sort_budget(c->o);
+    s.rcfg = (runcfg_t){ .tmpdir = ctx_tmpdir(c->o), .compress = c->o->compress,
+                         .width = c->km.width, .pool = c->pool };
+    int rc = sorting_next_limit(&s);
+    progress_phase("reading");
+    if (rc == GS_OK)
+        rc = sorting_read(&s);
+    output_t *out = NULL;
+    if (rc == GS_OK && s.nruns == 0) {
+        /* One chunk in total: sort it and write it; no run store, no merge. */
+        progress_phase("sorting");
+        void *sorted = NULL;
+        size_t n = s.n;
+        rc = sorting_sort(c, s.keys, &n, &sorted);
+        s.keys = sorted;
+        progress_phase("writing");
+        if (rc == GS_OK) {
+            output_cfg_t ocfg = ctx_output_cfg(c);
+            rc = output_open(&out, &ocfg);
+        }
+        if (rc == GS_OK)
+            rc = ctx_finish(output_write(out, s.keys, n), out);
+        sorting_free(&s);
+        return rc;
+    }
+    if (rc == GS_OK && s.n > 0)
+        rc = sorting_seal(&s);
+    progress_phase("merging");
+    if (rc == GS_OK)
+        rc = sorting_passes(&s);
+    if (rc == GS_OK) {
+        output_cfg_t ocfg = ctx_output_cfg(c);
+        rc = output_open(&out, &ocfg);
+    }
+    if (rc == GS_OK) {
+        pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out };
+        rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);
+    }
+    sorting_free(&s);
+    return rc;
+}
+

@@ -1,0 +1,94 @@
+# extlib.sh: helpers of the external-sort tests (sourced after lib.sh, never run).
+#
+# The environment (make check sets it) adds GSCHECK, the order and sum checker of
+# binary keys, and FAULTFS, the LD_PRELOAD shim that makes writes under a directory
+# fail (tests/faultfs.c). A test that needs one and does not find it skips.
+
+# shellcheck shell=bash
+
+# need_gscheck: GSCHECK names the checker (made absolute), or the test skips.
+need_gscheck() {
+    : "${GSCHECK:=}"
+    [ -n "$GSCHECK" ] || skip "GSCHECK is not set"
+    GSCHECK=$(abspath "$GSCHECK")
+    [ -x "$GSCHECK" ] || skip "$GSCHECK is not built"
+    export GSCHECK
+}
+
+# need_faultfs: FAULTFS names the shim (made absolute), or the test skips.
+need_faultfs() {
+    : "${FAULTFS:=}"
+    [ -n "$FAULTFS" ] || skip "FAULTFS is not set"
+    FAULTFS=$(abspath "$FAULTFS")
+    [ -f "$FAULTFS" ] || skip "$FAULTFS is not built"
+    export FAULTFS
+}
+
+# dir_empty DIR WHAT: DIR exists and holds nothing.
+dir_empty() {
+    [ -d "$1" ] || fail "$2: $1 is gone"
+    [ -z "$(ls -A "$1")" ] || fail "$2: files left in $1: $(ls -A "$1" | tr '\n' ' ')"
+}
+
+# spill_bytes FILE: the bytes on the spill row of a --stats table in FILE
+# ("gpusort: stats: spill BYTES SECONDS MB/s"); fails if there is no such row.
+spill_bytes() {
+    local b
+    b=$(awk '$1 == "gpusort:" && $2 == "stats:" && $3 == "spill" { print $4; exit }' "$1")
+    case $b in
+        '' | *[!0-9]*) fail "no spill row in the --stats table: $(cat "$1")" ;;
+    esac
+    printf '%s\n' "$b"
+}
+
+# stats_only FILE: FILE (a captured stderr) holds nothing but --stats rows.
+stats_only() {
+    if grep -v '^gpusort: stats: ' "$1" >/dev/null; then
+        fail "stderr has more than the --stats table: $(grep -v '^gpusort: stats: ' "$1")"
+    fi
+}
+
+# sums_equal EXPECTED GOT WHAT: two "COUNT SUM" lines (gsgen --sum, gscheck) agree.
+sums_equal() {
+    [ -n "$2" ] || fail "$3: the checker printed nothing (keys out of order?)"
+    [ "$1" = "$2" ] || fail "$3: COUNT SUM is '$2', '$1' expected (keys lost or changed)"
+}
+
+# wait_gone PID SECONDS: wait until PID has exited, at most SECONDS (tenths are
+# polled); 0 if it exited, 1 if it is still running.
+wait_gone() {
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    ! kill -0 "$1" 2>/dev/null
+}
+
+# bin_pipe TYPE GSGEN-ARG... -- GPUSORT-ARG... -- GSCHECK-ARG...: run
+#   gsgen -b -t TYPE GSGEN-ARGS | gpusort -b -t TYPE GPUSORT-ARGS | gscheck -t TYPE GSCHECK-ARGS
+# gsgen and gpusort must exit 0, gpusort with nothing on stderr but --stats rows
+# (kept in $RUN_ERR), and gscheck must find the keys in order. Sets GOT to what
+# gscheck printed ("COUNT SUM").
+bin_pipe() {
+    local type=$1 gen=() gs=() chk=() st
+    shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do gen+=("$1"); shift; done
+    [ $# -gt 0 ] || fail "bin_pipe: usage"
+    shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do gs+=("$1"); shift; done
+    [ $# -gt 0 ] || fail "bin_pipe: usage"
+    shift
+    chk=("$@")
+    set +e
+    "$GSGEN" -b -t "$type" "${gen[@]}" \
+        | "$GPUSORT" -b -t "$type" "${gs[@]}" 2>"$RUN_ERR" \
+        | "$GSCHECK" -t "$type" "${chk[@]}" >"$test_dir/.gscheck.out" 2>"$test_dir/.gscheck.err"
+    st=("${PIPESTATUS[@]}")
+    set -e
+    [ "${st[0]}" -eq 0 ] || fail "gsgen ${gen[*]} exited ${st[0]}"
+    [ "${st[1]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]} exited ${st[1]} (0 expected); stderr: $(head -c 2000 "$RUN_ERR")"
+    stats_only "$RUN_ERR"
+    [ "${st[2]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]}: output not in order: $(cat "$test_dir/.gscheck.err")"
+    GOT=$(cat "$test_dir/.gscheck.out")
+}
