@@ -1,14 +1,17 @@
 /* cleanup.c: the temporary-file registry and the signal handlers that empty it.
  *
- * The registry is a fixed array of path buffers so that the signal handler can walk
- * it with nothing but unlink(2). A slot's `used` flag is written last when a path is
- * registered and first when it is forgotten, so the handler never reads a half-made
- * path.
+ * The registry is an array of slots that the signal handler walks with nothing but
+ * unlink(2). A slot's `used` flag is set after its path is in place and cleared
+ * before the path is freed, so the handler never reads a half-made path. The array
+ * grows by doubling into a new array that is published whole; old arrays are never
+ * freed, since a handler in another thread may still be walking one (they total
+ * less than the last).
  */
 #include <config.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,23 +21,24 @@
 #include "cleanup.h"
 #include "error.h"
 
-#define CLEANUP_SLOTS 1024
-
 typedef struct {
     volatile sig_atomic_t used;     /* 1: path names a file to remove */
-    char path[PATH_MAX];
+    char *path;
 } slot_t;
 
-static slot_t slots[CLEANUP_SLOTS];
+static slot_t *volatile slots;       /* [nslots] */
+static volatile int nslots;
 static int sigpipe_ignored;          /* SIGPIPE was SIG_IGN at start */
 static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 static void cleanup_on_signal(int sig)
 {
     int saved = errno;
-    for (int i = 0; i < CLEANUP_SLOTS; i++)
-        if (slots[i].used)
-            unlink(slots[i].path);
+    slot_t *sl = slots;
+    int n = nslots;
+    for (int i = 0; i < n; i++)
+        if (sl[i].used)
+            unlink(sl[i].path);
     signal(sig, SIG_DFL);
     errno = saved;
     raise(sig);
@@ -76,47 +80,78 @@ static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int cleanup_register(const char *path)
 {
-    if (strlen(path) >= PATH_MAX)
-        return err_set(GS_EIO, "%s: path too long", path), -1;
+    char *copy = strdup(path);
+    if (!copy)
+        return err_set(GS_ENOMEM, "out of memory"), -1;
     sigset_t old;
     cleanup_block(&old);
     pthread_mutex_lock(&cleanup_lock);
     int slot = -1;
-    for (int i = 0; i < CLEANUP_SLOTS; i++) {
-        if (!slots[i].used) {
-            strcpy(slots[i].path, path);
-            slots[i].used = 1;
+    for (int i = 0; i < nslots; i++) {
+        if (!slots[i].used && !slots[i].path) {
             slot = i;
             break;
         }
     }
+    if (slot < 0) {
+        int n = nslots ? 2 * nslots : 64;
+        slot_t *grown = calloc((size_t)n, sizeof *grown);
+        if (grown) {
+            for (int i = 0; i < nslots; i++) {
+                grown[i].path = slots[i].path;
+                grown[i].used = slots[i].used;
+            }
+            slot = nslots;
+            slots = grown;   /* published whole; the old array stays valid */
+            nslots = n;
+        }
+    }
+    if (slot >= 0) {
+        slots[slot].path = copy;
+        slots[slot].used = 1;
+    }
     pthread_mutex_unlock(&cleanup_lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (slot < 0)
-        err_set(GS_EIO, "too many temporary files");
+    if (slot < 0) {
+        free(copy);
+        err_set(GS_ENOMEM, "out of memory");
+    }
     return slot;
+}
+
+/* Clear slot (its file removed first when remove); signals blocked by the caller. */
+static void cleanup_clear(int slot, int remove)
+{
+    pthread_mutex_lock(&cleanup_lock);
+    if (slot >= 0 && slot < nslots && slots[slot].path) {
+        if (remove && slots[slot].used)
+            unlink(slots[slot].path);
+        slots[slot].used = 0;
+        free(slots[slot].path);
+        slots[slot].path = NULL;
+    }
+    pthread_mutex_unlock(&cleanup_lock);
 }
 
 void cleanup_forget(int slot)
 {
-    if (slot >= 0 && slot < CLEANUP_SLOTS)
-        slots[slot].used = 0;
+    sigset_t old;
+    cleanup_block(&old);
+    cleanup_clear(slot, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cleanup_remove(int slot)
 {
-    if (slot < 0 || slot >= CLEANUP_SLOTS || !slots[slot].used)
-        return;
     sigset_t old;
     cleanup_block(&old);
-    unlink(slots[slot].path);
-    slots[slot].used = 0;
+    cleanup_clear(slot, 1);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cleanup_remove_all(void)
 {
-    for (int i = 0; i < CLEANUP_SLOTS; i++)
+    for (int i = 0; i < nslots; i++)
         cleanup_remove(i);
 }
 

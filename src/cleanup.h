@@ -12,8 +12,8 @@
 /* Install the signal handlers; call once, before any temporary file exists. */
 int cleanup_init(void);
 
-/* Register path (copied) for removal; return a slot >= 0, or -1 (message set) if the
- * registry is full. */
+/* Register path (copied) for removal; return a slot >= 0, or -1 (message set) when
+ * out of memory. The registry grows as needed. */
 int cleanup_register(const char *path);
 
 /* Forget slot without removing the file (it was renamed or already removed). */

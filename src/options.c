@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "options.h"
+#include "run.h"
 
 /* Long-only options, numbered above CHAR_MAX. */
 enum {
@@ -106,7 +107,7 @@ static void opt_usage(void)
 static void opt_version(void)
 {
     printf("gpusort %s\n", PACKAGE_VERSION);
-    puts("CUDA support: not built in (this build sorts on the CPU)");
+    run_describe_engines();
 }
 
 /* ---- SIZE ------------------------------------------------------------------------ */

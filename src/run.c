@@ -7,6 +7,9 @@
 #include <stdlib.h>
 
 #include "ctx.h"
+#ifdef HAVE_CUDA
+#include "kernels.h"
+#endif
 #include "error.h"
 #include "merge.h"
 #include "progress.h"
@@ -16,26 +19,95 @@
 
 /* ---- the engine ----------------------------------------------------------------------- */
 
-/* Pick the chunk sorter. This build has no GPU backend: --device=auto and cpu use
- * the CPU; asking for a GPU by number or with all is an error. */
+#ifdef HAVE_CUDA
+/* The GPUs the options ask for into devs; *n = 0 means the CPU. */
+static int run_pick_devices(const opts_t *o, int *devs, int *n)
+{
+    int count = gk_device_count();
+    *n = 0;
+    switch (o->device) {
+    case DEV_CPU:
+        return GS_OK;
+    case DEV_AUTO:
+    case DEV_ALL:
+        if (count == 0 && o->device == DEV_ALL)
+            return err_set(GS_EUSAGE, "--device=all: no usable GPU");
+        for (int d = 0; d < count && d < OPT_MAX_DEVICES; d++)
+            devs[(*n)++] = d;
+        return GS_OK;
+    default:
+        for (int i = 0; i < o->ndevices; i++) {
+            if (o->devices[i] >= count)
+                return err_set(GS_EUSAGE, "--device=%d: no such GPU (%d found)",
+                               o->devices[i], count);
+            devs[(*n)++] = o->devices[i];
+        }
+        return GS_OK;
+    }
+}
+#endif
+
+/* Pick the chunk sorter: the GPUs asked for (auto: every GPU there is), or the CPU. */
 static int run_engine(ctx_t *c)
 {
     const opts_t *o = c->o;
+    char text[200];
+#ifdef HAVE_CUDA
+    int devs[OPT_MAX_DEVICES], n;
+    int rc = run_pick_devices(o, devs, &n);
+    if (rc)
+        return rc;
+    if (n > 0 && o->algorithm == ALGO_BITONIC)
+        return err_set(GS_EUSAGE, "--algorithm=bitonic: not available in this version");
+    if (n > 0) {
+        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, &o->gpu_memory);
+        if (rc == GS_ENOMEM) {
+            /* Out of device memory even for small chunks: the CPU, with one note. */
+            fprintf(stderr, "gpusort: %s; sorting on the CPU\n", err_message());
+            err_clear();
+        } else if (rc) {
+            return rc;
+        } else {
+            snprintf(text, sizeof text, "%s (--algorithm=radix)", c->sorter->name);
+            stats_set_device(text);
+            return GS_OK;
+        }
+    }
+#else
     if (o->device == DEV_LIST)
         return err_set(GS_EUSAGE, "--device=%d: no such GPU: this gpusort was built "
                        "without CUDA support", o->devices[0]);
     if (o->device == DEV_ALL)
         return err_set(GS_EUSAGE, "--device=all: no usable GPU: this gpusort was built "
                        "without CUDA support");
-    int rc = sorter_cpu_create(&c->sorter, c->pool);
-    if (rc)
-        return rc;
-    char text[160];
+#endif
+    int rc2 = sorter_cpu_create(&c->sorter, c->pool);
+    if (rc2)
+        return rc2;
     snprintf(text, sizeof text, "cpu (%s, %d threads; --algorithm=%s applies to GPUs)",
              c->sorter->name, pool_size(c->pool),
              o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
     stats_set_device(text);
     return GS_OK;
+}
+
+void run_describe_engines(void)
+{
+#ifdef HAVE_CUDA
+    int v = gk_runtime_version(), count = gk_device_count();
+    printf("CUDA support: built in (CUDA runtime %d.%d, linked statically)\n", v / 1000,
+           v % 1000 / 10);
+    if (count == 0)
+        puts("GPUs: none usable (no driver or no device): sorting on the CPU");
+    for (int d = 0; d < count; d++) {
+        gk_device_t info;
+        if (gk_device_info(d, &info) == GK_OK)
+            printf("GPU %d: %s, %.1f GiB, compute capability %d.%d\n", d, info.name,
+                   info.total_bytes / (double)(1u << 30), info.major, info.minor);
+    }
+#else
+    puts("CUDA support: not built in (this build sorts on the CPU)");
+#endif
 }
 
 /* ---- check ------------------------------------------------------------------------------- */
@@ -90,7 +162,10 @@ int run(const opts_t *o)
     if (c.sorter)
         c.sorter->destroy(c.sorter);
     pool_destroy(c.pool);
-    if (o->stats && (rc == GS_OK || rc == GS_EDISORDER))
+    if (o->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         stats_print(stats_now() - t0);
+        if (c.sorter && c.sorter->report)
+            c.sorter->report(c.sorter);
+    }
     return rc;
 }

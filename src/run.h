@@ -8,4 +8,7 @@
  * code with its message set; temporary files are gone either way. */
 int run(const opts_t *o);
 
+/* For --version: whether CUDA is built in, and the GPUs this machine shows. */
+void run_describe_engines(void);
+
 #endif

@@ -28,6 +28,7 @@ struct run {
     int width;
     size_t n;                /* keys */
     void *keys;              /* a memory run's keys, or NULL once spilled */
+    int borrowed;            /* 1: keys belong to someone else (run_view) */
     /* a spilled run */
     char *path;              /* its file */
     int slot;                /* cleanup slot, or -1 */
@@ -148,6 +149,14 @@ int run_from_memory(run_t **out, void *keys, size_t n, int width)
     return GS_OK;
 }
 
+int run_view(run_t **out, const void *keys, size_t n, int width)
+{
+    int rc = run_from_memory(out, (void *)keys, n, width);
+    if (rc == GS_OK)
+        (*out)->borrowed = 1;
+    return rc;
+}
+
 size_t run_keys(const run_t *r) { return r->n; }
 int run_in_memory(const run_t *r) { return r->keys != NULL || r->n == 0; }
 uint64_t run_key_bytes(const run_t *r) { return (uint64_t)r->n * (uint64_t)r->width; }
@@ -192,7 +201,7 @@ static void run_encode_share(void *arg, int t, int nt)
 
 int run_spill(run_t *r, const runcfg_t *cfg)
 {
-    if (!r->keys)
+    if (!r->keys || r->borrowed)
         return GS_OK;
     double t0 = stats_now();
     int threads = pool_size(cfg->pool);
@@ -264,7 +273,8 @@ void run_free(run_t *r)
     if (!r)
         return;
     run_drop_file(r);
-    free(r->keys);
+    if (!r->borrowed)
+        free(r->keys);
     free(r);
 }
 

@@ -30,6 +30,10 @@ typedef struct run run_t;
 /* A run in memory, taking ownership of keys (n sorted keys from malloc/mem_alloc). */
 int run_from_memory(run_t **r, void *keys, size_t n, int width);
 
+/* A memory run over keys it does not own (freeing the run leaves them alone); such a
+ * run is never spilled. */
+int run_view(run_t **r, const void *keys, size_t n, int width);
+
 /* Write a memory run to a new temporary file and free its keys. GS_OK, or GS_EIO
  * with the message set (a full disk, say); the run is unchanged then. */
 int run_spill(run_t *r, const runcfg_t *cfg);

@@ -82,6 +82,8 @@ static int sorting_next_limit(sorting_t *s)
     s->limit = (s->budget - s->mem_bytes) / (2 * w);
     if (s->limit < floor)
         s->limit = floor;
+    if (s->c->sorter->max_keys && s->limit > s->c->sorter->max_keys)
+        s->limit = s->c->sorter->max_keys;   /* what the backend takes at once */
     if (s->limit < 1024)
         s->limit = 1024;
     return GS_OK;
@@ -273,33 +275,50 @@ static int sorting_merge_into(sorting_t *s, run_t **runs, int n, const pmerge_si
     return rc;
 }
 
-/* Merge passes: while there are more runs than one merge takes, merge the first
- * fan-in runs into one on disk. */
+/* Merge runs[0..k) into one new run on disk. */
+static int sorting_merge_group(sorting_t *s, run_t **runs, int k, run_t **merged)
+{
+    sort_sink_t rs = { .width = s->c->km.width };
+    int rc = run_writer_open(&rs.w, &s->rcfg);
+    if (rc)
+        return rc;
+    pmerge_sink_t sink = { sort_sink_copy, sort_sink_append, (size_t)rs.width, &rs };
+    rc = sorting_merge_into(s, runs, k, &sink);
+    if (rc) {
+        run_writer_abort(rs.w);
+        return rc;
+    }
+    return run_writer_close(rs.w, merged);
+}
+
+/* Merge passes: while there are more runs than one merge takes, merge them in
+ * rounds, each round merging groups of fan-in runs, so every key is rewritten about
+ * log(runs) / log(fan-in) times. */
 static int sorting_passes(sorting_t *s)
 {
     int fan = sorting_fan_in(s);
     while (s->nruns > fan) {
-        sort_sink_t rs = { .width = s->c->km.width };
-        int rc = run_writer_open(&rs.w, &s->rcfg);
-        if (rc)
-            return rc;
-        pmerge_sink_t sink = { sort_sink_copy, sort_sink_append, (size_t)rs.width, &rs };
-        rc = sorting_merge_into(s, s->runs, fan, &sink);
-        run_t *merged = NULL;
-        if (rc == GS_OK)
-            rc = run_writer_close(rs.w, &merged);
-        else
-            run_writer_abort(rs.w);
-        if (rc)
-            return rc;
-        for (int i = 0; i < fan; i++) {
-            if (run_in_memory(s->runs[i]))
-                s->mem_bytes -= run_key_bytes(s->runs[i]);
-            run_free(s->runs[i]);
+        int out = 0;
+        for (int g = 0; g < s->nruns; g += fan) {
+            int k = s->nruns - g < fan ? s->nruns - g : fan;
+            run_t *merged = s->runs[g];
+            if (k > 1) {
+                int rc = sorting_merge_group(s, s->runs + g, k, &merged);
+                if (rc) {
+                    /* Keep the store consistent for sorting_free(). */
+                    memmove(s->runs + out, s->runs + g, sizeof *s->runs * (size_t)(s->nruns - g));
+                    s->nruns = out + (s->nruns - g);
+                    return rc;
+                }
+                for (int i = 0; i < k; i++) {
+                    if (run_in_memory(s->runs[g + i]))
+                        s->mem_bytes -= run_key_bytes(s->runs[g + i]);
+                    run_free(s->runs[g + i]);
+                }
+            }
+            s->runs[out++] = merged;
         }
-        s->runs[0] = merged;
-        memmove(s->runs + 1, s->runs + fan, sizeof *s->runs * (size_t)(s->nruns - fan));
-        s->nruns -= fan - 1;
+        s->nruns = out;
     }
     return GS_OK;
 }

@@ -13,15 +13,29 @@
 typedef struct sorter sorter_t;
 struct sorter {
     const char *name;    /* shown by --stats, e.g. "cpu radix" */
+    size_t max_keys;     /* the most keys one sort() takes (0: no limit); the
+                            pipeline sizes chunks to it */
     /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
      * sorter may use it and sets *out to whichever of keys and scratch holds the
      * result. Returns GS_OK or an error code with its message set. */
     int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
     void (*destroy)(sorter_t *s);   /* frees s */
+    void (*report)(const sorter_t *s);  /* --stats lines about the backend, or NULL */
 };
 
 /* The CPU backend: a parallel LSD radix sort over the pool's threads. */
 int sorter_cpu_create(sorter_t **s, pool_t *pool);
+
+#ifdef HAVE_CUDA
+#include "options.h"
+/* The GPU backend (sorter_cuda.c): CUB radix sort on the devices devs[0..ndev),
+ * keys of width bytes, at most gpu_memory (--gpu-memory; unset: most of the free
+ * memory) on each. Device buffers are allocated here, halving on out-of-memory;
+ * GS_ENOMEM (message set) when even small ones do not fit, so the caller can fall
+ * back to the CPU; GS_EIO for any other CUDA error. */
+int sorter_cuda_create(sorter_t **s, pool_t *pool, const int *devs, int ndev, int width,
+                       const size_arg_t *gpu_memory);
+#endif
 
 /* The CPU radix sort itself, also the reference the GPU tests compare with: sorts
  * keys[0..n) ascending using tmp (room for n keys); returns keys or tmp, whichever

@@ -1,0 +1,101 @@
+/* kernels.h: the whole interface between gpusort's C code and its GPU code.
+ *
+ * C types only: no CUDA or C++ type crosses it, so src/ compiles with a plain C
+ * compiler. Functions return 0 (GK_OK) or a GK_E* code; gk_error_text() then holds
+ * one line naming the failed call, its file:line and CUDA's reason, for the calling
+ * thread. d_ pointers are device memory, h_ pointers pinned host memory. Work taking
+ * a stream is asynchronous on it; the stream is the last argument.
+ */
+#ifndef GS_KERNELS_H
+#define GS_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    GK_OK = 0,
+    GK_ENODEV,      /* no driver, no device, or the device is unusable */
+    GK_ENOMEM,      /* out of device (or pinned host) memory: retry smaller */
+    GK_EFAIL        /* any other CUDA error */
+};
+
+typedef struct gk_stream *gk_stream_t;   /* a cudaStream_t */
+typedef struct gk_event *gk_event_t;     /* a cudaEvent_t */
+
+typedef struct {
+    char name[128];          /* e.g. "NVIDIA H100 80GB HBM3" */
+    size_t total_bytes;      /* device memory */
+    size_t free_bytes;       /* free now */
+    int major, minor;        /* compute capability */
+    int sms;                 /* multiprocessors */
+} gk_device_t;
+
+/* ---- devices, memory, streams (device.cu) ----------------------------------------- */
+
+/* Devices this process can use: 0 when there is no driver or no device (not an
+ * error). Cheap after the first call. */
+int gk_device_count(void);
+
+/* Describe device dev (and make it current for the calling thread). */
+int gk_device_info(int dev, gk_device_t *info);
+
+/* Make dev the calling thread's current device. */
+int gk_set_device(int dev);
+
+/* The runtime's version as major * 1000 + minor * 10 (e.g. 13000). */
+int gk_runtime_version(void);
+
+int gk_malloc(void **d_ptr, size_t bytes);
+void gk_free(void *d_ptr);
+int gk_host_alloc(void **h_ptr, size_t bytes);   /* pinned */
+void gk_host_free(void *h_ptr);
+
+int gk_stream_create(gk_stream_t *stream);
+void gk_stream_destroy(gk_stream_t stream);
+int gk_stream_sync(gk_stream_t stream);
+
+int gk_event_create(gk_event_t *event);
+void gk_event_destroy(gk_event_t event);
+int gk_event_record(gk_event_t event, gk_stream_t stream);
+int gk_event_sync(gk_event_t event);
+/* Make stream wait for event. */
+int gk_stream_wait(gk_stream_t stream, gk_event_t event);
+/* Milliseconds between two recorded, completed events. */
+int gk_event_ms(gk_event_t start, gk_event_t end, float *ms);
+
+/* Copies between pinned host memory and device memory. */
+int gk_copy_h2d(void *d_dst, const void *h_src, size_t bytes, gk_stream_t stream);
+int gk_copy_d2h(void *h_dst, const void *d_src, size_t bytes, gk_stream_t stream);
+
+/* The calling thread's last error, one line. */
+const char *gk_error_text(void);
+
+/* ---- radix sort (radix.cu) ------------------------------------------------------------ */
+
+/* Scratch bytes CUB's DeviceRadixSort needs for n keys of width (4 or 8) bytes. */
+int gk_radix_scratch(size_t n, int width, size_t *bytes);
+
+/* Sort d_keys[0..n) (width 4 or 8, unsigned) ascending on bits [begin_bit, end_bit)
+ * (the other bits must be equal in every key, e.g. zero), using d_alt (room for n
+ * keys) and d_scratch (gk_radix_scratch bytes). *in_alt is set to 1 when the result
+ * is in d_alt. Asynchronous on stream: *in_alt is known at return. */
+int gk_radix_sort(void *d_keys, void *d_alt, size_t n, int width, int begin_bit,
+                  int end_bit, void *d_scratch, size_t scratch_bytes, int *in_alt,
+                  gk_stream_t stream);
+
+/* Key range narrowing: d_out[i] = d_in[i] - base, from keys of in_width bytes to
+ * out_width bytes (64 -> 32 when every key - base < 2^32; or 32 -> 32, 64 -> 64),
+ * and back: d_out[i] = d_in[i] + base. d_in and d_out may be the same buffer only
+ * when the widths are equal. */
+int gk_rebase(const void *d_in, int in_width, void *d_out, int out_width, size_t n,
+              uint64_t base, int subtract, gk_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,96 @@
+/* radix.cu: CUB's DeviceRadixSort on gpusort's unsigned keys, and the rebase kernel
+ * that narrows a chunk's key range before it (kernels.h). */
+#include <cstdint>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "gk_check.h"
+#include "kernels.h"
+
+/* Threads per block and items per thread of the rebase kernel. */
+constexpr int REBASE_THREADS = 256;
+constexpr int REBASE_ITEMS = 8;
+static_assert(REBASE_THREADS % 32 == 0, "whole warps");
+
+template <typename KeyT>
+static int gk_radix_scratch_t(size_t n, size_t *bytes)
+{
+    cub::DoubleBuffer<KeyT> keys(nullptr, nullptr);
+    *bytes = 0;
+    GK_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, *bytes, keys, (int64_t)n));
+    return GK_OK;
+}
+
+extern "C" int gk_radix_scratch(size_t n, int width, size_t *bytes)
+{
+    return width == 4 ? gk_radix_scratch_t<uint32_t>(n, bytes)
+                      : gk_radix_scratch_t<uint64_t>(n, bytes);
+}
+
+template <typename KeyT>
+static int gk_radix_sort_t(void *d_keys, void *d_alt, size_t n, int begin_bit, int end_bit,
+                           void *d_scratch, size_t scratch_bytes, int *in_alt,
+                           cudaStream_t stream)
+{
+    cub::DoubleBuffer<KeyT> keys((KeyT *)d_keys, (KeyT *)d_alt);
+    size_t bytes = scratch_bytes;
+    GK_CHECK(cub::DeviceRadixSort::SortKeys(d_scratch, bytes, keys, (int64_t)n, begin_bit,
+                                            end_bit, stream));
+    *in_alt = keys.selector;
+    return GK_OK;
+}
+
+extern "C" int gk_radix_sort(void *d_keys, void *d_alt, size_t n, int width, int begin_bit,
+                             int end_bit, void *d_scratch, size_t scratch_bytes, int *in_alt,
+                             gk_stream_t stream)
+{
+    *in_alt = 0;
+    if (n < 2 || begin_bit >= end_bit)
+        return GK_OK;
+    cudaStream_t s = (cudaStream_t)stream;
+    return width == 4 ? gk_radix_sort_t<uint32_t>(d_keys, d_alt, n, begin_bit, end_bit,
+                                                 d_scratch, scratch_bytes, in_alt, s)
+                      : gk_radix_sort_t<uint64_t>(d_keys, d_alt, n, begin_bit, end_bit,
+                                                 d_scratch, scratch_bytes, in_alt, s);
+}
+
+/* out[i] = in[i] -/+ base, each thread REBASE_ITEMS keys, strided by the block. */
+template <typename InT, typename OutT>
+__global__ void gk_rebase_kernel(const InT *in, OutT *out, size_t n, uint64_t base, int subtract)
+{
+    size_t i = (size_t)blockIdx.x * REBASE_THREADS * REBASE_ITEMS + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < REBASE_ITEMS; k++, i += REBASE_THREADS) {
+        if (i < n) {
+            uint64_t v = (uint64_t)in[i];
+            out[i] = (OutT)(subtract ? v - base : v + base);
+        }
+    }
+}
+
+template <typename InT, typename OutT>
+static int gk_rebase_t(const void *d_in, void *d_out, size_t n, uint64_t base, int subtract,
+                       cudaStream_t stream)
+{
+    size_t per = (size_t)REBASE_THREADS * REBASE_ITEMS;
+    size_t blocks = (n + per - 1) / per;
+    gk_rebase_kernel<InT, OutT><<<(unsigned)blocks, REBASE_THREADS, 0, stream>>>(
+        (const InT *)d_in, (OutT *)d_out, n, base, subtract);
+    GK_CHECK_LAUNCH();
+    return GK_OK;
+}
+
+extern "C" int gk_rebase(const void *d_in, int in_width, void *d_out, int out_width, size_t n,
+                         uint64_t base, int subtract, gk_stream_t stream)
+{
+    if (n == 0)
+        return GK_OK;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (in_width == 4 && out_width == 4)
+        return gk_rebase_t<uint32_t, uint32_t>(d_in, d_out, n, base, subtract, s);
+    if (in_width == 8 && out_width == 4)
+        return gk_rebase_t<uint64_t, uint32_t>(d_in, d_out, n, base, subtract, s);
+    if (in_width == 4 && out_width == 8)
+        return gk_rebase_t<uint32_t, uint64_t>(d_in, d_out, n, base, subtract, s);
+    return gk_rebase_t<uint64_t, uint64_t>(d_in, d_out, n, base, subtract, s);
+}

@@ -1,0 +1,431 @@
+/* sorter_cuda.c: the GPU chunk sorter: CUB radix sort on every device asked for.
+ *
+ * A chunk is cut into parts that fit one device's buffers; each device has a host
+ * thread that sorts its parts one after another. A part is staged through two pinned
+ * buffers: the host copies a slice into one while the other's slice crosses PCIe on
+ * its own stream (min and max are taken during that copy). On the device the keys
+ * are rebased to their minimum, so the sort covers only the bits the part's range
+ * needs, and 64-bit parts whose range fits 32 bits are sorted as 32-bit offsets (half
+ * the bytes through the sort); then the part comes back the same way, slice by slice.
+ * Several parts are merged on the CPU (pmerge.h) into the scratch buffer.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernels.h"
+#include "pmerge.h"
+#include "runs.h"
+#include "sorter.h"
+#include "stats.h"
+
+/* Bytes of each pinned staging buffer (two per device). */
+#define CUDA_STAGE_BYTES ((size_t)32 << 20)
+/* The least keys a device's buffers may hold before we give up on it. */
+#define CUDA_MIN_KEYS ((size_t)1 << 20)
+/* Chunks smaller than this many keys a device are not split across devices. */
+#define CUDA_SPLIT_MIN ((size_t)1 << 22)
+
+typedef struct {
+    int dev;
+    int width;               /* key bytes */
+    char name[128];          /* the device's name */
+    gk_stream_t stream[2];
+    gk_event_t staged[2];    /* staging buffer i may be refilled once this fires */
+    void *h_stage[2];
+    void *d_keys, *d_alt, *d_scratch;
+    size_t scratch_bytes;
+    size_t cap;              /* keys per part */
+    /* for --stats */
+    unsigned long long chunks, bytes_in, bytes_out;
+    double xfer_s, sort_s;
+    /* the current job: parts first, first + stride, ... of keys[0..n) */
+    char *keys;
+    size_t n, nparts, first, stride;
+    int rc;
+    char err[512];
+} gdev_t;
+
+typedef struct {
+    sorter_t base;
+    pool_t *pool;
+    int width;
+    int ndev;
+    gdev_t *devs;
+    char name[64];
+} sorter_cuda_t;
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+/* A CUDA failure on device d: the contract's one line, exit 2. */
+static int cuda_fail(gdev_t *g, int gk)
+{
+    snprintf(g->err, sizeof g->err, "GPU %d: %s", g->dev, gk_error_text());
+    return gk == GK_ENOMEM ? GS_ENOMEM : GS_EIO;
+}
+
+/* ---- one part on one device --------------------------------------------------------------- */
+
+static inline int cuda_bits(uint64_t range)
+{
+    return range ? 64 - __builtin_clzll(range) : 0;
+}
+
+/* Copy keys[0..n) (width w) to d_keys through the staging buffers; min and max. */
+static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
+                        uint64_t *max)
+{
+    uint64_t lo = ~0ull, hi = 0;
+    size_t total = n * (size_t)w;
+    int rc, b = 0;
+    for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
+        size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
+        if ((rc = gk_event_sync(g->staged[b])))
+            return cuda_fail(g, rc);
+        memcpy(g->h_stage[b], keys + off, len);
+        size_t m = len / (size_t)w;
+        if (w == 4) {
+            const uint32_t *k = g->h_stage[b];
+            for (size_t i = 0; i < m; i++) {
+                lo = k[i] < lo ? k[i] : lo;
+                hi = k[i] > hi ? k[i] : hi;
+            }
+        } else {
+            const uint64_t *k = g->h_stage[b];
+            for (size_t i = 0; i < m; i++) {
+                lo = k[i] < lo ? k[i] : lo;
+                hi = k[i] > hi ? k[i] : hi;
+            }
+        }
+        if ((rc = gk_copy_h2d((char *)g->d_keys + off, g->h_stage[b], len, g->stream[b])) ||
+            (rc = gk_event_record(g->staged[b], g->stream[b])))
+            return cuda_fail(g, rc);
+    }
+    *min = lo;
+    *max = hi;
+    return GS_OK;
+}
+
+/* Copy d_src[0..n) (width w) back to keys through the staging buffers. */
+static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
+{
+    size_t total = n * (size_t)w;
+    size_t prev_off = 0, prev_len = 0;
+    int rc, b = 0, prev = -1;
+    for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
+        size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
+        if ((rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
+            (rc = gk_event_record(g->staged[b], g->stream[0])))
+            return cuda_fail(g, rc);
+        if (prev >= 0) {   /* drain the slice before while this one crosses */
+            if ((rc = gk_event_sync(g->staged[prev])))
+                return cuda_fail(g, rc);
+            memcpy(keys + prev_off, g->h_stage[prev], prev_len);
+        }
+        prev = b;
+        prev_off = off;
+        prev_len = len;
+    }
+    if (prev >= 0) {
+        if ((rc = gk_event_sync(g->staged[prev])))
+            return cuda_fail(g, rc);
+        memcpy(keys + prev_off, g->h_stage[prev], prev_len);
+    }
+    return GS_OK;
+}
+
+/* Sort keys[0..n) (n <= g->cap) in place on device g. */
+static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
+{
+    if (n < 2)
+        return GS_OK;
+    double t0 = stats_now();
+    uint64_t min, max;
+    int rc = cuda_copy_in(g, keys, n, w, &min, &max), gk;
+    if (rc)
+        return rc;
+    /* The sort runs on stream 0, after both copy streams. */
+    if ((gk = gk_stream_sync(g->stream[0])) || (gk = gk_stream_sync(g->stream[1])))
+        return cuda_fail(g, gk);
+    double t1 = stats_now();
+    uint64_t range = max - min;
+    int sw = (w == 8 && range <= 0xFFFFFFFFull) ? 4 : w;   /* the width sorted */
+    void *src = g->d_keys, *dst = g->d_alt;
+    if (sw != w) {
+        /* 64-bit keys as 32-bit offsets: into d_alt, sorted there. */
+        if ((gk = gk_rebase(g->d_keys, 8, g->d_alt, 4, n, min, 1, g->stream[0])))
+            return cuda_fail(g, gk);
+        src = g->d_alt;
+        dst = g->d_keys;
+    } else if (min) {
+        if ((gk = gk_rebase(g->d_keys, w, g->d_keys, w, n, min, 1, g->stream[0])))
+            return cuda_fail(g, gk);
+    }
+    int in_alt;
+    if ((gk = gk_radix_sort(src, dst, n, sw, 0, cuda_bits(range), g->d_scratch,
+                            g->scratch_bytes, &in_alt, g->stream[0])))
+        return cuda_fail(g, gk);
+    void *res = in_alt ? dst : src, *other = in_alt ? src : dst;
+    if (sw != w) {
+        /* Widen back into the other buffer: 32-bit offsets -> 64-bit keys. */
+        if ((gk = gk_rebase(res, 4, other, 8, n, min, 0, g->stream[0])))
+            return cuda_fail(g, gk);
+        res = other;
+    } else if (min) {
+        if ((gk = gk_rebase(res, w, res, w, n, min, 0, g->stream[0])))
+            return cuda_fail(g, gk);
+    }
+    if ((gk = gk_stream_sync(g->stream[0])))
+        return cuda_fail(g, gk);
+    double t2 = stats_now();
+    rc = cuda_copy_out(g, res, keys, n, w);
+    double t3 = stats_now();
+    g->bytes_in += n * (uint64_t)w;
+    g->bytes_out += n * (uint64_t)w;
+    g->xfer_s += (t1 - t0) + (t3 - t2);
+    g->sort_s += t2 - t1;
+    stats_add(ST_TRANSFER, 2 * n * (uint64_t)w, (t1 - t0) + (t3 - t2));
+    stats_add(ST_SORT, n * (uint64_t)w, t2 - t1);
+    return rc;
+}
+
+/* ---- a chunk over every device ---------------------------------------------------------------- */
+
+/* A device's thread: sort its parts of the chunk. */
+static void *cuda_device_main(void *arg)
+{
+    gdev_t *g = arg;
+    size_t w = (size_t)g->width;
+    int gk = gk_set_device(g->dev);
+    if (gk) {
+        g->rc = cuda_fail(g, gk);
+        return NULL;
+    }
+    for (size_t p = g->first; p < g->nparts && g->rc == GS_OK; p += g->stride) {
+        size_t lo = g->n * p / g->nparts, hi = g->n * (p + 1) / g->nparts;
+        g->rc = cuda_sort_part(g, g->keys + lo * w, hi - lo, g->width);
+        g->chunks++;
+    }
+    return NULL;
+}
+
+/* Merging sorted parts into one array: prepare copies, deliver appends. */
+typedef struct {
+    char *dst;
+    size_t off;
+    int width;
+} array_sink_t;
+
+static size_t cuda_sink_copy(void *self, const void *keys, size_t n, void *dst)
+{
+    size_t len = n * (size_t)((array_sink_t *)self)->width;
+    memcpy(dst, keys, len);
+    return len;
+}
+
+static int cuda_sink_append(void *self, const void *bytes, size_t len)
+{
+    array_sink_t *a = self;
+    memcpy(a->dst + a->off, bytes, len);
+    a->off += len;
+    return GS_OK;
+}
+
+static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
+                            void **out)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    *out = keys;
+    if (n < 2)
+        return GS_OK;
+    /* Devices: split a chunk only where each device gets a good share. */
+    int used = c->ndev;
+    while (used > 1 && n / (size_t)used < CUDA_SPLIT_MIN)
+        used--;
+    size_t cap = c->devs[0].cap;
+    for (int d = 1; d < used; d++)
+        cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
+    size_t nparts = (n + cap - 1) / cap;
+    if (nparts < (size_t)used)
+        nparts = (size_t)used;
+    pthread_t threads[OPT_MAX_DEVICES];
+    int started[OPT_MAX_DEVICES] = { 0 };
+    for (int d = 0; d < used; d++) {
+        gdev_t *g = &c->devs[d];
+        g->keys = keys;
+        g->n = n;
+        g->nparts = nparts;
+        g->first = (size_t)d;
+        g->stride = (size_t)used;
+        g->rc = GS_OK;
+        if (used == 1)
+            cuda_device_main(g);
+        else
+            started[d] = pthread_create(&threads[d], NULL, cuda_device_main, g) == 0;
+        if (used > 1 && !started[d])
+            g->rc = err_set(GS_ENOMEM, "cannot create threads");
+    }
+    int rc = GS_OK;
+    for (int d = 0; d < used; d++) {
+        if (started[d])
+            pthread_join(threads[d], NULL);
+        if (c->devs[d].rc && rc == GS_OK)
+            rc = err_set(c->devs[d].rc, "%s", c->devs[d].err);
+    }
+    if (rc || nparts == 1)
+        return rc;
+    /* Several sorted parts: merge them on the CPU into scratch. */
+    run_t **runs = calloc(nparts, sizeof *runs);
+    if (!runs)
+        return err_set(GS_ENOMEM, "out of memory");
+    size_t w = (size_t)width;
+    for (size_t p = 0; p < nparts && rc == GS_OK; p++) {
+        size_t lo = n * p / nparts, hi = n * (p + 1) / nparts;
+        rc = run_view(&runs[p], (char *)keys + lo * w, hi - lo, width);
+    }
+    array_sink_t a = { .dst = scratch, .width = width };
+    pmerge_sink_t sink = { cuda_sink_copy, cuda_sink_append, w, &a };
+    if (rc == GS_OK)
+        rc = pmerge_runs(runs, (int)nparts, width, 0, c->pool, (size_t)256 << 20, &sink);
+    for (size_t p = 0; p < nparts; p++)
+        run_free(runs[p]);
+    free(runs);
+    if (rc == GS_OK)
+        *out = scratch;
+    return rc;
+}
+
+/* ---- setting up and tearing down -------------------------------------------------------------- */
+
+static void gdev_release(gdev_t *g)
+{
+    if (gk_set_device(g->dev) != GK_OK)
+        return;
+    gk_free(g->d_keys);
+    gk_free(g->d_alt);
+    gk_free(g->d_scratch);
+    g->d_keys = g->d_alt = g->d_scratch = NULL;
+    for (int i = 0; i < 2; i++) {
+        gk_host_free(g->h_stage[i]);
+        gk_stream_destroy(g->stream[i]);
+        gk_event_destroy(g->staged[i]);
+        g->h_stage[i] = NULL;
+        g->stream[i] = NULL;
+        g->staged[i] = NULL;
+    }
+}
+
+/* Device buffers for as many keys as budget bytes allow, halving on out-of-memory. */
+static int gdev_buffers(gdev_t *g, size_t budget)
+{
+    size_t w = (size_t)g->width;
+    size_t cap = budget / (2 * w);
+    int gk;
+    while (cap >= CUDA_MIN_KEYS) {
+        size_t scratch;
+        if ((gk = gk_radix_scratch(cap, g->width, &scratch)))
+            return cuda_fail(g, gk);
+        if (2 * cap * w + scratch > budget) {
+            cap -= cap / 16 + 1;
+            continue;
+        }
+        if ((gk = gk_malloc(&g->d_keys, cap * w)) == GK_OK &&
+            (gk = gk_malloc(&g->d_alt, cap * w)) == GK_OK &&
+            (gk = gk_malloc(&g->d_scratch, scratch)) == GK_OK) {
+            g->cap = cap;
+            g->scratch_bytes = scratch;
+            return GS_OK;
+        }
+        gk_free(g->d_keys);
+        gk_free(g->d_alt);
+        g->d_keys = g->d_alt = NULL;
+        if (gk != GK_ENOMEM)
+            return cuda_fail(g, gk);
+        budget /= 2;          /* out of memory: retry with smaller chunks */
+        cap = budget / (2 * w);
+    }
+    snprintf(g->err, sizeof g->err, "GPU %d: out of memory", g->dev);
+    return GS_ENOMEM;
+}
+
+static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory)
+{
+    g->dev = dev;
+    g->width = width;
+    gk_device_t info;
+    int gk = gk_device_info(dev, &info);
+    if (gk)
+        return cuda_fail(g, gk);
+    snprintf(g->name, sizeof g->name, "%s", info.name);
+    for (int i = 0; i < 2; i++) {
+        if ((gk = gk_stream_create(&g->stream[i])) || (gk = gk_event_create(&g->staged[i])) ||
+            (gk = gk_host_alloc(&g->h_stage[i], CUDA_STAGE_BYTES)))
+            return cuda_fail(g, gk);
+    }
+    /* Default: all but a tenth of what is free (the runtime and CUB want some). */
+    size_t budget = (size_t)opt_size_bytes(gpu_memory, info.total_bytes,
+                                           info.free_bytes / 10 * 9);
+    if (budget > info.free_bytes)
+        budget = info.free_bytes;
+    return gdev_buffers(g, budget);
+}
+
+static void sorter_cuda_destroy(sorter_t *s)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    for (int d = 0; d < c->ndev; d++)
+        gdev_release(&c->devs[d]);
+    free(c->devs);
+    free(c);
+}
+
+/* --stats: a line per device: chunks, bytes in and out, transfer and sort time. */
+static void sorter_cuda_report(const sorter_t *s)
+{
+    const sorter_cuda_t *c = (const sorter_cuda_t *)s;
+    for (int d = 0; d < c->ndev; d++) {
+        const gdev_t *g = &c->devs[d];
+        fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
+                "out, transfer %.3f s, sort %.3f s, %zu keys a chunk\n", g->dev, g->name,
+                g->chunks, g->bytes_in, g->bytes_out, g->xfer_s, g->sort_s, g->cap);
+    }
+}
+
+int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, int width,
+                       const size_arg_t *gpu_memory)
+{
+    sorter_cuda_t *c = calloc(1, sizeof *c);
+    if (!c || !(c->devs = calloc((size_t)ndev, sizeof *c->devs))) {
+        free(c);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    c->pool = pool;
+    c->width = width;
+    c->ndev = 0;
+    int rc = GS_OK;
+    for (int d = 0; d < ndev && rc == GS_OK; d++) {
+        rc = gdev_init(&c->devs[d], devs[d], width, gpu_memory);
+        if (rc)
+            rc = err_set(rc, "%s", c->devs[d].err);
+        c->ndev = d + 1;
+    }
+    if (rc) {
+        sorter_cuda_destroy(&c->base);
+        return rc;
+    }
+    size_t cap = c->devs[0].cap;
+    for (int d = 1; d < ndev; d++)
+        cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
+    snprintf(c->name, sizeof c->name, "cuda radix, %d GPU%s", ndev, ndev > 1 ? "s" : "");
+    c->base.name = c->name;
+    c->base.max_keys = cap * (size_t)ndev;
+    c->base.sort = sorter_cuda_sort;
+    c->base.destroy = sorter_cuda_destroy;
+    c->base.report = sorter_cuda_report;
+    *out = &c->base;
+    return GS_OK;
+}
