@@ -167,3 +167,9 @@ extern "C" int gk_copy_d2h(void *h_dst, const void *d_src, size_t bytes, gk_stre
     GK_CHECK(cudaMemcpyAsync(h_dst, d_src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
     return GK_OK;
 }
+
+extern "C" int gk_copy_d2d(void *d_dst, const void *d_src, size_t bytes, gk_stream_t stream)
+{
+    GK_CHECK(cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+    return GK_OK;
+}

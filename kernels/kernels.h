@@ -87,6 +87,20 @@ int gk_radix_sort(void *d_keys, void *d_alt, size_t n, int width, int begin_bit,
                   int end_bit, void *d_scratch, size_t scratch_bytes, int *in_alt,
                   gk_stream_t stream);
 
+/* The sort stage: d_keys[0..n) (width 4 or 8) whose keys lie in [min, max] sorted
+ * ascending, using d_alt (room for n keys) and d_scratch (gk_radix_scratch bytes for
+ * n keys of width). Sorts only the bits the keys need: up to bits(max) as they are,
+ * or, where it saves 8-bit digit passes, the offsets from min; 64-bit keys whose
+ * range fits 32 bits are sorted as 32-bit offsets (half the bytes through every
+ * pass). *result is d_keys or d_alt, whichever holds the sorted keys. Asynchronous on
+ * stream. */
+int gk_sort_range(void *d_keys, void *d_alt, size_t n, int width, uint64_t min,
+                  uint64_t max, void *d_scratch, size_t scratch_bytes, void **result,
+                  gk_stream_t stream);
+
+/* Device-to-device copy. */
+int gk_copy_d2d(void *d_dst, const void *d_src, size_t bytes, gk_stream_t stream);
+
 /* Key range narrowing: d_out[i] = d_in[i] - base, from keys of in_width bytes to
  * out_width bytes (64 -> 32 when every key - base < 2^32; or 32 -> 32, 64 -> 64),
  * and back: d_out[i] = d_in[i] + base. d_in and d_out may be the same buffer only

@@ -94,3 +94,46 @@ extern "C" int gk_rebase(const void *d_in, int in_width, void *d_out, int out_wi
         return gk_rebase_t<uint32_t, uint64_t>(d_in, d_out, n, base, subtract, s);
     return gk_rebase_t<uint64_t, uint64_t>(d_in, d_out, n, base, subtract, s);
 }
+
+static int gk_bits(uint64_t v)
+{
+    return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+extern "C" int gk_sort_range(void *d_keys, void *d_alt, size_t n, int width, uint64_t min,
+                             uint64_t max, void *d_scratch, size_t scratch_bytes, void **result,
+                             gk_stream_t stream)
+{
+    *result = d_keys;
+    if (n < 2 || min == max)
+        return GK_OK;
+    int rc, in_alt;
+    int plain = gk_bits(max), offset = gk_bits(max - min);
+    if (width == 8 && offset <= 32) {
+        /* 64-bit keys as 32-bit offsets: narrowed into d_alt, sorted there (d_keys is
+         * the other buffer), widened back into whichever buffer is free. */
+        if ((rc = gk_rebase(d_keys, 8, d_alt, 4, n, min, 1, stream)) ||
+            (rc = gk_radix_sort(d_alt, d_keys, n, 4, 0, offset, d_scratch, scratch_bytes,
+                                &in_alt, stream)))
+            return rc;
+        void *res = in_alt ? d_keys : d_alt, *other = in_alt ? d_alt : d_keys;
+        if ((rc = gk_rebase(res, 4, other, 8, n, min, 0, stream)))
+            return rc;
+        *result = other;
+        return GK_OK;
+    }
+    if ((offset + 7) / 8 < (plain + 7) / 8) {
+        /* Rebasing saves whole digit passes: worth its two passes over the keys. */
+        if ((rc = gk_rebase(d_keys, width, d_keys, width, n, min, 1, stream)) ||
+            (rc = gk_radix_sort(d_keys, d_alt, n, width, 0, offset, d_scratch, scratch_bytes,
+                                &in_alt, stream)))
+            return rc;
+        *result = in_alt ? d_alt : d_keys;
+        return gk_rebase(*result, width, *result, width, n, min, 0, stream);
+    }
+    if ((rc = gk_radix_sort(d_keys, d_alt, n, width, 0, plain, d_scratch, scratch_bytes,
+                            &in_alt, stream)))
+        return rc;
+    *result = in_alt ? d_alt : d_keys;
+    return GK_OK;
+}

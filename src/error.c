@@ -43,13 +43,6 @@ int err_sys(int code, int errnum, const char *fmt, ...)
     return code;
 }
 
-void err_clear(void)
-{
-    pthread_mutex_lock(&err_lock);
-    err_have = 0;
-    pthread_mutex_unlock(&err_lock);
-}
-
 const char *err_message(void)
 {
     return err_have ? err_text : NULL;

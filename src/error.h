@@ -26,9 +26,6 @@ int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* As err_set, appending ": strerror(errnum)". */
 int err_sys(int code, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Forget the recorded message (an error that was handled, e.g. by falling back). */
-void err_clear(void);
-
 /* The recorded message, or NULL if none was recorded. */
 const char *err_message(void);
 

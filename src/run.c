@@ -20,6 +20,10 @@
 /* ---- the engine ----------------------------------------------------------------------- */
 
 #ifdef HAVE_CUDA
+/* Chunks below this many keys are sorted on the CPU even with a GPU: PCIe latency
+ * and starting CUDA would cost more than the sort. */
+#define RUN_GPU_MIN_KEYS ((size_t)1 << 20)
+
 /* The GPUs the options ask for into devs; *n = 0 means the CPU. */
 static int run_pick_devices(const opts_t *o, int *devs, int *n)
 {
@@ -59,19 +63,15 @@ static int run_engine(ctx_t *c)
         return rc;
     if (n > 0 && o->algorithm == ALGO_BITONIC)
         return err_set(GS_EUSAGE, "--algorithm=bitonic: not available in this version");
-    if (n > 0) {
-        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, &o->gpu_memory);
-        if (rc == GS_ENOMEM) {
-            /* Out of device memory even for small chunks: the CPU, with one note. */
-            fprintf(stderr, "gpusort: %s; sorting on the CPU\n", err_message());
-            err_clear();
-        } else if (rc) {
+    if (n > 0 && o->mode == MODE_SORT) {
+        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, &o->gpu_memory,
+                                RUN_GPU_MIN_KEYS, o->device == DEV_AUTO);
+        if (rc)
             return rc;
-        } else {
-            snprintf(text, sizeof text, "%s (--algorithm=radix)", c->sorter->name);
-            stats_set_device(text);
-            return GS_OK;
-        }
+        snprintf(text, sizeof text, "%s (--algorithm=radix; chunks under 1 Mi keys on the CPU)",
+                 c->sorter->name);
+        stats_set_device(text);
+        return GS_OK;
     }
 #else
     if (o->device == DEV_LIST)

@@ -3,11 +3,13 @@
  * A chunk is cut into parts that fit one device's buffers; each device has a host
  * thread that sorts its parts one after another. A part is staged through two pinned
  * buffers: the host copies a slice into one while the other's slice crosses PCIe on
- * its own stream (min and max are taken during that copy). On the device the keys
- * are rebased to their minimum, so the sort covers only the bits the part's range
- * needs, and 64-bit parts whose range fits 32 bits are sorted as 32-bit offsets (half
- * the bytes through the sort); then the part comes back the same way, slice by slice.
- * Several parts are merged on the CPU (pmerge.h) into the scratch buffer.
+ * its own stream (min and max are taken during that copy). On the device the sort
+ * covers only the bits the part's range needs (gk_sort_range: 64-bit parts whose
+ * range fits 32 bits go through as 32-bit offsets); then the part comes back the same
+ * way, slice by slice.
+ * Several parts are merged on the CPU (pmerge.h) into the scratch buffer. Small
+ * chunks are sorted on the CPU, and the devices are set up only at the first chunk
+ * that goes to them.
  */
 #include <config.h>
 
@@ -47,15 +49,22 @@ typedef struct {
     char *keys;
     size_t n, nparts, first, stride;
     int rc;
+    int gk;                  /* the GK_E* class of the last failure */
     char err[512];
 } gdev_t;
 
 typedef struct {
     sorter_t base;
     pool_t *pool;
+    sorter_t *cpu;           /* for small chunks, and after a fallback */
     int width;
-    int ndev;
-    gdev_t *devs;
+    int ndev;                /* devices asked for */
+    int ready;               /* 0: not set up yet; 1: set up; -1: fell back to the CPU */
+    int quiet;               /* --device=auto: fall back to the CPU silently */
+    size_t min_keys;         /* smaller chunks go to the CPU */
+    size_arg_t gpu_memory;
+    int *ids;                /* [ndev] device numbers */
+    gdev_t *devs;            /* [ndev] once set up */
     char name[64];
 } sorter_cuda_t;
 
@@ -64,16 +73,12 @@ typedef struct {
 /* A CUDA failure on device d: the contract's one line, exit 2. */
 static int cuda_fail(gdev_t *g, int gk)
 {
+    g->gk = gk;
     snprintf(g->err, sizeof g->err, "GPU %d: %s", g->dev, gk_error_text());
     return gk == GK_ENOMEM ? GS_ENOMEM : GS_EIO;
 }
 
 /* ---- one part on one device --------------------------------------------------------------- */
-
-static inline int cuda_bits(uint64_t range)
-{
-    return range ? 64 - __builtin_clzll(range) : 0;
-}
 
 /* Copy keys[0..n) (width w) to d_keys through the staging buffers; min and max. */
 static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
@@ -152,33 +157,10 @@ static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
     if ((gk = gk_stream_sync(g->stream[0])) || (gk = gk_stream_sync(g->stream[1])))
         return cuda_fail(g, gk);
     double t1 = stats_now();
-    uint64_t range = max - min;
-    int sw = (w == 8 && range <= 0xFFFFFFFFull) ? 4 : w;   /* the width sorted */
-    void *src = g->d_keys, *dst = g->d_alt;
-    if (sw != w) {
-        /* 64-bit keys as 32-bit offsets: into d_alt, sorted there. */
-        if ((gk = gk_rebase(g->d_keys, 8, g->d_alt, 4, n, min, 1, g->stream[0])))
-            return cuda_fail(g, gk);
-        src = g->d_alt;
-        dst = g->d_keys;
-    } else if (min) {
-        if ((gk = gk_rebase(g->d_keys, w, g->d_keys, w, n, min, 1, g->stream[0])))
-            return cuda_fail(g, gk);
-    }
-    int in_alt;
-    if ((gk = gk_radix_sort(src, dst, n, sw, 0, cuda_bits(range), g->d_scratch,
-                            g->scratch_bytes, &in_alt, g->stream[0])))
+    void *res;
+    if ((gk = gk_sort_range(g->d_keys, g->d_alt, n, w, min, max, g->d_scratch,
+                            g->scratch_bytes, &res, g->stream[0])))
         return cuda_fail(g, gk);
-    void *res = in_alt ? dst : src, *other = in_alt ? src : dst;
-    if (sw != w) {
-        /* Widen back into the other buffer: 32-bit offsets -> 64-bit keys. */
-        if ((gk = gk_rebase(res, 4, other, 8, n, min, 0, g->stream[0])))
-            return cuda_fail(g, gk);
-        res = other;
-    } else if (min) {
-        if ((gk = gk_rebase(res, w, res, w, n, min, 0, g->stream[0])))
-            return cuda_fail(g, gk);
-    }
     if ((gk = gk_stream_sync(g->stream[0])))
         return cuda_fail(g, gk);
     double t2 = stats_now();
@@ -235,6 +217,8 @@ static int cuda_sink_append(void *self, const void *bytes, size_t len)
     return GS_OK;
 }
 
+static int sorter_cuda_setup(sorter_cuda_t *c);
+
 static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
                             void **out)
 {
@@ -242,6 +226,15 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
     *out = keys;
     if (n < 2)
         return GS_OK;
+    if (n < c->min_keys || c->ready < 0)
+        return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
+    if (c->ready == 0) {
+        int rc = sorter_cuda_setup(c);
+        if (rc)
+            return rc;
+        if (c->ready < 0)
+            return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
+    }
     /* Devices: split a chunk only where each device gets a good share. */
     int used = c->ndev;
     while (used > 1 && n / (size_t)used < CUDA_SPLIT_MIN)
@@ -349,6 +342,7 @@ static int gdev_buffers(gdev_t *g, size_t budget)
         cap = budget / (2 * w);
     }
     snprintf(g->err, sizeof g->err, "GPU %d: out of memory", g->dev);
+    g->gk = GK_ENOMEM;
     return GS_ENOMEM;
 }
 
@@ -377,16 +371,59 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
 static void sorter_cuda_destroy(sorter_t *s)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
-    for (int d = 0; d < c->ndev; d++)
-        gdev_release(&c->devs[d]);
+    if (c->devs)
+        for (int d = 0; d < c->ndev; d++)
+            if (c->devs[d].stream[0] || c->devs[d].h_stage[0] || c->devs[d].d_keys)
+                gdev_release(&c->devs[d]);
+    if (c->cpu)
+        c->cpu->destroy(c->cpu);
     free(c->devs);
+    free(c->ids);
     free(c);
+}
+
+/* Set every device up, at the first chunk that goes to the GPUs. A device that
+ * cannot be used, or has too little memory even for small chunks, sends the sort to
+ * the CPU: silently with --device=auto, else with one note; any other CUDA error is
+ * an error. */
+static int sorter_cuda_setup(sorter_cuda_t *c)
+{
+    c->devs = calloc((size_t)c->ndev, sizeof *c->devs);
+    if (!c->devs)
+        return err_set(GS_ENOMEM, "out of memory");
+    int rc = GS_OK, d;
+    for (d = 0; d < c->ndev && rc == GS_OK; d++)
+        rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
+    if (rc == GS_OK) {
+        c->ready = 1;
+        size_t cap = c->devs[0].cap;
+        for (int i = 1; i < c->ndev; i++)
+            cap = c->devs[i].cap < cap ? c->devs[i].cap : cap;
+        c->base.max_keys = cap * (size_t)c->ndev;
+        return GS_OK;
+    }
+    const char *why = c->devs[d - 1].err;
+    int gk = c->devs[d - 1].gk;
+    if (gk != GK_ENODEV && gk != GK_ENOMEM)
+        return err_set(rc, "%s", why);
+    if (!c->quiet)
+        fprintf(stderr, "gpusort: %s; sorting on the CPU\n", why);
+    for (int i = 0; i < c->ndev; i++)
+        gdev_release(&c->devs[i]);
+    c->ready = -1;
+    c->base.max_keys = 0;
+    return GS_OK;
 }
 
 /* --stats: a line per device: chunks, bytes in and out, transfer and sort time. */
 static void sorter_cuda_report(const sorter_t *s)
 {
     const sorter_cuda_t *c = (const sorter_cuda_t *)s;
+    if (c->ready <= 0) {
+        fprintf(stderr, "gpusort: stats: gpus unused: %s\n", c->ready < 0
+                ? "they could not be used; the CPU sorted" : "every chunk was small enough for the CPU");
+        return;
+    }
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
@@ -396,33 +433,30 @@ static void sorter_cuda_report(const sorter_t *s)
 }
 
 int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, int width,
-                       const size_arg_t *gpu_memory)
+                       const size_arg_t *gpu_memory, size_t min_keys, int quiet)
 {
     sorter_cuda_t *c = calloc(1, sizeof *c);
-    if (!c || !(c->devs = calloc((size_t)ndev, sizeof *c->devs))) {
+    if (!c || !(c->ids = calloc((size_t)ndev, sizeof *c->ids))) {
         free(c);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    c->pool = pool;
-    c->width = width;
-    c->ndev = 0;
-    int rc = GS_OK;
-    for (int d = 0; d < ndev && rc == GS_OK; d++) {
-        rc = gdev_init(&c->devs[d], devs[d], width, gpu_memory);
-        if (rc)
-            rc = err_set(rc, "%s", c->devs[d].err);
-        c->ndev = d + 1;
-    }
+    int rc = sorter_cpu_create(&c->cpu, pool);
     if (rc) {
         sorter_cuda_destroy(&c->base);
         return rc;
     }
-    size_t cap = c->devs[0].cap;
-    for (int d = 1; d < ndev; d++)
-        cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
+    c->pool = pool;
+    c->width = width;
+    c->ndev = ndev;
+    c->quiet = quiet;
+    c->min_keys = min_keys;
+    c->gpu_memory = *gpu_memory;
+    memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
     snprintf(c->name, sizeof c->name, "cuda radix, %d GPU%s", ndev, ndev > 1 ? "s" : "");
     c->base.name = c->name;
-    c->base.max_keys = cap * (size_t)ndev;
+    /* Until the devices are set up, chunks are sized as for the CPU; the first
+     * large one sets them up and max_keys then bounds the chunks after it. */
+    c->base.max_keys = 0;
     c->base.sort = sorter_cuda_sort;
     c->base.destroy = sorter_cuda_destroy;
     c->base.report = sorter_cuda_report;

@@ -7,7 +7,7 @@
 # and prints a table of medians. The environment:
 #   N          keys (default 10000000)        TYPE    key type (default u32)
 #   R          rounds (default 5)             BENCH_DIR  data directory (./bench-data)
-#   DEVICE     gpusort's --device (default cpu)
+#   DEVICE     gpusort's --device (default cpu)   SORT_S  sort's -S (default 50%)
 #   GPUSORT    default ./src/gpusort          GSGEN   default ./tests/gsgen
 
 # `make` may run us with a plain sh: this script needs bash.
@@ -21,6 +21,7 @@ TYPE=${TYPE:-u32}
 R=${R:-5}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 DEVICE=${DEVICE:-cpu}
+SORT_S=${SORT_S:-50%}
 GPUSORT=${GPUSORT:-./src/gpusort}
 GSGEN=${GSGEN:-./tests/gsgen}
 
@@ -55,7 +56,7 @@ else
 fi
 
 gpusort_cmd=("$GPUSORT" --device="$DEVICE" -t "$TYPE" "$in" -o "$out1")
-sort_cmd=(sort -n --parallel="$threads" -S 50% "$in" -o "$out2")
+sort_cmd=(sort -n --parallel="$threads" -S "$SORT_S" "$in" -o "$out2")
 
 # seconds CMD...: run CMD, print its wall-clock seconds.
 seconds() {

@@ -8,12 +8,16 @@
 need_gscheck
 mkdir tdir
 
-# 1. The contract's case: ulimit -n 32 and -S 1M. 2M u32 keys are 8 MB against
-# chunks of at most 128 Ki keys (-S / 2 / 4 bytes), and a run is never smaller than
-# a quarter chunk: 16 to 61 runs; run.c makes about 60 (strace counts them), well
-# over the 24 inputs that 32 descriptors leave one merge.
-"$GSGEN" -t u32 -n 2000000 -s 501 >in.txt
-LC_ALL=C sort -n in.txt >exp.txt
+# Run counts below were counted with strace (files created in -T before the merge
+# opens one) against sort.c as of this test; the checks themselves do not depend on
+# them: merge passes show as a spill volume (uncompressed) above the keys' bytes.
+
+# 1. ulimit -n 32 and -S 1M: 4M u32 keys (16 MB) make about 60 runs, well over the
+# 24 inputs that 32 descriptors leave one merge (with -S 1M, the cursor buffers
+# that memory pays for allow fewer still). The oracle is gsgen -d sorted: the same
+# keys sorted by gsgen's own radix sort.
+"$GSGEN" -t u32 -n 4000000 -s 501 >in.txt
+"$GSGEN" -t u32 -n 4000000 -s 501 -d sorted >exp.txt
 status=0
 (ulimit -n 32 && exec "$GPUSORT" -t u32 -S 1M -T tdir --compress-temp=none --stats \
     in.txt >out.txt 2>err.txt) || status=$?
@@ -21,28 +25,46 @@ status=0
 stats_only err.txt
 same exp.txt out.txt "ulimit -n 32, -S 1M"
 dir_empty tdir "ulimit -n 32, -S 1M"
-# Merge passes wrote runs of runs: with --compress-temp=none the spill volume
-# exceeds the keys' 8 MB only if a pass did.
 spilled=$(spill_bytes err.txt)
-[ "$spilled" -gt 8000000 ] || fail "ulimit -n 32, -S 1M: spilled $spilled bytes: no merge pass?"
+[ "$spilled" -gt 16000000 ] || fail "ulimit -n 32, -S 1M: spilled $spilled bytes: no merge pass?"
 
-# The same to -o, with -u and -r (the passes keep the order and drop repeats once).
+# The same to -o, with -r and -u: the passes keep the order and drop repeats.
+status=0
 (ulimit -n 32 && exec "$GPUSORT" -t u32 -S 1M -T tdir -r -u -o sorted.txt in.txt \
-    >out.txt 2>err.txt) || fail "ulimit -n 32, -S 1M -r -u -o exited: $(cat err.txt)"
+    >out.txt 2>err.txt) || status=$?
+[ "$status" -eq 0 ] || fail "ulimit -n 32, -S 1M -r -u -o exited $status: $(cat err.txt)"
 empty err.txt "stderr of -r -u -o"
 empty out.txt "stdout with -o"
 uniq exp.txt | tac >exp-ru.txt
 same exp-ru.txt sorted.txt "ulimit -n 32, -S 1M -r -u -o"
 dir_empty tdir "ulimit -n 32, -S 1M -r -u -o"
 
-# 2. The open-file limit, not memory, bounds the fan-in: one thread (one set of
-# cursor buffers) and -S 4M would let a merge take 10 runs, ulimit -n 16 leaves 8.
-# 10M u32 keys from a pipe make about 30 runs.
-want=$("$GSGEN" -t u32 -n 10000000 -s 502 --sum)
+# 2. The open-file limit, not memory, bounds the merge: with one thread (one set of
+# cursor buffers) -S 10M pays for 26 cursors, ulimit -n 32 leaves 24 descriptors.
+# 30M u32 keys (120 MB) from a pipe make about 45 runs.
+N=30000000
+want=$("$GSGEN" -t u32 -n "$N" -s 502 --sum)
+status=0
+(
+    ulimit -n 32
+    bin_pipe u32 -n "$N" -s 502 -- -S 10M --parallel=1 -T tdir --compress-temp=none --stats --
+    printf '%s\n' "$GOT" >got.txt
+    cp "$RUN_ERR" err.txt
+) || status=$?
+[ "$status" -eq 0 ] || exit "$status"
+sums_equal "$want" "$(cat got.txt)" "ulimit -n 32, -S 10M --parallel=1"
+dir_empty tdir "ulimit -n 32, -S 10M --parallel=1"
+spilled=$(spill_bytes err.txt)
+[ "$spilled" -gt $((N * 4)) ] || fail "ulimit -n 32, -S 10M: spilled $spilled bytes: no merge pass?"
+
+# 3. Lower still: ulimit -n 16 leaves a merge 8 inputs; 10M keys against -S 4M make
+# about 36 runs: passes of passes.
+N=10000000
+want=$("$GSGEN" -t u32 -n "$N" -s 503 --sum)
 status=0
 (
     ulimit -n 16
-    bin_pipe u32 -n 10000000 -s 502 -- -S 4M --parallel=1 -T tdir --compress-temp=none --stats --
+    bin_pipe u32 -n "$N" -s 503 -- -S 4M --parallel=1 -T tdir --compress-temp=none --stats --
     printf '%s\n' "$GOT" >got.txt
     cp "$RUN_ERR" err.txt
 ) || status=$?
@@ -50,4 +72,4 @@ status=0
 sums_equal "$want" "$(cat got.txt)" "ulimit -n 16, -S 4M --parallel=1"
 dir_empty tdir "ulimit -n 16, -S 4M --parallel=1"
 spilled=$(spill_bytes err.txt)
-[ "$spilled" -gt 40000000 ] || fail "ulimit -n 16, -S 4M: spilled $spilled bytes: no merge pass?"
+[ "$spilled" -gt $((N * 4)) ] || fail "ulimit -n 16, -S 4M: spilled $spilled bytes: no merge pass?"

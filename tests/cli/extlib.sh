@@ -5,6 +5,8 @@
 # fail (tests/faultfs.c). A test that needs one and does not find it skips.
 
 # shellcheck shell=bash
+# lib.sh sets test_dir and RUN_ERR; the tests read GOT.
+# shellcheck disable=SC2154,SC2034
 
 # need_gscheck: GSCHECK names the checker (made absolute), or the test skips.
 need_gscheck() {
@@ -27,6 +29,7 @@ need_faultfs() {
 # dir_empty DIR WHAT: DIR exists and holds nothing.
 dir_empty() {
     [ -d "$1" ] || fail "$2: $1 is gone"
+    # shellcheck disable=SC2012  # the names are for a message only
     [ -z "$(ls -A "$1")" ] || fail "$2: files left in $1: $(ls -A "$1" | tr '\n' ' ')"
 }
 
@@ -69,9 +72,10 @@ wait_gone() {
 #   gsgen -b -t TYPE GSGEN-ARGS | gpusort -b -t TYPE GPUSORT-ARGS | gscheck -t TYPE GSCHECK-ARGS
 # gsgen and gpusort must exit 0, gpusort with nothing on stderr but --stats rows
 # (kept in $RUN_ERR), and gscheck must find the keys in order. Sets GOT to what
-# gscheck printed ("COUNT SUM").
+# gscheck printed ("COUNT SUM"). With GS_TIMEOUT=SECONDS, gpusort runs under
+# timeout(1) and taking longer is a failure.
 bin_pipe() {
-    local type=$1 gen=() gs=() chk=() st
+    local type=$1 gen=() gs=() chk=() st pre=()
     shift
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do gen+=("$1"); shift; done
     [ $# -gt 0 ] || fail "bin_pipe: usage"
@@ -80,14 +84,20 @@ bin_pipe() {
     [ $# -gt 0 ] || fail "bin_pipe: usage"
     shift
     chk=("$@")
+    if [ -n "${GS_TIMEOUT:-}" ]; then
+        pre=(timeout "$GS_TIMEOUT")
+    fi
     set +e
     "$GSGEN" -b -t "$type" "${gen[@]}" \
-        | "$GPUSORT" -b -t "$type" "${gs[@]}" 2>"$RUN_ERR" \
+        | "${pre[@]}" "$GPUSORT" -b -t "$type" "${gs[@]}" 2>"$RUN_ERR" \
         | "$GSCHECK" -t "$type" "${chk[@]}" >"$test_dir/.gscheck.out" 2>"$test_dir/.gscheck.err"
     st=("${PIPESTATUS[@]}")
     set -e
-    [ "${st[0]}" -eq 0 ] || fail "gsgen ${gen[*]} exited ${st[0]}"
+    if [ -n "${GS_TIMEOUT:-}" ] && [ "${st[1]}" -eq 124 ]; then
+        fail "gpusort -b -t $type ${gs[*]} did not finish within $GS_TIMEOUT s"
+    fi
     [ "${st[1]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]} exited ${st[1]} (0 expected); stderr: $(head -c 2000 "$RUN_ERR")"
+    [ "${st[0]}" -eq 0 ] || fail "gsgen ${gen[*]} exited ${st[0]}"
     stats_only "$RUN_ERR"
     [ "${st[2]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]}: output not in order: $(cat "$test_dir/.gscheck.err")"
     GOT=$(cat "$test_dir/.gscheck.out")

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# enospc.sh: a full (or failing) disk under -T or under the -o directory is an error:
+# exit 2, one message naming the cause, no temporary left, the -o target untouched.
+# The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_WRITE_AFTER
+# bytes written under GS_FAULT_DIR, writes there fail with GS_FAULT_ERRNO.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
+need_faultfs
+
+# 1M u32 keys (4 MB) against -S 1M: a dozen runs spill (about 4 MB uncompressed),
+# then merge passes write more runs (tens of MB), then the output (10.8 MB of text).
+"$GSGEN" -t u32 -n 1000000 -s 701 >in.txt
+LC_ALL=C sort -n in.txt >exp.txt
+mkdir tdir full
+
+# faulty DIR AFTER ERRNO GPUSORT-ARG...: run gpusort with the shim.
+faulty() {
+    local dir=$1 after=$2 err=$3
+    shift 3
+    run_cmd env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR="$dir" GS_FAULT_WRITE_AFTER="$after" \
+        GS_FAULT_ERRNO="$err" "$GPUSORT" "$@"
+}
+
+# The shim is loaded and harmless while the limit is not reached, and it touches no
+# other directory: both sorts succeed.
+faulty full 1000000000000 ENOSPC -t u32 -S 1M -T full --compress-temp=none -o "$test_dir/ok.txt" in.txt
+[ "$STATUS" -eq 0 ] || fail "with the shim and no fault: exited $STATUS: $(cat "$RUN_ERR")"
+same exp.txt ok.txt "with the shim and no fault"
+faulty full 0 ENOSPC -t u32 -S 1M -T tdir --compress-temp=none -o "$test_dir/ok.txt" in.txt
+[ "$STATUS" -eq 0 ] || fail "a fault outside -T and -o broke the sort: exited $STATUS: $(cat "$RUN_ERR")"
+dir_empty tdir "no fault"
+dir_empty full "no fault"
+rm ok.txt
+
+for err in ENOSPC EIO; do
+    case $err in
+        ENOSPC) text='No space left on device' ;;
+        EIO) text='Input/output error' ;;
+    esac
+
+    # -T is full: at the first spill (0), during the first spills (100000), during
+    # the merge passes (6000000, past the ~4 MB of first spills).
+    for after in 0 100000 6000000; do
+        for c in none lz4; do
+            what="$err after $after bytes in -T (--compress-temp=$c)"
+            target_init
+            faulty full "$after" "$err" -t u32 -S 1M -T full --compress-temp="$c" -o "$TARGET" in.txt
+            [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+            empty "$RUN_OUT" "stdout ($what)"
+            check_msg "$RUN_ERR" "$text\$" no
+            target_check
+            dir_empty full "$what"
+            rm -rf "$TARGET_DIR"
+        done
+    done
+
+    # The -o directory is full (-T elsewhere): at its first byte, and midway.
+    for after in 0 1000000; do
+        what="$err after $after bytes in the -o directory"
+        target_init
+        faulty "$TARGET_DIR" "$after" "$err" -t u32 -S 1M -T tdir -o "$TARGET" in.txt
+        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+        empty "$RUN_OUT" "stdout ($what)"
+        check_msg "$RUN_ERR" "$text\$" no
+        target_check
+        dir_empty tdir "$what"
+        rm -rf "$TARGET_DIR"
+    done
+
+    # Standard output on a full disk: an error too (what was written stays: the
+    # shell, not gpusort, made the file).
+    STATUS=0
+    env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR=full GS_FAULT_WRITE_AFTER=1000000 GS_FAULT_ERRNO="$err" \
+        "$GPUSORT" -t u32 -S 1M -T tdir in.txt >full/stdout.txt 2>"$RUN_ERR" || STATUS=$?
+    [ "$STATUS" -eq 2 ] || fail "$err on standard output: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+    check_msg "$RUN_ERR" "$text\$" no
+    dir_empty tdir "$err on standard output"
+    rm -f full/stdout.txt
+done

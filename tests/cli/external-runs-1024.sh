@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# external-runs-1024.sh: more spilled runs at once than 1024 (more than any fixed
+# table of temporary files should hold): the sort still works, within a time bound.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
+need_gscheck
+command -v timeout >/dev/null 2>&1 || skip "no timeout(1)"
+mkdir tdir
+
+# 36M i64 keys (288 MB) from a pipe against -S 1M: chunks of at most 64 Ki keys,
+# about 32 Ki keys a spilled run: 1130 files in -T at once before the merge starts
+# (counted with sort.c as of this test). Merged in balanced passes that is about a
+# dozen passes over 288 MB: well within GS_TIMEOUT seconds on 2 cores (18 s here).
+N=36000000
+GS_TIMEOUT=150
+want=$("$GSGEN" -t i64 -n "$N" -s 1001 --sum)
+bin_pipe i64 -n "$N" -s 1001 -- -S 1M -T tdir --
+sums_equal "$want" "$GOT" "-S 1M, $N keys"
+dir_empty tdir "-S 1M, $N keys"

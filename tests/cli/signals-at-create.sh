@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# signals-at-create.sh: a signal that comes the instant a temporary file exists (a
+# spilled run, the output's temporary), before gpusort has noted its name, still
+# ends gpusort with 128+signal and leaves no file behind.
+# The signal comes from tests/faultfs.so (LD_PRELOAD): GS_FAULT_SIGNAL is sent to
+# the process right after its GS_FAULT_SIGNAL_AT'th file is created under
+# GS_FAULT_DIR, inside the mkostemp (or open) call that created it.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
+need_faultfs
+
+# 1M u32 keys against -S 1M: a dozen runs spill to -T, then the output is written.
+"$GSGEN" -t u32 -n 1000000 -s 1201 >in.txt
+mkdir tdir
+# 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
+sorted=()
+for i in $(seq 1 40); do
+    "$GSGEN" -t u32 -n 2000 -s "$((1210 + i))" -d sorted >"s$i.txt"
+    sorted+=("s$i.txt")
+done
+
+sigs=(TERM HUP INT)
+# A SIGINT ignored by our parent stays ignored in gpusort (as in sort): leave it out.
+if [ -r /proc/$$/status ] &&
+    [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
+    echo "SIGINT is ignored here: testing TERM and HUP only" >&2
+    sigs=(TERM HUP)
+fi
+
+for sig in "${sigs[@]}"; do
+    case $sig in
+        INT) want=130 ;;
+        TERM) want=143 ;;
+        HUP) want=129 ;;
+    esac
+    # The first spilled run, a later one, the output's temporary beside -o, and the
+    # first temporary of a -m pass.
+    for where in run:1 run:5 output:1 merge:1; do
+        at=${where#*:}
+        what="SIG$sig at the creation of temporary $where"
+        target_init
+        args=(-t u32 -S 1M -T tdir -o "$TARGET" in.txt)
+        case $where in
+            run:*) dir=tdir ;;
+            output:*) dir=$TARGET_DIR ;;
+            merge:*) dir=tdir args=(-m -t u32 -T tdir -o "$TARGET" "${sorted[@]}") ;;
+        esac
+        STATUS=0
+        (ulimit -n 16 && exec env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
+            GS_FAULT_SIGNAL_AT="$at" "$GPUSORT" "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
+        [ "$STATUS" -eq "$want" ] || fail "$what: gpusort exited $STATUS ($want expected); stderr: $(cat "$RUN_ERR")"
+        dir_empty tdir "$what"
+        (target_check) || fail "$what: the -o target or its directory is not as before (see above)"
+        rm -rf "$TARGET_DIR"
+    done
+done

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# gpu-suite.sh: the GPU machine's test run. The unit test of the GPU chunk sorter,
+# then the whole command-line suite with --device=0 added to every gpusort command
+# (ALGORITHM adds --algorithm=... as well). Run from a built tree (the build dir is
+# BUILD, default .): prints each result and "N passed, N failed, N skipped".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=${BUILD:-.}
+BUILD=$(cd "$BUILD" && pwd)
+wrap=$(mktemp -d)
+trap 'rm -rf "$wrap"' EXIT
+extra="--device=${DEVICE:-0}${ALGORITHM:+ --algorithm=$ALGORITHM}"
+printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$BUILD/src/gpusort" "$extra" >"$wrap/gpusort"
+chmod +x "$wrap/gpusort"
+
+pass=0 fail=0 skip=0
+record() {   # name status
+    case $2 in
+    0) pass=$((pass + 1)); echo "PASS: $1" ;;
+    77) skip=$((skip + 1)); echo "SKIP: $1" ;;
+    *) fail=$((fail + 1)); echo "FAIL: $1 (exit $2)" ;;
+    esac
+}
+if [ -x "$BUILD/tests/gpu_sorter" ]; then
+    "$BUILD/tests/gpu_sorter"
+    record gpu_sorter $?
+fi
+for t in "$here"/cli/*.sh; do
+    case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
+    GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/gsgen GSCHECK=$BUILD/tests/gscheck \
+        FAULTFS=$BUILD/tests/faultfs.so srcdir=$here/cli \
+        bash "$t" >"$wrap/log" 2>&1 </dev/null
+    st=$?
+    record "cli/$(basename "$t")" $st
+    [ $st -eq 0 ] || [ $st -eq 77 ] || tail -n 5 "$wrap/log"
+done
+echo "${extra}: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,115 @@
+/* gpu_sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
+ * needs no Check, since the GPU machine has none). Exits 77 where there is no GPU.
+ *
+ * Sweeps widths 4 and 8; sizes from 0 up to several device parts (a small
+ * --gpu-memory makes parts of about 1 Mi keys); distributions that take every path of
+ * sorter_cuda.c: the full range, a narrow range far from 0 (rebased; 64-bit keys as
+ * 32-bit offsets), a range just over 2^32 (64-bit, not narrowed), the top of the range
+ * (what -r makes of small numbers), all equal, sorted, reversed, few distinct values.
+ * Prints "N passed, N failed".
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "pool.h"
+#include "sorter.h"
+
+static uint64_t gs_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t splitmix(void)
+{
+    uint64_t z = (gs_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+enum { D_FULL, D_NARROW, D_OVER32, D_TOP, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_COUNT };
+static const char *const dist_name[D_COUNT] = {
+    "full", "narrow", "over32", "top", "equal", "sorted", "reversed", "few"
+};
+
+static uint64_t draw(int dist, int width, size_t i, size_t n)
+{
+    uint64_t mask = width == 4 ? 0xFFFFFFFFull : ~0ull;
+    switch (dist) {
+    case D_FULL: return splitmix() & mask;
+    case D_NARROW: return ((width == 4 ? 0x40000000ull : 0x123456789ABull) + splitmix() % 1000003) & mask;
+    case D_OVER32: return width == 4 ? splitmix() & mask : 0x100000000ull * 7 + splitmix() % 0x300000000ull;
+    case D_TOP: return mask - splitmix() % 100000;
+    case D_EQUAL: return 42;
+    case D_SORTED: return (uint64_t)i * 3;
+    case D_REVERSED: return (uint64_t)(n - i) * 5;
+    default: return (splitmix() % 5) * 0x10001ull;
+    }
+}
+
+static void put(void *a, size_t i, int width, uint64_t v)
+{
+    if (width == 4)
+        ((uint32_t *)a)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)a)[i] = v;
+}
+
+int main(void)
+{
+    if (gk_device_count() == 0) {
+        puts("gpu_sorter: no GPU here: skipped");
+        return 77;
+    }
+    pool_t *pool;
+    if (pool_create(&pool, 4))
+        return 99;
+    static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 257, 4095, 65536, 65537,
+                                    1000003, (1u << 20) - 1, 1u << 20, (1u << 20) + 1,
+                                    2500000, 3 * (1u << 20) + 7 };
+    size_arg_t small = { .set = 1, .percent = 0, .value = (size_t)24 << 20 };
+    int devs[1] = { 0 };
+    int passed = 0, failed = 0;
+    for (int width = 4; width <= 8; width += 4) {
+        sorter_t *gpu;
+        /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes
+         * take several parts and the CPU merge of parts. */
+        /* min_keys 0: every size goes to the device. */
+        if (sorter_cuda_create(&gpu, pool, devs, 1, width, &small, 0, 0)) {
+            printf("FAIL: sorter_cuda_create(width %d)\n", width);
+            return 1;
+        }
+        for (int dist = 0; dist < D_COUNT; dist++) {
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                size_t n = sizes[si], bytes = n * (size_t)width + 8;
+                void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
+                     *tmp = malloc(bytes);
+                if (!a || !b || !ref || !tmp)
+                    return 99;
+                for (size_t i = 0; i < n; i++)
+                    put(a, i, width, draw(dist, width, i, n));
+                memcpy(ref, a, n * (size_t)width);
+                void *want = radix_sort_cpu(pool, ref, tmp, n, width);
+                void *got;
+                int rc = gpu->sort(gpu, a, b, n, width, &got);
+                if (rc || memcmp(got, want, n * (size_t)width) != 0) {
+                    printf("FAIL: width %d, %s, n = %zu (rc %d)\n", width, dist_name[dist], n, rc);
+                    failed++;
+                } else {
+                    passed++;
+                }
+                free(a);
+                free(b);
+                free(ref);
+                free(tmp);
+            }
+        }
+        if (gpu->report)
+            gpu->report(gpu);
+        gpu->destroy(gpu);
+    }
+    pool_destroy(pool);
+    printf("gpu_sorter: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
