@@ -90,7 +90,7 @@ int gk_radix_sort(void *d_keys, void *d_alt, size_t n, int width, int begin_bit,
 /* The sort stage: d_keys[0..n) (width 4 or 8) whose keys lie in [min, max] sorted
  * ascending, using d_alt (room for n keys) and d_scratch (gk_radix_scratch bytes for
  * n keys of width). Sorts only the bits the keys need: up to bits(max) as they are,
- * or, where it saves 8-bit digit passes, the offsets from min; 64-bit keys whose
+ * or, where that saves two or more 8-bit digit passes, the offsets from min; 64-bit keys whose
  * range fits 32 bits are sorted as 32-bit offsets (half the bytes through every
  * pass). *result is d_keys or d_alt, whichever holds the sorted keys. Asynchronous on
  * stream. */

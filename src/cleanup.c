@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -34,8 +35,8 @@ static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static void cleanup_on_signal(int sig)
 {
     int saved = errno;
-    slot_t *sl = slots;
-    int n = nslots;
+    int n = __atomic_load_n(&nslots, __ATOMIC_SEQ_CST);   /* the count first: */
+    slot_t *sl = __atomic_load_n(&slots, __ATOMIC_SEQ_CST); /* its array is as large */
     for (int i = 0; i < n; i++)
         if (sl[i].used)
             unlink(sl[i].path);
@@ -102,8 +103,10 @@ int cleanup_register(const char *path)
                 grown[i].used = slots[i].used;
             }
             slot = nslots;
-            slots = grown;   /* published whole; the old array stays valid */
-            nslots = n;
+            /* The array first, then the count: a handler that reads the count and
+             * then the array never walks past the array's end. */
+            __atomic_store_n(&slots, grown, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&nslots, n, __ATOMIC_SEQ_CST);
         }
     }
     if (slot >= 0) {
@@ -153,6 +156,57 @@ void cleanup_remove_all(void)
 {
     for (int i = 0; i < nslots; i++)
         cleanup_remove(i);
+}
+
+/* The signals only the main thread takes. */
+static void cleanup_async_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+void cleanup_block_signals(sigset_t *old)
+{
+    sigset_t set;
+    cleanup_async_set(&set);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void cleanup_unblock(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t old;
+    cleanup_block_signals(&old);   /* the new thread inherits the mask */
+    int rc = pthread_create(t, NULL, fn, arg);
+    cleanup_unblock(&old);
+    return rc;
+}
+
+int cleanup_mkstemp(char *template, int *slot)
+{
+    sigset_t old;
+    cleanup_block(&old);
+    int fd = mkostemp(template, O_CLOEXEC);
+    int e = errno;
+    *slot = -1;
+    if (fd >= 0) {
+        *slot = cleanup_register(template);
+        if (*slot < 0) {
+            unlink(template);
+            close(fd);
+            fd = -1;
+            e = ENOMEM;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
 }
 
 int cleanup_sigpipe_ignored(void)

@@ -9,8 +9,27 @@
 #ifndef GS_CLEANUP_H
 #define GS_CLEANUP_H
 
+#include <pthread.h>
+#include <signal.h>
+
 /* Install the signal handlers; call once, before any temporary file exists. */
 int cleanup_init(void);
+
+/* Create a thread with SIGINT, SIGTERM and SIGHUP blocked in it. Every thread of
+ * gpusort is made so: those signals then reach only the main thread, which blocks them
+ * while it creates and registers a temporary (cleanup_mkstemp), so no signal can end
+ * the process between the two. (SIGPIPE goes to the thread that wrote, as it must.) */
+int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/* Block SIGINT, SIGTERM and SIGHUP in the calling thread, e.g. around a library call
+ * that starts threads of its own (CUDA's); restore with cleanup_unblock(old). */
+void cleanup_block_signals(sigset_t *old);
+void cleanup_unblock(const sigset_t *old);
+
+/* mkostemp(template, O_CLOEXEC) and register the file, with the signals blocked in
+ * between. Returns the descriptor and sets *slot, or -1 with errno set (and the
+ * message set only if the registry failed): the caller says what it was making. */
+int cleanup_mkstemp(char *template, int *slot);
 
 /* Register path (copied) for removal; return a slot >= 0, or -1 (message set) when
  * out of memory. The registry grows as needed. */

@@ -1,6 +1,7 @@
 /* ctx.c: the helpers every mode shares (see ctx.h). */
 #include <config.h>
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -54,15 +55,29 @@ int ctx_finish(int rc, output_t *out)
     return output_commit(out);
 }
 
-/* How many inputs one merge may hold open: the open-file limit less a reserve for
- * standard streams, the output and its temporary. */
+/* Descriptors open now: /proc/self/fd where there is one, else 3 (the standard
+ * streams). Libraries (CUDA's driver, say) hold some of their own. */
+static long ctx_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return 3;
+    long n = -1;   /* the directory's own descriptor */
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n - 2;  /* "." and ".." */
+}
+
+/* How many inputs one merge may hold open: the open-file limit less the descriptors
+ * already open, less a reserve for the output, its temporary and a read-ahead. */
 int ctx_fan_in(void)
 {
     struct rlimit rl;
     long lim = 1024;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         lim = (long)rl.rlim_cur;
-    long fan = lim - 8;
+    long fan = lim - ctx_open_fds() - 6;
     if (fan > 1024)
         fan = 1024;
     return fan < 2 ? 2 : (int)fan;

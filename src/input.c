@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "input.h"
 #include "stats.h"
@@ -213,7 +214,7 @@ static int kreader_advance(kreader_t *r)
     memcpy(r->bufs[nxt], r->buf + cut, left);
     r->have[nxt] = left;
     if (!r->eof && r->cfg.block_bytes >= KREADER_PREFETCH_MIN) {
-        if (pthread_create(&r->ahead, NULL, kreader_ahead_main, r) == 0)
+        if (cleanup_thread_create(&r->ahead, kreader_ahead_main, r) == 0)
             r->ahead_running = 1;
     }
     return GS_OK;

@@ -44,15 +44,10 @@ static int mf_make_temp(const ctx_t *c, minput_t *m)
     if (!m->path)
         return err_set(GS_ENOMEM, "out of memory");
     snprintf(m->path, len, "%s/gpusort-XXXXXX", dir);
-    int fd = mkstemp(m->path);
+    int fd = cleanup_mkstemp(m->path, &m->slot);
     if (fd < 0)
         return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
     close(fd);
-    m->slot = cleanup_register(m->path);
-    if (m->slot < 0) {
-        unlink(m->path);
-        return GS_EIO;
-    }
     return GS_OK;
 }
 

@@ -85,17 +85,12 @@ static int output_make_temp(output_t *o, const char *path)
     snprintf(o->tmp_path, len, "%s/.gpusort-XXXXXX", dir);
     free(dircopy);
     o->final_path = target;
-    o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
+    o->fd = cleanup_mkstemp(o->tmp_path, &o->slot);
     if (o->fd < 0) {
         int e = errno;
         free(o->tmp_path);
         o->tmp_path = NULL;
         return err_sys(GS_EIO, e, "cannot write '%s'", path);
-    }
-    o->slot = cleanup_register(o->tmp_path);
-    if (o->slot < 0) {
-        unlink(o->tmp_path);
-        return GS_EIO;
     }
     mode_t mode;
     if (exists) {
@@ -253,7 +248,7 @@ static int output_start(output_t *o)
                 return err_set(GS_ENOMEM, "out of memory");
         }
     }
-    if (pthread_create(&o->writer, NULL, output_writer, o) != 0)
+    if (cleanup_thread_create(&o->writer, output_writer, o) != 0)
         return err_set(GS_ENOMEM, "cannot create threads");
     o->writer_started = 1;
     return GS_OK;

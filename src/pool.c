@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "pool.h"
 
@@ -76,7 +77,7 @@ int pool_create(pool_t **out, int nthreads)
     for (int i = 1; i < p->n; i++) {
         p->workers[i].pool = p;
         p->workers[i].index = i;
-        if (pthread_create(&p->threads[i], NULL, pool_worker, &p->workers[i]) != 0) {
+        if (cleanup_thread_create(&p->threads[i], pool_worker, &p->workers[i]) != 0) {
             p->n = i;   /* join only the ones that started */
             pool_destroy(p);
             return err_set(GS_ENOMEM, "cannot create threads");

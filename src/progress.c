@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "progress.h"
 #include "stats.h"
@@ -56,7 +57,7 @@ int progress_start(void)
 {
     progress_t0 = stats_now();
     progress_tty = isatty(STDERR_FILENO);
-    if (pthread_create(&progress_thread, NULL, progress_main, NULL) != 0)
+    if (cleanup_thread_create(&progress_thread, progress_main, NULL) != 0)
         return err_set(GS_ENOMEM, "cannot create threads");
     progress_running = 1;
     return GS_OK;

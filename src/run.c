@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cleanup.h"
 #include "ctx.h"
 #ifdef HAVE_CUDA
 #include "kernels.h"
@@ -27,7 +28,10 @@
 /* The GPUs the options ask for into devs; *n = 0 means the CPU. */
 static int run_pick_devices(const opts_t *o, int *devs, int *n)
 {
+    sigset_t old;
+    cleanup_block_signals(&old);   /* the driver may start threads: keep them out */
     int count = gk_device_count();
+    cleanup_unblock(&old);
     *n = 0;
     switch (o->device) {
     case DEV_CPU:
@@ -57,8 +61,8 @@ static int run_engine(ctx_t *c)
     const opts_t *o = c->o;
     char text[200];
 #ifdef HAVE_CUDA
-    int devs[OPT_MAX_DEVICES], n;
-    int rc = run_pick_devices(o, devs, &n);
+    int devs[OPT_MAX_DEVICES], n = 0;
+    int rc = o->mode == MODE_SORT ? run_pick_devices(o, devs, &n) : GS_OK;   /* -m, -c: no GPU */
     if (rc)
         return rc;
     if (n > 0 && o->algorithm == ALGO_BITONIC)

@@ -71,21 +71,12 @@ static int run_create_file(run_t *r, const char *tmpdir)
     if (!r->path)
         return err_set(GS_ENOMEM, "out of memory");
     snprintf(r->path, len, "%s/gpusort-run-XXXXXX", tmpdir);
-    r->fd = mkostemp(r->path, O_CLOEXEC);
+    r->fd = cleanup_mkstemp(r->path, &r->slot);
     if (r->fd < 0) {
         int e = errno;
         free(r->path);
         r->path = NULL;
         return err_sys(GS_EIO, e, "cannot create a temporary file in '%s'", tmpdir);
-    }
-    r->slot = cleanup_register(r->path);
-    if (r->slot < 0) {
-        unlink(r->path);
-        close(r->fd);
-        r->fd = -1;
-        free(r->path);
-        r->path = NULL;
-        return GS_EIO;
     }
     return GS_OK;
 }

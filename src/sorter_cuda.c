@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "kernels.h"
 #include "pmerge.h"
@@ -258,7 +259,7 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         if (used == 1)
             cuda_device_main(g);
         else
-            started[d] = pthread_create(&threads[d], NULL, cuda_device_main, g) == 0;
+            started[d] = cleanup_thread_create(&threads[d], cuda_device_main, g) == 0;
         if (used > 1 && !started[d])
             g->rc = err_set(GS_ENOMEM, "cannot create threads");
     }
@@ -392,8 +393,11 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
     if (!c->devs)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK, d;
+    sigset_t old;
+    cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
     for (d = 0; d < c->ndev && rc == GS_OK; d++)
         rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
+    cleanup_unblock(&old);
     if (rc == GS_OK) {
         c->ready = 1;
         size_t cap = c->devs[0].cap;

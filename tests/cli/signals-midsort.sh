@@ -34,7 +34,8 @@ until_seen() {
 # is_gpusort PID: PID runs gpusort now (the shell's child has exec'd it).
 is_gpusort() {
     [ -e "/proc/$1/exe" ] || return 0    # no /proc: assume it has
-    [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$(readlink -f "$GPUSORT")" ]
+    # By name: GPUSORT may be a wrapper script that execs the binary.
+    [ "$(basename "$(readlink "/proc/$1/exe" 2>/dev/null)")" = gpusort ]
 }
 has_run() { compgen -G "tdir/gpusort-run-*" >/dev/null; }
 has_output_temp() { compgen -G "$TARGET_DIR/.gpusort-*" >/dev/null; }
