@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "stats.h"
@@ -82,5 +83,8 @@ void stats_print(double total)
                 (unsigned long long)stage_bytes[s], stage_seconds[s], mbps);
     }
     fprintf(stderr, "gpusort: stats: %-9s %16s %10.3f\n", "total", "", total);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);
     pthread_mutex_unlock(&stats_lock);
 }
