@@ -163,13 +163,13 @@ int run(const opts_t *o)
         }
     }
     progress_stop(rc == GS_OK || rc == GS_EDISORDER);
-    if (c.sorter)
-        c.sorter->destroy(c.sorter);
-    pool_destroy(c.pool);
     if (o->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         stats_print(stats_now() - t0);
         if (c.sorter && c.sorter->report)
             c.sorter->report(c.sorter);
     }
+    if (c.sorter)
+        c.sorter->destroy(c.sorter);
+    pool_destroy(c.pool);
     return rc;
 }
