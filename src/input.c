@@ -400,6 +400,21 @@ void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *k
     }
 }
 
+/* Decoding a block of binary keys in place, a share per pool thread. */
+typedef struct {
+    kreader_t *r;
+    size_t n;
+} decode_job_t;
+
+static void kreader_decode_share(void *arg, int t, int nt)
+{
+    decode_job_t *j = arg;
+    size_t w = (size_t)j->r->width;
+    size_t lo = j->n * (size_t)t / (size_t)nt, hi = j->n * (size_t)(t + 1) / (size_t)nt;
+    char *p = j->r->buf + lo * w;
+    input_decode_binary(p, p, hi - lo, j->r->cfg.km, j->r->cfg.big_endian);
+}
+
 static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
 {
     size_t w = (size_t)r->width;
@@ -428,7 +443,12 @@ static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
     }
     size_t whole = r->used / w;
     double t0 = stats_now();
-    input_decode_binary(r->buf, r->buf, whole, r->cfg.km, r->cfg.big_endian);
+    if (whole * w < KREADER_PARALLEL_MIN) {
+        input_decode_binary(r->buf, r->buf, whole, r->cfg.km, r->cfg.big_endian);
+    } else {
+        decode_job_t j = { r, whole };
+        pool_run(r->cfg.pool, kreader_decode_share, &j);
+    }
     stats_add(ST_PARSE, whole * w, stats_now() - t0);
     r->block_keys = whole;
     *keys = r->buf;

@@ -27,7 +27,7 @@
 #include "stats.h"
 
 /* Bytes of each pinned staging buffer (two per device). */
-#define CUDA_STAGE_BYTES ((size_t)32 << 20)
+#define CUDA_STAGE_BYTES ((size_t)64 << 20)
 /* The least keys a device's buffers may hold before we give up on it. */
 #define CUDA_MIN_KEYS ((size_t)1 << 20)
 /* Chunks smaller than this many keys a device are not split across devices. */
@@ -46,6 +46,7 @@ typedef struct {
     /* for --stats */
     unsigned long long chunks, bytes_in, bytes_out;
     double xfer_s, sort_s;
+    pool_t *pool;            /* copies staging buffers in parallel; NULL: this thread */
     /* the current job: parts first, first + stride, ... of keys[0..n) */
     char *keys;
     size_t n, nparts, first, stride;
@@ -81,6 +82,67 @@ static int cuda_fail(gdev_t *g, int gk)
 
 /* ---- one part on one device --------------------------------------------------------------- */
 
+/* A staging copy, shared among the pool's threads: memcpy, and min and max of the
+ * keys on the way in. */
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t len;
+    int w;                   /* key width; 0: copy only */
+    uint64_t lo[256], hi[256];
+} stage_job_t;
+
+static void cuda_stage_share(void *arg, int t, int nt)
+{
+    stage_job_t *j = arg;
+    size_t keys = j->w ? j->len / (size_t)j->w : j->len, unit = j->w ? (size_t)j->w : 1;
+    size_t a = keys * (size_t)t / (size_t)nt, b = keys * (size_t)(t + 1) / (size_t)nt;
+    memcpy(j->dst + a * unit, j->src + a * unit, (b - a) * unit);
+    if (!j->w || t >= 256)
+        return;
+    uint64_t lo = ~0ull, hi = 0;
+    if (j->w == 4) {
+        const uint32_t *k = (const uint32_t *)(j->dst) + a;
+        for (size_t i = 0; i < b - a; i++) {
+            lo = k[i] < lo ? k[i] : lo;
+            hi = k[i] > hi ? k[i] : hi;
+        }
+    } else {
+        const uint64_t *k = (const uint64_t *)(j->dst) + a;
+        for (size_t i = 0; i < b - a; i++) {
+            lo = k[i] < lo ? k[i] : lo;
+            hi = k[i] > hi ? k[i] : hi;
+        }
+    }
+    j->lo[t] = lo;
+    j->hi[t] = hi;
+}
+
+/* Copy len bytes src -> dst (with w: keys, folding their min and max into *lo, *hi),
+ * on the pool where the device has one. */
+static void cuda_stage(gdev_t *g, char *dst, const char *src, size_t len, int w, uint64_t *lo,
+                       uint64_t *hi)
+{
+    stage_job_t j = { .dst = dst, .src = src, .len = len, .w = w };
+    int nt = g->pool ? pool_size(g->pool) : 1;
+    if (nt > 256)
+        nt = 256;
+    for (int t = 0; t < nt; t++) {
+        j.lo[t] = ~0ull;
+        j.hi[t] = 0;
+    }
+    if (g->pool && nt > 1)
+        pool_run(g->pool, cuda_stage_share, &j);
+    else
+        cuda_stage_share(&j, 0, 1);
+    if (!w)
+        return;
+    for (int t = 0; t < nt; t++) {
+        *lo = j.lo[t] < *lo ? j.lo[t] : *lo;
+        *hi = j.hi[t] > *hi ? j.hi[t] : *hi;
+    }
+}
+
 /* Copy keys[0..n) (width w) to d_keys through the staging buffers; min and max. */
 static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
                         uint64_t *max)
@@ -92,21 +154,7 @@ static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *
         size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
         if ((rc = gk_event_sync(g->staged[b])))
             return cuda_fail(g, rc);
-        memcpy(g->h_stage[b], keys + off, len);
-        size_t m = len / (size_t)w;
-        if (w == 4) {
-            const uint32_t *k = g->h_stage[b];
-            for (size_t i = 0; i < m; i++) {
-                lo = k[i] < lo ? k[i] : lo;
-                hi = k[i] > hi ? k[i] : hi;
-            }
-        } else {
-            const uint64_t *k = g->h_stage[b];
-            for (size_t i = 0; i < m; i++) {
-                lo = k[i] < lo ? k[i] : lo;
-                hi = k[i] > hi ? k[i] : hi;
-            }
-        }
+        cuda_stage(g, g->h_stage[b], keys + off, len, w, &lo, &hi);
         if ((rc = gk_copy_h2d((char *)g->d_keys + off, g->h_stage[b], len, g->stream[b])) ||
             (rc = gk_event_record(g->staged[b], g->stream[b])))
             return cuda_fail(g, rc);
@@ -130,7 +178,7 @@ static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int
         if (prev >= 0) {   /* drain the slice before while this one crosses */
             if ((rc = gk_event_sync(g->staged[prev])))
                 return cuda_fail(g, rc);
-            memcpy(keys + prev_off, g->h_stage[prev], prev_len);
+            cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
         }
         prev = b;
         prev_off = off;
@@ -139,7 +187,7 @@ static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int
     if (prev >= 0) {
         if ((rc = gk_event_sync(g->staged[prev])))
             return cuda_fail(g, rc);
-        memcpy(keys + prev_off, g->h_stage[prev], prev_len);
+        cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
     }
     return GS_OK;
 }
@@ -255,6 +303,9 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         g->nparts = nparts;
         g->first = (size_t)d;
         g->stride = (size_t)used;
+        /* One device runs on this thread, and the pool is free to stage its copies;
+         * several run on threads of their own, each copying alone. */
+        g->pool = used == 1 ? c->pool : NULL;
         g->rc = GS_OK;
         if (used == 1)
             cuda_device_main(g);
