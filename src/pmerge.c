@@ -19,6 +19,8 @@
 
 /* Keys merged between two prepare() calls. */
 #define PM_BATCH (16u << 10)
+/* The most bytes one thread holds before its turn. */
+#define PM_HOLD_MAX ((size_t)256 << 20)
 /* Samples taken from each run to choose splitters. */
 #define PM_SAMPLES 4096
 
@@ -316,6 +318,8 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     size_t cursors = (size_t)threads * pmerge_cursor_bytes(nruns, width);
     size_t left = budget > cursors ? budget - cursors : 0;
     j.hold = left / (size_t)threads;
+    if (j.hold > PM_HOLD_MAX)   /* a huge -S must not mean huge allocations */
+        j.hold = PM_HOLD_MAX;
     if (j.hold < 4 * PM_BATCH * sink->max_bytes)
         j.hold = 4 * PM_BATCH * sink->max_bytes;
     size_t piece_keys = (size_t)(total / ((uint64_t)threads * 4) + 1);
