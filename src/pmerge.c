@@ -128,7 +128,12 @@ static int pm_flush(pm_thread_t *t, size_t p)
         if (rc)
             return rc;
     }
-    t->outlen += j->sink->prepare(j->sink->self, t->batch, n, t->out + t->outlen);
+    if (j->sink->prepare) {
+        t->outlen += j->sink->prepare(j->sink->self, t->batch, n, t->out + t->outlen);
+    } else {
+        memcpy(t->out + t->outlen, t->batch, n * w);
+        t->outlen += n * w;
+    }
     if (__atomic_load_n(&j->turn, __ATOMIC_ACQUIRE) == p && t->outlen >= t->outcap / 2)
         /* our turn: stream */
         return pm_deliver(t);

@@ -15,7 +15,8 @@
 #include "runs.h"
 
 /* Where merged keys go. prepare() runs on the merge threads in parallel and turns n
- * sorted keys into bytes at dst (room for n * max_bytes); deliver() takes those
+ * sorted keys into bytes at dst (room for n * max_bytes; NULL: the keys as they are,
+ * max_bytes being the key width); deliver() takes those
  * bytes in key order, from one thread at a time. */
 typedef struct {
     size_t (*prepare)(void *self, const void *keys, size_t n, void *dst);

@@ -235,12 +235,6 @@ typedef struct {
     run_writer_t *w;
 } sort_sink_t;
 
-static size_t sort_sink_copy(void *self, const void *keys, size_t n, void *dst)
-{
-    size_t len = n * (size_t)((sort_sink_t *)self)->width;
-    memcpy(dst, keys, len);
-    return len;
-}
 
 static int sort_sink_append(void *self, const void *bytes, size_t len)
 {
@@ -282,7 +276,7 @@ static int sorting_merge_group(sorting_t *s, run_t **runs, int k, run_t **merged
     int rc = run_writer_open(&rs.w, &s->rcfg);
     if (rc)
         return rc;
-    pmerge_sink_t sink = { sort_sink_copy, sort_sink_append, (size_t)rs.width, &rs };
+    pmerge_sink_t sink = { NULL, sort_sink_append, (size_t)rs.width, &rs };
     rc = sorting_merge_into(s, runs, k, &sink);
     if (rc) {
         run_writer_abort(rs.w);

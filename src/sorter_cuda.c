@@ -244,19 +244,11 @@ static void *cuda_device_main(void *arg)
     return NULL;
 }
 
-/* Merging sorted parts into one array: prepare copies, deliver appends. */
+/* Merging sorted parts into one array: the keys as they are, appended. */
 typedef struct {
     char *dst;
     size_t off;
-    int width;
 } array_sink_t;
-
-static size_t cuda_sink_copy(void *self, const void *keys, size_t n, void *dst)
-{
-    size_t len = n * (size_t)((array_sink_t *)self)->width;
-    memcpy(dst, keys, len);
-    return len;
-}
 
 static int cuda_sink_append(void *self, const void *bytes, size_t len)
 {
@@ -332,8 +324,8 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         size_t lo = n * p / nparts, hi = n * (p + 1) / nparts;
         rc = run_view(&runs[p], (char *)keys + lo * w, hi - lo, width);
     }
-    array_sink_t a = { .dst = scratch, .width = width };
-    pmerge_sink_t sink = { cuda_sink_copy, cuda_sink_append, w, &a };
+    array_sink_t a = { .dst = scratch };
+    pmerge_sink_t sink = { NULL, cuda_sink_append, w, &a };
     if (rc == GS_OK)
         rc = pmerge_runs(runs, (int)nparts, width, 0, c->pool, (size_t)256 << 20, &sink);
     for (size_t p = 0; p < nparts; p++)
@@ -417,6 +409,10 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
                                            info.free_bytes / 10 * 9);
     if (budget > info.free_bytes)
         budget = info.free_bytes;
+    /* A --gpu-memory too small to work with is raised to the least that works. */
+    size_t least = 2 * CUDA_MIN_KEYS * (size_t)width + ((size_t)64 << 20);
+    if (budget < least)
+        budget = least;
     return gdev_buffers(g, budget);
 }
 

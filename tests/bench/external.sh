@@ -17,6 +17,9 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 
 set -eu
 export LC_ALL=C
+name=external.sh   # shellcheck disable=SC2034 # used by lib.sh
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 N=${N:-100000000}
 R=${R:-3}
@@ -25,10 +28,6 @@ BENCH_DIR=${BENCH_DIR:-./bench-data}
 GPUSORT=${GPUSORT:-./src/gpusort}
 GSGEN=${GSGEN:-./tests/gsgen}
 
-die() {
-    echo "external.sh: $*" >&2
-    exit 1
-}
 [ -x "$GPUSORT" ] || die "no gpusort at $GPUSORT (set GPUSORT)"
 [ -x "$GSGEN" ] || die "no gsgen at $GSGEN (set GSGEN)"
 case $R in '' | *[!0-9]* | 0) die "R must be a positive integer" ;; esac
@@ -55,20 +54,7 @@ external_cmd=("$GPUSORT" --device=cpu -t u32 -S "$S" -T "$tmp" "$in" -o "$out1")
 sort_cmd=(sort -n --parallel="$threads" -S "$S" -T "$tmp" "$in" -o "$out2")
 memory_cmd=("$GPUSORT" --device=cpu -t u32 -S 8G -T "$tmp" "$in" -o "$out3")
 
-# seconds CMD...: run CMD, print its wall-clock seconds.
-seconds() {
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null || die "failed: $*"
-    end=$(date +%s.%N)
-    awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-}
 
-# median: of the numbers on stdin.
-median() {
-    sort -g | awk '{ v[NR] = $1 }
-        END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # spilled COMPRESS: the bytes on the spill row of gpusort's --stats.
 spilled() {

@@ -15,6 +15,9 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 
 set -eu
 export LC_ALL=C
+name=vs-sort.sh   # shellcheck disable=SC2034 # used by lib.sh
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 N=${N:-10000000}
 TYPE=${TYPE:-u32}
@@ -25,10 +28,6 @@ SORT_S=${SORT_S:-50%}
 GPUSORT=${GPUSORT:-./src/gpusort}
 GSGEN=${GSGEN:-./tests/gsgen}
 
-die() {
-    echo "vs-sort.sh: $*" >&2
-    exit 1
-}
 [ -x "$GPUSORT" ] || die "no gpusort at $GPUSORT (set GPUSORT)"
 [ -x "$GSGEN" ] || die "no gsgen at $GSGEN (set GSGEN)"
 case $R in '' | *[!0-9]* | 0) die "R must be a positive integer" ;; esac
@@ -58,20 +57,7 @@ fi
 gpusort_cmd=("$GPUSORT" --device="$DEVICE" -t "$TYPE" "$in" -o "$out1")
 sort_cmd=(sort -n --parallel="$threads" -S "$SORT_S" "$in" -o "$out2")
 
-# seconds CMD...: run CMD, print its wall-clock seconds.
-seconds() {
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null || die "failed: $*"
-    end=$(date +%s.%N)
-    awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-}
 
-# median: of the numbers on stdin.
-median() {
-    sort -g | awk '{ v[NR] = $1 }
-        END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 g_times=()
 s_times=()
