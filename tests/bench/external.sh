@@ -17,7 +17,8 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 
 set -eu
 export LC_ALL=C
-name=external.sh   # shellcheck disable=SC2034 # used by lib.sh
+# shellcheck disable=SC2034 # lib.sh uses name
+name=external.sh
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -31,7 +31,7 @@ if step 4; then
     cat "$big" >/dev/null   # into the page cache
     bytes=$(wc -c <"$big")
     times=()
-    for r in 1 2 3; do
+    for _ in 1 2 3; do
         start=$(date +%s.%N)
         "$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G --stats "$big" -o /dev/null 2>"$BENCH_DIR/stats.txt"
         end=$(date +%s.%N)

@@ -15,7 +15,8 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 
 set -eu
 export LC_ALL=C
-name=vs-sort.sh   # shellcheck disable=SC2034 # used by lib.sh
+# shellcheck disable=SC2034 # lib.sh uses name
+name=vs-sort.sh
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
