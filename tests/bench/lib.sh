@@ -1,4 +1,7 @@
-# tests/bench/lib.sh: helpers the benchmark scripts share (sourced; needs `name`).
+# shellcheck shell=bash
+# tests/bench/lib.sh: helpers the benchmark scripts share (sourced; the script sets
+# name, for messages).
+: "${name:=bench}"
 
 # die MSG...: say why on stderr and stop.
 die() {
