@@ -55,39 +55,12 @@ static char tdir[256];
 
 static void tdir_setup(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tdir, sizeof tdir, "%s/gs-check-input-XXXXXX", base && *base ? base : "/tmp");
-    if (mkdtemp(tdir) == NULL) {
-        perror("mkdtemp");
-        abort();
-    }
-}
-
-/* Remove dir and everything under it. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char path[1024];
-            struct stat st;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-                remove_tree(path);
-            else
-                unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
+    ck_tdir_make(tdir, sizeof tdir, "input");
 }
 
 static void tdir_teardown(void)
 {
-    remove_tree(tdir);
+    ck_remove_tree(tdir);
 }
 
 /* path of a file named name in the test directory (static buffer per slot) */

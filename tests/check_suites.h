@@ -78,4 +78,9 @@ static inline uint64_t ck_ref_key(key_type_t type, int reverse, uint64_t raw)
     return reverse ? max - rank : rank;
 }
 
+/* check_tdir.c: make a temporary directory "$TMPDIR/gs-check-TAG-XXXXXX" into dir
+ * (len bytes; aborts on failure), and remove a directory with everything in it. */
+void ck_tdir_make(char *dir, size_t len, const char *tag);
+void ck_remove_tree(const char *dir);
+
 #endif
