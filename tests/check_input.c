@@ -71,14 +71,6 @@ static const char *tpath(const char *name, int slot)
     return paths[slot];
 }
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot create %s", path);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* ------------------------------------------------------------------------------ */
 /* input_decode_binary                                                             */
 
@@ -267,7 +259,7 @@ START_TEST(test_input_text_blocks)
     char *text;
     size_t len = make_text(&text, N, type, &seed, raw, line);
     const char *path = tpath("blocks.txt", 0);
-    write_file(path, text, len);
+    ck_write_file(path, text, len);
 
     static const size_t block_sizes[] = { 64, 65, 100, 1000, 4096, 0 };
     keymap_t km;
@@ -316,20 +308,20 @@ START_TEST(test_input_text_edges)
     key_map_init(&km, KEY_U32, 0);
     kreader_cfg_t cfg = { .km = &km, .pool = pool, .block_bytes = 64 };
 
-    write_file(tpath("empty", 0), "", 0);
+    ck_write_file(tpath("empty", 0), "", 0);
     read_all(tpath("empty", 0), &cfg, &ra);
     ck_assert_int_eq(ra.rc, GS_OK);
     ck_assert_uint_eq(ra.n, 0);
     readall_free(&ra);
 
-    write_file(tpath("blank", 0), "\n\n \t\r\n\n", 7);
+    ck_write_file(tpath("blank", 0), "\n\n \t\r\n\n", 7);
     read_all(tpath("blank", 0), &cfg, &ra);
     ck_assert_int_eq(ra.rc, GS_OK);
     ck_assert_uint_eq(ra.n, 0);
     readall_free(&ra);
 
     const char *t = "\n\r\n7\r\n-0\r\n\n+4294967295 00012";
-    write_file(tpath("edges", 0), t, strlen(t));
+    ck_write_file(tpath("edges", 0), t, strlen(t));
     read_all(tpath("edges", 0), &cfg, &ra);
     ck_assert_int_eq(ra.rc, GS_OK);
     ck_assert_uint_eq(ra.n, 4);
@@ -358,7 +350,7 @@ START_TEST(test_input_text_token_longer_than_block)
     memset(text + len, '0', 300);
     len += 300;
     len += (size_t)snprintf(text + len, sizeof text - len, "7\n3\n");
-    write_file(tpath("long", 0), text, len);
+    ck_write_file(tpath("long", 0), text, len);
 
     ck_assert_int_eq(pool_create(&pool, 1), 0);
     key_map_init(&km, KEY_I64, 0);
@@ -383,7 +375,7 @@ START_TEST(test_input_text_token_longer_than_block)
     memset(big + blen, '0', zeros);
     blen += zeros;
     blen += (size_t)sprintf(big + blen, "42\n-5\n");
-    write_file(tpath("long2", 0), big, blen);
+    ck_write_file(tpath("long2", 0), big, blen);
     cfg.block_bytes = 1u << 20;
     read_all(tpath("long2", 0), &cfg, &ra);
     ck_assert_msg(ra.rc == GS_OK, "%s", err_message() ? err_message() : "?");
@@ -420,7 +412,7 @@ START_TEST(test_input_text_bad_token)
     memcpy(text, good, glen);
     size_t len = glen + (size_t)sprintf(text + glen, "%s 5\n6\n", bad);
     const char *path = tpath("bad.txt", 0);
-    write_file(path, text, len);
+    ck_write_file(path, text, len);
 
     keymap_t km;
     pool_t *pool;
@@ -462,7 +454,7 @@ START_TEST(test_input_text_first_bad_token_wins)
         len += (size_t)sprintf(text + len, "%d\n", i);
     len += (size_t)sprintf(text + len, "y2\n");                   /* line 202 */
     const char *path = tpath("two-bad.txt", 0);
-    write_file(path, text, len);
+    ck_write_file(path, text, len);
 
     keymap_t km;
     pool_t *pool;
@@ -493,7 +485,7 @@ START_TEST(test_input_text_parallel)
     char *text;
     size_t len = make_text(&text, N, KEY_I64, &seed, raw, line);
     const char *path = tpath("parallel.txt", 0);
-    write_file(path, text, len);
+    ck_write_file(path, text, len);
 
     keymap_t km;
     key_map_init(&km, KEY_I64, _i);
@@ -561,7 +553,7 @@ START_TEST(test_input_text_parallel_bad_token)
         tok++;
     }
     const char *path = tpath("parallel-bad.txt", 0);
-    write_file(path, text, len);
+    ck_write_file(path, text, len);
 
     keymap_t km;
     key_map_init(&km, KEY_U32, 0);
@@ -606,7 +598,7 @@ START_TEST(test_input_binary_blocks)
         put_bytes(bytes + i * width, raw[i], width, big);
     }
     const char *path = tpath("keys.bin", 0);
-    write_file(path, bytes, (size_t)N * width);
+    ck_write_file(path, bytes, (size_t)N * width);
 
     static const size_t block_sizes[] = { 64, 100, 4096, 0 };
     pool_t *pool;
@@ -671,7 +663,7 @@ START_TEST(test_input_binary_large)
         put_bytes(bytes + i * width, raw[i], width, big);
     }
     const char *path = tpath("large.bin", 0);
-    write_file(path, bytes, (size_t)N * width);
+    ck_write_file(path, bytes, (size_t)N * width);
 
     static const size_t block_sizes[] = { 1u << 20, (1u << 20) + 3, (1u << 20) + 5, 0 };
     keymap_t km;
@@ -714,7 +706,7 @@ START_TEST(test_input_binary_readahead_end)
     for (size_t i = 0; i < len / 8; i++)
         put_bytes(bytes + i * 8, i, 8, 0);
     const char *path = tpath("readahead.bin", 0);
-    write_file(path, bytes, len);
+    ck_write_file(path, bytes, len);
     free(bytes);
 
     keymap_t km;
@@ -753,7 +745,7 @@ START_TEST(test_input_binary_partial_key)
         bytes[i] = (unsigned char)(i * 37);
     size_t len = 10 * (size_t)width + 3;
     const char *path = tpath("partial.bin", 0);
-    write_file(path, bytes, len);
+    ck_write_file(path, bytes, len);
 
     keymap_t km;
     pool_t *pool;
@@ -792,7 +784,7 @@ START_TEST(test_input_binary_partial_key_after_whole_keys)
     }
     memset(bytes + 10 * width, 0x55, 3);
     const char *path = tpath("partial2.bin", 0);
-    write_file(path, bytes, 10 * (size_t)width + 3);
+    ck_write_file(path, bytes, 10 * (size_t)width + 3);
 
     keymap_t km;
     pool_t *pool;
@@ -830,8 +822,8 @@ START_TEST(test_input_binary_carry)
         raw[i] = ck_raw(type, ck_rng_next(&seed));
         put_bytes(bytes + i * width, raw[i], width, big);
     }
-    write_file(tpath("a.bin", 0), bytes, split);
-    write_file(tpath("b.bin", 1), bytes + split, 6 * (size_t)width - split);
+    ck_write_file(tpath("a.bin", 0), bytes, split);
+    ck_write_file(tpath("b.bin", 1), bytes + split, 6 * (size_t)width - split);
 
     keymap_t km;
     pool_t *pool;
@@ -867,7 +859,7 @@ START_TEST(test_input_stdin)
 {
     const char *t = "5\n-3\n  9";
     const char *path = tpath("stdin.txt", 0);
-    write_file(path, t, strlen(t));
+    ck_write_file(path, t, strlen(t));
     int fd = open(path, O_RDONLY);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);

@@ -122,14 +122,6 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot create %s", path);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* ------------------------------------------------------------------------------ */
 /* output_encode_binary                                                            */
 
@@ -347,7 +339,7 @@ START_TEST(test_output_file_empty)
     free(slurp(path, &len));
     ck_assert_uint_eq(len, 0);
 
-    write_file(path, "old\n", 4);
+    ck_write_file(path, "old\n", 4);
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     free(slurp(path, &len));
@@ -363,7 +355,7 @@ START_TEST(test_output_file_replaces)
     char dir[512], path[600], names[1024];
     make_subdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/data", dir);
-    write_file(path, "3\n1\n2\n", 6);
+    ck_write_file(path, "3\n1\n2\n", 6);
 
     keymap_t km;
     pool_t *pool;
@@ -394,7 +386,7 @@ START_TEST(test_output_file_mode)
     make_subdir(dir, sizeof dir);
     snprintf(fresh, sizeof fresh, "%s/fresh", dir);
     snprintf(old, sizeof old, "%s/old", dir);
-    write_file(old, "9\n", 2);
+    ck_write_file(old, "9\n", 2);
     ck_assert_int_eq(chmod(old, 0640), 0);
     umask(022);
 
@@ -431,7 +423,7 @@ START_TEST(test_output_abort)
     snprintf(path, sizeof path, "%s/target", dir);
     snprintf(fresh, sizeof fresh, "%s/fresh", dir);
     static const char old[] = "the old content\n";
-    write_file(path, old, sizeof old - 1);
+    ck_write_file(path, old, sizeof old - 1);
 
     keymap_t km;
     pool_t *pool;

@@ -83,4 +83,7 @@ static inline uint64_t ck_ref_key(key_type_t type, int reverse, uint64_t raw)
 void ck_tdir_make(char *dir, size_t len, const char *tag);
 void ck_remove_tree(const char *dir);
 
+/* Write data[0..len) to path (created or truncated); a failed step fails the test. */
+void ck_write_file(const char *path, const void *data, size_t len);
+
 #endif

@@ -1,5 +1,6 @@
-/* check_tdir.c: temporary directories for the unit tests that touch files: made
- * under $TMPDIR (else /tmp) and removed with everything in them. */
+/* check_tdir.c: files for the unit tests that touch them: temporary directories
+ * made under $TMPDIR (else /tmp) and removed with everything in them, and whole
+ * files written with every step checked. */
 #include <config.h>
 
 #include <dirent.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <check.h>
 
 #include "check_suites.h"
 
@@ -40,4 +43,12 @@ void ck_remove_tree(const char *dir)
         closedir(d);
     }
     rmdir(dir);
+}
+
+void ck_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot create %s", path);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
 }
