@@ -43,4 +43,18 @@ static inline uint64_t key_get(const void *keys, size_t i, int width)
     return width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
 }
 
+/* The first position in sorted keys[0..n) whose key is >= v (n if none). */
+static inline size_t key_lower_bound(const void *keys, size_t n, int width, uint64_t v)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (key_get(keys, m, width) < v)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
 #endif

@@ -150,6 +150,7 @@ int run_view(run_t **out, const void *keys, size_t n, int width)
 
 size_t run_keys(const run_t *r) { return r->n; }
 int run_in_memory(const run_t *r) { return r->keys != NULL || r->n == 0; }
+const void *run_memory_keys(const run_t *r) { return r->keys; }
 uint64_t run_key_bytes(const run_t *r) { return (uint64_t)r->n * (uint64_t)r->width; }
 uint64_t run_file_bytes(const run_t *r) { return r->offset ? r->offset[r->nblocks] : 0; }
 
@@ -461,19 +462,6 @@ size_t run_cursor_bytes(int width)
 }
 
 /* The first index in keys[0..n) whose key is >= lo. */
-static size_t run_lower_bound(const void *keys, size_t n, int width, uint64_t lo)
-{
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (key_get(keys, m, width) < lo)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
-}
-
 int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
 {
     run_cursor_t *c = calloc(1, sizeof *c);
@@ -482,7 +470,7 @@ int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
     c->r = r;
     c->lo = lo;
     if (r->keys || r->n == 0) {
-        c->pos = r->keys ? run_lower_bound(r->keys, r->n, r->width, lo) : 0;
+        c->pos = r->keys ? key_lower_bound(r->keys, r->n, r->width, lo) : 0;
         *out = c;
         return GS_OK;
     }
@@ -549,7 +537,7 @@ int run_cursor_next(run_cursor_t *c, const void **keys, size_t *n)
         size_t k = run_block_keys(r, b), skip = 0;
         if (!c->started) {
             c->started = 1;
-            skip = run_lower_bound(c->buf, k, r->width, c->lo);
+            skip = key_lower_bound(c->buf, k, r->width, c->lo);
         }
         if (skip < k) {
             *keys = (const char *)c->buf + skip * (size_t)r->width;

@@ -44,6 +44,9 @@ size_t run_keys(const run_t *r);
 /* 1 if the run is in memory. */
 int run_in_memory(const run_t *r);
 
+/* A memory run's keys (run_keys() of them, sorted), or NULL for a spilled run. */
+const void *run_memory_keys(const run_t *r);
+
 /* Bytes of the run's keys (as keys), and bytes its file takes (0 in memory). */
 uint64_t run_key_bytes(const run_t *r);
 uint64_t run_file_bytes(const run_t *r);

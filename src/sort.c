@@ -18,6 +18,7 @@
 #include "pmerge.h"
 #include "progress.h"
 #include "runs.h"
+#include "smerge.h"
 #include "stats.h"
 
 /* The least -S that works: smaller values are raised to it, silently. */
@@ -254,16 +255,34 @@ static int sorting_fan_in(const sorting_t *s)
     return fan < 2 ? 2 : fan;
 }
 
+/* What a merge may hold: what the runs in memory leave of the budget, and at least
+ * a quarter of it. */
+static size_t sorting_merge_budget(const sorting_t *s)
+{
+    size_t budget = s->budget > s->mem_bytes ? s->budget - s->mem_bytes : 0;
+    return budget < s->budget / 4 ? s->budget / 4 : budget;
+}
+
+/* The last merge sorts key ranges on the chunk sorter where that is the faster way
+ * (a GPU) and every run is in memory. */
+static int sorting_merge_by_sort(const sorting_t *s)
+{
+    if (!s->c->sorter->merge_by_sort)
+        return 0;
+    for (int i = 0; i < s->nruns; i++)
+        if (!run_in_memory(s->runs[i]))
+            return 0;
+    return 1;
+}
+
 static int sorting_merge_into(sorting_t *s, run_t **runs, int n, const pmerge_sink_t *sink)
 {
     int rc = GS_OK, opened = 0;
     for (; opened < n && rc == GS_OK; opened++)
         rc = run_open(runs[opened]);
-    size_t budget = s->budget > s->mem_bytes ? s->budget - s->mem_bytes : 0;
-    if (budget < s->budget / 4)
-        budget = s->budget / 4;
     if (rc == GS_OK)
-        rc = pmerge_runs(runs, n, s->c->km.width, s->c->o->unique, s->c->pool, budget, sink);
+        rc = pmerge_runs(runs, n, s->c->km.width, s->c->o->unique, s->c->pool,
+                         sorting_merge_budget(s), sink);
     for (int i = 0; i < opened; i++)
         run_close(runs[i]);
     return rc;
@@ -362,7 +381,10 @@ int sort_run(ctx_t *c)
         output_cfg_t ocfg = ctx_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
-    if (rc == GS_OK) {
+    if (rc == GS_OK && sorting_merge_by_sort(&s)) {
+        rc = ctx_finish(smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter,
+                                    c->pool, sorting_merge_budget(&s), out), out);
+    } else if (rc == GS_OK) {
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out };
         rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);
     }

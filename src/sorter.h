@@ -15,6 +15,8 @@ struct sorter {
     const char *name;    /* shown by --stats, e.g. "cpu radix" */
     size_t max_keys;     /* the most keys one sort() takes (0: no limit); the
                             pipeline sizes chunks to it */
+    int merge_by_sort;   /* 1: sorting a merge's key ranges as chunks beats a CPU
+                            merge (a GPU backend, once its devices are up) */
     /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
      * sorter may use it and sets *out to whichever of keys and scratch holds the
      * result. Returns GS_OK or an error code with its message set. */

@@ -451,6 +451,7 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
         for (int i = 1; i < c->ndev; i++)
             cap = c->devs[i].cap < cap ? c->devs[i].cap : cap;
         c->base.max_keys = cap * (size_t)c->ndev;
+        c->base.merge_by_sort = 1;
         return GS_OK;
     }
     const char *why = c->devs[d - 1].err;

@@ -17,6 +17,7 @@ int main(void)
     srunner_add_suite(sr, make_input_suite());
     srunner_add_suite(sr, make_output_suite());
     srunner_add_suite(sr, make_codec_suite());
+    srunner_add_suite(sr, make_smerge_suite());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

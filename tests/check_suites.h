@@ -18,6 +18,7 @@ Suite *make_sorter_cpu_suite(void);
 Suite *make_input_suite(void);
 Suite *make_output_suite(void);
 Suite *make_codec_suite(void);
+Suite *make_smerge_suite(void);
 
 /* splitmix64: the next 64 random bits of the stream whose state is *s. Seed it with
  * a constant so that every run sees the same data. */

@@ -1,0 +1,34 @@
+/* smerge.h: the merge by sorting key ranges, for a chunk sorter faster than any CPU
+ * merge (a GPU).
+ *
+ * The runs are cut into pieces by rank: piece j holds the next keys of every run up
+ * to a cut key chosen so that the piece fills the sorter's chunk. A piece's keys are
+ * contiguous in every run, so they are gathered into one buffer with plain copies
+ * (in parallel), sorted by the chunk sorter as one chunk, and written. Sorting the
+ * concatenation of sorted pieces is a merge: it costs a GPU a few milliseconds per
+ * gigabyte, against seconds for a loser tree on the CPU. A value repeated more
+ * often than a piece holds fills pieces of its own, which need no sort.
+ */
+#ifndef GS_SMERGE_H
+#define GS_SMERGE_H
+
+#include <stddef.h>
+#include "output.h"
+#include "pool.h"
+#include "runs.h"
+#include "sorter.h"
+
+/* Merge runs[0..nruns) (all in memory, keys of width bytes) into out, dropping
+ * repeats with unique, sorting pieces of at most piece_keys keys (sorter->max_keys
+ * where set bounds it too) with sorter. budget bounds the two piece buffers. */
+int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
+                pool_t *pool, size_t budget, output_t *out);
+
+/* The cut of the next piece: given each run's start pos[r] (keys before it already
+ * taken), set end[r] so that the keys in [pos[r], end[r]) of every run are the
+ * next at most cap keys (cap >= 1) in key order. Returns the keys taken; *same is 1
+ * when they are all one value (then no sort is needed). Pure, for the tests. */
+size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width,
+                  const size_t *pos, size_t cap, size_t *end, int *same);
+
+#endif

@@ -1,0 +1,200 @@
+/* check_smerge.c: unit tests of smerge.[ch], the merge by sorting key ranges.
+ *
+ * smerge_cut: over random runs (few distinct values, long repeats, the largest key
+ * of the width), every piece holds between 1 and cap keys, no key of a piece is
+ * greater than a key left for later, "same" pieces are one value, and the pieces
+ * use up every run. smerge_runs with the CPU sorter, through a binary output file:
+ * the file equals qsort of all the keys (with -u, qsort then adjacent repeats
+ * dropped by a loop written here), for small caps that force many pieces.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include "error.h"
+#include "output.h"
+#include "smerge.h"
+#include "check_suites.h"
+
+#define MAXRUNS 9
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t get(const void *k, size_t i, int w)
+{
+    return w == 4 ? ((const uint32_t *)k)[i] : ((const uint64_t *)k)[i];
+}
+
+static void put(void *k, size_t i, int w, uint64_t v)
+{
+    if (w == 4)
+        ((uint32_t *)k)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)k)[i] = v;
+}
+
+/* nruns sorted runs of random sizes (some empty) with values from one of several
+ * distributions; also all their keys as u64 in *all (count in *total). */
+static void make_runs(uint64_t *seed, int w, int nruns, void **runs, size_t *n, size_t maxn,
+                      uint64_t **all, size_t *total)
+{
+    int dist = (int)ck_rng_below(seed, 4);
+    uint64_t top = w == 4 ? UINT32_MAX : UINT64_MAX;
+    *total = 0;
+    for (int r = 0; r < nruns; r++)
+        *total += (n[r] = (size_t)ck_rng_below(seed, maxn + 1));
+    *all = malloc(sizeof **all * (*total + 1));
+    ck_assert_ptr_nonnull(*all);
+    size_t at = 0;
+    for (int r = 0; r < nruns; r++) {
+        uint64_t *tmp = malloc(sizeof *tmp * (n[r] + 1));
+        runs[r] = malloc((size_t)w * (n[r] + 1));
+        ck_assert(tmp && runs[r]);
+        for (size_t i = 0; i < n[r]; i++) {
+            uint64_t v = ck_rng_next(seed);
+            switch (dist) {
+            case 0: v &= top; break;                               /* uniform */
+            case 1: v = ck_rng_below(seed, 5); break;              /* few values */
+            case 2: v = ck_rng_below(seed, 4) ? 7 : v & top; break; /* one long repeat */
+            default: v = ck_rng_below(seed, 3) ? top : v & top; break; /* the top key */
+            }
+            tmp[i] = v;
+        }
+        qsort(tmp, n[r], sizeof *tmp, cmp_u64);
+        for (size_t i = 0; i < n[r]; i++) {
+            put(runs[r], i, w, tmp[i]);
+            (*all)[at++] = tmp[i];
+        }
+        free(tmp);
+    }
+    qsort(*all, *total, sizeof **all, cmp_u64);
+}
+
+/* _i: width 4 or 8 by parity */
+START_TEST(test_smerge_cut_pieces)
+{
+    int w = _i % 2 ? 8 : 4;
+    uint64_t seed = 0x5c0f + (uint64_t)_i;
+    for (int rep = 0; rep < 150; rep++) {
+        int nruns = 1 + (int)ck_rng_below(&seed, MAXRUNS);
+        void *runs[MAXRUNS];
+        size_t n[MAXRUNS], pos[MAXRUNS] = { 0 }, end[MAXRUNS];
+        uint64_t *all;
+        size_t total;
+        make_runs(&seed, w, nruns, runs, n, 300, &all, &total);
+        size_t cap = 1 + (size_t)ck_rng_below(&seed, 120), taken = 0;
+        while (taken < total) {
+            int same;
+            size_t m = smerge_cut((const void *const *)runs, n, nruns, w, pos, cap, end, &same);
+            ck_assert_uint_ge(m, 1);
+            ck_assert_uint_le(m, cap);
+            uint64_t piece_max = 0, first = 0;
+            int have = 0;
+            size_t sum = 0;
+            for (int r = 0; r < nruns; r++) {
+                ck_assert_uint_ge(end[r], pos[r]);
+                ck_assert_uint_le(end[r], n[r]);
+                sum += end[r] - pos[r];
+                for (size_t i = pos[r]; i < end[r]; i++) {
+                    uint64_t v = get(runs[r], i, w);
+                    if (!have)
+                        first = v;
+                    have = 1;
+                    if (same)
+                        ck_assert_uint_eq(v, first);
+                    piece_max = v > piece_max ? v : piece_max;
+                }
+            }
+            ck_assert_uint_eq(sum, m);
+            /* The piece's keys are exactly the next m keys of the sorted whole. */
+            ck_assert_uint_eq(piece_max, all[taken + m - 1]);
+            for (int r = 0; r < nruns; r++)
+                if (end[r] < n[r])
+                    ck_assert_uint_ge(get(runs[r], end[r], w), piece_max);
+            memcpy(pos, end, sizeof pos);
+            taken += m;
+        }
+        for (int r = 0; r < nruns; r++) {
+            ck_assert_uint_eq(pos[r], n[r]);
+            free(runs[r]);
+        }
+        free(all);
+    }
+}
+END_TEST
+
+/* _i: width by parity, unique by _i / 2 */
+START_TEST(test_smerge_runs_cpu)
+{
+    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2;
+    uint64_t seed = 0x5e11 + (uint64_t)_i;
+    char dir[256], path[300];
+    ck_tdir_make(dir, sizeof dir, "smerge");
+    snprintf(path, sizeof path, "%s/out", dir);
+    pool_t *pool;
+    sorter_t *cpu;
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    ck_assert_int_eq(sorter_cpu_create(&cpu, pool), GS_OK);
+    keymap_t km;
+    key_map_init(&km, w == 4 ? KEY_U32 : KEY_U64, 0);
+    for (int rep = 0; rep < 12; rep++) {
+        int nruns = 1 + (int)ck_rng_below(&seed, MAXRUNS);
+        void *keys[MAXRUNS];
+        size_t n[MAXRUNS];
+        uint64_t *all;
+        size_t total;
+        make_runs(&seed, w, nruns, keys, n, 150000, &all, &total);
+        run_t *runs[MAXRUNS];
+        for (int r = 0; r < nruns; r++)
+            ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
+        /* budget: pieces of 2^16 keys (the least smerge makes) up to all of them */
+        size_t budget = (2 * (size_t)w) << (16 + ck_rng_below(&seed, 5));
+        output_t *o;
+        output_cfg_t cfg = { .path = path, .km = &km, .binary = 1, .pool = pool };
+        ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+        ck_assert_int_eq(smerge_runs(runs, nruns, w, unique, cpu, pool, budget, o), GS_OK);
+        ck_assert_int_eq(output_commit(o), GS_OK);
+        size_t expect = total;
+        if (unique && total > 0) {
+            expect = 1;
+            for (size_t i = 1; i < total; i++)
+                if (all[i] != all[expect - 1])
+                    all[expect++] = all[i];
+        }
+        FILE *f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        unsigned char *got = malloc((size_t)w * (expect + 1));
+        ck_assert_ptr_nonnull(got);
+        ck_assert_uint_eq(fread(got, (size_t)w, expect + 1, f), expect);
+        fclose(f);
+        for (size_t i = 0; i < expect; i++)
+            ck_assert_uint_eq(get(got, i, w), all[i]);
+        free(got);
+        free(all);
+        for (int r = 0; r < nruns; r++)
+            run_free(runs[r]);
+    }
+    cpu->destroy(cpu);
+    pool_destroy(pool);
+    ck_remove_tree(dir);
+}
+END_TEST
+
+Suite *make_smerge_suite(void)
+{
+    Suite *s = suite_create("smerge");
+    TCase *tc = tcase_create("cut");
+    tcase_add_loop_test(tc, test_smerge_cut_pieces, 0, 4);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("runs");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 4);
+    suite_add_tcase(s, tc);
+    return s;
+}
