@@ -31,11 +31,19 @@
 #define KREADER_PARALLEL_MIN (256u << 10)
 /* Blocks of at least this many bytes are read ahead by a thread of their own. */
 #define KREADER_PREFETCH_MIN (1u << 20)
+/* A regular file is read by this many threads at once (pread at their own
+ * offsets), in shares of at least KREADER_SHARE_MIN bytes: one thread copies from
+ * the page cache at well under the memory's bandwidth. */
+#define KREADER_READERS 4
+#define KREADER_SHARE_MIN (2u << 20)
 
 struct kreader {
     char *name;              /* for messages: the path, or "-" */
     int fd;
     int close_fd;            /* 1 unless fd is standard input */
+    int regular;             /* a regular file we opened: read with pread at off */
+    uint64_t off;            /* its next offset */
+    uint64_t size;           /* its size when opened */
     kreader_cfg_t cfg;
     int width;               /* key bytes */
     char *bufs[2];           /* raw buffers, used in turn */
@@ -94,6 +102,8 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
             kreader_close(r);
             return err_sys(GS_EIO, EISDIR, "cannot read '%s'", path);
         }
+        r->regular = S_ISREG(st.st_mode);
+        r->size = (uint64_t)st.st_size;
 #ifdef POSIX_FADV_SEQUENTIAL
         posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -115,20 +125,96 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
     return GS_OK;
 }
 
+/* One reader's share of a fill: pread dst[0..len) from off, to its end or the
+ * file's. */
+typedef struct {
+    int fd;
+    char *dst;
+    size_t len, got;
+    uint64_t off;
+    int err;                 /* errno of a failed read, or 0 */
+} read_share_t;
+
+static void *kreader_read_share(void *arg)
+{
+    read_share_t *s = arg;
+    while (s->got < s->len) {
+        ssize_t n = pread(s->fd, s->dst + s->got, s->len - s->got, (off_t)(s->off + s->got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            s->err = errno;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        s->got += (size_t)n;
+    }
+    return NULL;
+}
+
+/* Fill dst[0..len) of a regular file from r->off with several readers at once.
+ * The bytes read are the shares' prefix up to the first short one (the end of
+ * the file). Sets *got and r->eof. */
+static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
+{
+    /* Readers for what the file holds, as far as its size at open tells. */
+    uint64_t left = r->size > r->off ? r->size - r->off : 0;
+    int k = (int)((left < len ? left : len) / KREADER_SHARE_MIN);
+    k = k < 1 ? 1 : k > KREADER_READERS ? KREADER_READERS : k;
+    read_share_t sh[KREADER_READERS];
+    pthread_t th[KREADER_READERS];
+    int started[KREADER_READERS] = { 0 };
+    for (int t = 0; t < k; t++) {
+        size_t a = len / (size_t)k * (size_t)t, b = t == k - 1 ? len : len / (size_t)k * (size_t)(t + 1);
+        sh[t] = (read_share_t){ .fd = r->fd, .dst = dst + a, .len = b - a, .off = r->off + a };
+        if (t > 0)
+            started[t] = cleanup_thread_create(&th[t], kreader_read_share, &sh[t]) == 0;
+    }
+    for (int t = 0; t < k; t++) {
+        if (t == 0 || !started[t])
+            kreader_read_share(&sh[t]);
+    }
+    for (int t = 1; t < k; t++)
+        if (started[t])
+            pthread_join(th[t], NULL);
+    *got = 0;
+    for (int t = 0; t < k; t++) {
+        if (sh[t].err)
+            return err_sys(GS_EIO, sh[t].err, "read error on '%s'", r->name);
+        *got += sh[t].got;
+        if (sh[t].got < sh[t].len) {
+            r->eof = 1;
+            break;
+        }
+    }
+    r->off += *got;
+    return GS_OK;
+}
+
 /* Read until bufs[i] holds cap bytes or the input ends. */
 static int kreader_fill(kreader_t *r, int i)
 {
     double t0 = stats_now();
     uint64_t before = r->bytes;
     while (!r->eof && r->have[i] < r->cap) {
-        ssize_t got = read(r->fd, r->bufs[i] + r->have[i], r->cap - r->have[i]);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            return err_sys(GS_EIO, errno, "read error on '%s'", r->name);
+        ssize_t got;
+        if (r->regular) {
+            size_t n;
+            int rc = kreader_pread(r, r->bufs[i] + r->have[i], r->cap - r->have[i], &n);
+            if (rc)
+                return rc;
+            got = (ssize_t)n;
+        } else {
+            got = read(r->fd, r->bufs[i] + r->have[i], r->cap - r->have[i]);
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                return err_sys(GS_EIO, errno, "read error on '%s'", r->name);
+            }
+            if (got == 0)
+                r->eof = 1;
         }
-        if (got == 0)
-            r->eof = 1;
         r->have[i] += (size_t)got;
         r->bytes += (uint64_t)got;
     }

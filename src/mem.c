@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "mem.h"
@@ -38,4 +39,33 @@ void *mem_realloc(void *p, size_t size)
     void *q = realloc(p, size);
     mem_hint(q, size);
     return q;
+}
+
+/* Below this many bytes one thread copies: the hand-off would cost more. */
+#define MEM_COPY_PARALLEL_MIN ((size_t)4 << 20)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t len;
+} copy_job_t;
+
+static void mem_copy_share(void *arg, int t, int nt)
+{
+    copy_job_t *j = arg;
+    /* Shares of whole cache lines. */
+    size_t lines = j->len / 64;
+    size_t a = lines * (size_t)t / (size_t)nt * 64;
+    size_t b = t == nt - 1 ? j->len : lines * (size_t)(t + 1) / (size_t)nt * 64;
+    memcpy(j->dst + a, j->src + a, b - a);
+}
+
+void mem_copy(pool_t *pool, void *dst, const void *src, size_t len)
+{
+    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2) {
+        memcpy(dst, src, len);
+        return;
+    }
+    copy_job_t j = { dst, src, len };
+    pool_run(pool, mem_copy_share, &j);
 }

@@ -6,11 +6,17 @@
 #define GS_MEM_H
 
 #include <stddef.h>
+#include "pool.h"
 
 /* malloc(size), with huge pages asked for on its interior when it is large. */
 void *mem_alloc(size_t size);
 
 /* realloc(p, size), likewise. */
 void *mem_realloc(void *p, size_t size);
+
+/* memcpy(dst, src, len), shared among the pool's threads when len is large (one
+ * thread copies at a fraction of the memory's bandwidth, and first touches of new
+ * pages fault in parallel). */
+void mem_copy(pool_t *pool, void *dst, const void *src, size_t len);
 
 #endif

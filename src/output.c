@@ -27,6 +27,8 @@
 
 /* Keys each thread formats per batch: about 1.3 MB of text per thread. */
 #define OUT_KEYS_PER_THREAD (64u << 10)
+/* Binary batch buffers: this many bytes per thread, encoded in parallel. */
+#define OUT_BINARY_PER_THREAD ((size_t)1 << 20)
 
 /* One batch: a buffer per pool thread, written in order. */
 typedef struct {
@@ -232,7 +234,8 @@ static int output_drain(output_t *o)
 /* Allocate the batch buffers and start the writer, at the first write. */
 static int output_start(output_t *o)
 {
-    o->bufsize = o->cfg.binary ? (size_t)(4u << 20)
+    size_t binary = OUT_BINARY_PER_THREAD * (size_t)o->threads;
+    o->bufsize = o->cfg.binary ? (binary < ((size_t)4 << 20) ? (size_t)4 << 20 : binary)
                                : (size_t)OUT_KEYS_PER_THREAD * TN_MAX_LINE;
     for (int i = 0; i < 2; i++) {
         batch_t *b = &o->sets[i];
@@ -319,6 +322,17 @@ void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *
     }
 }
 
+/* A binary batch: keys[0..nkeys) encoded into the current set's buffer, shared
+ * among the pool's threads. */
+static void output_encode_share(void *arg, int t, int nt)
+{
+    output_t *o = arg;
+    size_t w = (size_t)o->cfg.km->width;
+    size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
+    output_encode_binary((const char *)o->keys + lo * w, o->sets[o->cur].bufs[0] + lo * w,
+                         hi - lo, o->cfg.km, o->cfg.big_endian);
+}
+
 static int output_write_binary(output_t *o, const void *keys, size_t n)
 {
     size_t width = (size_t)o->cfg.km->width;
@@ -330,8 +344,12 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
         size_t m = n - done < batch ? n - done : batch;
         batch_t *b = &o->sets[o->cur];
         double t0 = stats_now();
-        output_encode_binary((const char *)keys + done * width, b->bufs[0], m, o->cfg.km,
-                             o->cfg.big_endian);
+        o->keys = (const char *)keys + done * width;
+        o->nkeys = m;
+        if (m * width >= 2 * OUT_BINARY_PER_THREAD && o->threads > 1)
+            pool_run(o->cfg.pool, output_encode_share, o);
+        else
+            output_encode_share(o, 0, 1);
         stats_add(ST_FORMAT, m * width, stats_now() - t0);
         b->lens[0] = m * width;
         for (int t = 1; t < o->threads; t++)

@@ -155,7 +155,21 @@ static int sorting_seal(sorting_t *s)
 static int sorting_add(sorting_t *s, const char *keys, size_t m)
 {
     size_t w = (size_t)s->c->km.width;
+    sorter_t *so = s->c->sorter;
     while (m > 0) {
+        if (so->setup_keys && s->n + m > so->setup_keys) {
+            /* The backend sets itself up now: size chunks to it from here on. */
+            int rc = so->setup(so);
+            if (rc == GS_OK)
+                rc = sorting_next_limit(s);
+            if (rc)
+                return rc;
+            if (s->n >= s->limit) {
+                rc = sorting_seal(s);
+                if (rc)
+                    return rc;
+            }
+        }
         if (s->n == s->limit) {
             int rc = sorting_seal(s);
             if (rc)
@@ -174,7 +188,7 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
             s->keys = nk;
             s->cap = ncap;
         }
-        memcpy(s->keys + s->n * w, keys, take * w);
+        mem_copy(s->c->pool, s->keys + s->n * w, keys, take * w);
         s->n += take;
         keys += take * w;
         m -= take;

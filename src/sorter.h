@@ -17,10 +17,14 @@ struct sorter {
                             pipeline sizes chunks to it */
     int merge_by_sort;   /* 1: sorting a merge's key ranges as chunks beats a CPU
                             merge (a GPU backend, once its devices are up) */
+    size_t setup_keys;   /* 0, or: call setup() before a chunk grows past this many
+                            keys (a backend that sets itself up lazily; max_keys is
+                            known after it) */
     /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
      * sorter may use it and sets *out to whichever of keys and scratch holds the
      * result. Returns GS_OK or an error code with its message set. */
     int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
+    int (*setup)(sorter_t *s);      /* see setup_keys; GS_OK or an error */
     void (*destroy)(sorter_t *s);   /* frees s */
     void (*report)(const sorter_t *s);  /* --stats lines about the backend, or NULL */
 };

@@ -260,6 +260,15 @@ static int cuda_sink_append(void *self, const void *bytes, size_t len)
 
 static int sorter_cuda_setup(sorter_cuda_t *c);
 
+/* The pipeline's call before a chunk grows past min_keys: set the devices up now,
+ * so that chunks are sized to them from the start. */
+static int sorter_cuda_setup_hook(sorter_t *s)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    s->setup_keys = 0;
+    return c->ready == 0 ? sorter_cuda_setup(c) : GS_OK;
+}
+
 static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
                             void **out)
 {
@@ -506,10 +515,12 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
     memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
     snprintf(c->name, sizeof c->name, "cuda radix, %d GPU%s", ndev, ndev > 1 ? "s" : "");
     c->base.name = c->name;
-    /* Until the devices are set up, chunks are sized as for the CPU; the first
-     * large one sets them up and max_keys then bounds the chunks after it. */
+    /* The devices are set up when a chunk first grows past min_keys (setup_keys),
+     * or at the first large sort; max_keys then bounds the chunks. */
     c->base.max_keys = 0;
     c->base.sort = sorter_cuda_sort;
+    c->base.setup_keys = min_keys;
+    c->base.setup = sorter_cuda_setup_hook;
     c->base.destroy = sorter_cuda_destroy;
     c->base.report = sorter_cuda_report;
     *out = &c->base;

@@ -5,8 +5,9 @@
 #  2. the GPU sort stage against bare CUB SortKeys on the same keys (gpu-stage);
 #  3. 100M random u32 as text, file to file: gpusort (default device) against
 #     LC_ALL=C sort -n --parallel=$(nproc) -S 16G, side by side (vs-sort.sh);
-#  4. 16 GiB of random binary u32 from the page cache to /dev/null with
-#     --gpu-memory=2G: end-to-end GB/s (median of 3) and the --stats breakdown.
+#  4. 16 GiB of random binary u32 (tests/bench/genkeys) from the page cache to
+#     /dev/null with --gpu-memory=2G: end-to-end GB/s (median of 3), the --stats
+#     breakdown, and one more run checked by gscheck against the generator's sum.
 # STEPS picks steps (default "1 2 3 4").
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
@@ -27,7 +28,7 @@ fi
 if step 4; then
     big=$BENCH_DIR/u32-16g.bin
     keys=$((4 << 30))
-    [ -s "$big" ] || "$BUILD/tests/gsgen" -b -t u32 -n $keys -s 7 >"$big"
+    [ -s "$big" ] || "$BUILD/tests/bench/genkeys" -t u32 -n $keys -s 7 >"$big"
     cat "$big" >/dev/null   # into the page cache
     bytes=$(wc -c <"$big")
     times=()
@@ -42,4 +43,9 @@ if step 4; then
          "median $med s = $(awk -v b="$bytes" -v t="$med" 'BEGIN { printf "%.2f", b / t / 1e9 }') GB/s"
     echo "command: gpusort -b -t u32 --gpu-memory=2G --stats $big -o /dev/null"
     cat "$BENCH_DIR/stats.txt"
+    # Correct as well as fast: order, count and sum against the generator's.
+    want=$("$BUILD/tests/bench/genkeys" -t u32 -n $keys -s 7 --sum)
+    got=$("$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G "$big" | "$BUILD/tests/gscheck" -t u32)
+    [ "$got" = "$want" ] || { echo "gpu.sh: 16 GiB sort: got '$got', want '$want'" >&2; exit 1; }
+    echo "checked: in order; count and sum $got as generated"
 fi
