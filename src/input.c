@@ -31,7 +31,7 @@
 #define KREADER_PARALLEL_MIN (256u << 10)
 /* Blocks of at least this many bytes are read ahead by a thread of their own. */
 #define KREADER_PREFETCH_MIN (1u << 20)
-/* A regular file is read by this many threads at once (pread at their own
+/* A regular file is read by up to this many threads at once (pread at their own
  * offsets), in shares of at least KREADER_SHARE_MIN bytes: one thread copies from
  * the page cache at well under the memory's bandwidth. */
 #define KREADER_READERS 4

@@ -41,6 +41,15 @@ void *mem_realloc(void *p, size_t size)
     return q;
 }
 
+void mem_trim(void *p, size_t keep, size_t size)
+{
+    uintptr_t page = 4096;
+    uintptr_t lo = ((uintptr_t)p + keep + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Below this many bytes one thread copies: the hand-off would cost more. */
 #define MEM_COPY_PARALLEL_MIN ((size_t)4 << 20)
 

@@ -14,6 +14,10 @@ void *mem_alloc(size_t size);
 /* realloc(p, size), likewise. */
 void *mem_realloc(void *p, size_t size);
 
+/* Give back the pages of p[keep..size) (p from mem_alloc, size bytes); they read
+ * as zeros if touched again. */
+void mem_trim(void *p, size_t keep, size_t size);
+
 /* memcpy(dst, src, len), shared among the pool's threads when len is large (one
  * thread copies at a fraction of the memory's bandwidth, and first touches of new
  * pages fault in parallel). */

@@ -65,6 +65,7 @@ int progress_start(void)
 
 void progress_phase(const char *phase)
 {
+    stats_phase(phase);
     pthread_mutex_lock(&progress_lock);
     progress_name = phase;
     pthread_mutex_unlock(&progress_lock);

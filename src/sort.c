@@ -35,6 +35,8 @@ typedef struct {
     run_t **runs;
     int nruns, caprun;
     uint64_t mem_bytes;      /* bytes of the runs held in memory */
+    char *spare;             /* a buffer the last sort left free, or NULL */
+    size_t spare_cap;        /* its room, in keys */
 } sorting_t;
 
 static size_t sort_budget(const opts_t *o)
@@ -90,16 +92,30 @@ static int sorting_next_limit(sorting_t *s)
     return GS_OK;
 }
 
-/* Sort keys[0..n) with the chunk sorter; *out is the buffer that holds the result
- * (the other one is freed). Applies -u. */
-static int sorting_sort(ctx_t *c, void *keys, size_t *n, void **out)
+/* Sort keys[0..n) with the chunk sorter; *out is the buffer that holds the result.
+ * The other buffer (the chunk's, or the scratch) is kept as the spare, for the next
+ * sort's scratch or the next chunk: reusing memory already faulted in costs nothing,
+ * new memory a page fault per page. Applies -u. */
+static int sorting_sort(sorting_t *s, void *keys, size_t cap, size_t *n, void **out)
 {
+    ctx_t *c = s->c;
     int width = c->km.width;
     *out = keys;
     if (*n > 1) {
-        void *scratch = mem_alloc(*n * (size_t)width);
-        if (!scratch)
-            return err_set(GS_ENOMEM, "out of memory");
+        void *scratch = s->spare;
+        size_t scap = s->spare_cap;
+        if (!scratch || scap < *n) {
+            free(scratch);
+            scap = *n;
+            scratch = mem_alloc(scap * (size_t)width);
+            if (!scratch) {
+                s->spare = NULL;
+                s->spare_cap = 0;
+                return err_set(GS_ENOMEM, "out of memory");
+            }
+        }
+        s->spare = NULL;
+        s->spare_cap = 0;
         void *sorted;
         int rc = c->sorter->sort(c->sorter, keys, scratch, *n, width, &sorted);
         if (rc) {
@@ -107,10 +123,12 @@ static int sorting_sort(ctx_t *c, void *keys, size_t *n, void **out)
             return rc;
         }
         if (sorted == scratch) {
-            free(keys);
             *out = scratch;
+            s->spare = keys;
+            s->spare_cap = cap;
         } else {
-            free(scratch);
+            s->spare = scratch;
+            s->spare_cap = scap;
         }
     }
     if (c->o->unique)
@@ -123,7 +141,9 @@ static int sorting_seal(sorting_t *s)
 {
     void *sorted;
     size_t n = s->n;
-    int rc = sorting_sort(s->c, s->keys, &n, &sorted);
+    progress_phase("sorting");
+    int rc = sorting_sort(s, s->keys, s->cap, &n, &sorted);
+    progress_phase("reading");
     s->keys = NULL;
     s->n = s->cap = 0;
     if (rc) {
@@ -151,15 +171,40 @@ static int sorting_seal(sorting_t *s)
     return sorting_next_limit(s);
 }
 
+/* A buffer for a new chunk: the spare where it holds the chunk's limit, else the
+ * whole limit at once (pages are only faulted in as keys arrive; growing a buffer
+ * of gigabytes by realloc cost more than all the rest of reading). Where even that
+ * cannot be had, the chunk starts small and grows. */
+static int sorting_chunk_alloc(sorting_t *s)
+{
+    size_t w = (size_t)s->c->km.width;
+    if (s->spare && s->spare_cap >= s->limit) {
+        /* Pages past the limit go back: the budget has room for the limit only. */
+        mem_trim(s->spare, s->limit * w, s->spare_cap * w);
+        s->keys = s->spare;
+        s->cap = s->limit;
+        s->spare = NULL;
+        s->spare_cap = 0;
+        return GS_OK;
+    }
+    free(s->spare);   /* too small to be the chunk: memory back for it */
+    s->spare = NULL;
+    s->spare_cap = 0;
+    s->keys = mem_alloc(s->limit * w);
+    s->cap = s->keys ? s->limit : 0;
+    return GS_OK;
+}
+
 /* Add keys[0..m) to the chunk, sealing it each time it reaches its limit. */
 static int sorting_add(sorting_t *s, const char *keys, size_t m)
 {
     size_t w = (size_t)s->c->km.width;
     sorter_t *so = s->c->sorter;
+    int rc;
     while (m > 0) {
         if (so->setup_keys && s->n + m > so->setup_keys) {
             /* The backend sets itself up now: size chunks to it from here on. */
-            int rc = so->setup(so);
+            rc = so->setup(so);
             if (rc == GS_OK)
                 rc = sorting_next_limit(s);
             if (rc)
@@ -170,13 +215,13 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
                     return rc;
             }
         }
-        if (s->n == s->limit) {
-            int rc = sorting_seal(s);
-            if (rc)
-                return rc;
-        }
+        if (s->n == s->limit && (rc = sorting_seal(s)) != GS_OK)
+            return rc;
         size_t take = s->limit - s->n < m ? s->limit - s->n : m;
+        if (!s->keys && (rc = sorting_chunk_alloc(s)) != GS_OK)
+            return rc;
         if (s->n + take > s->cap) {
+            /* Only where the chunk could not be had whole: grow it. */
             size_t ncap = s->cap ? 2 * s->cap : ((size_t)1 << 16);
             while (ncap < s->n + take)
                 ncap *= 2;
@@ -188,7 +233,9 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
             s->keys = nk;
             s->cap = ncap;
         }
+        double t0 = stats_now();
         mem_copy(s->c->pool, s->keys + s->n * w, keys, take * w);
+        stats_add(ST_PARSE, 0, stats_now() - t0);   /* placing keys is part of parsing */
         s->n += take;
         keys += take * w;
         m -= take;
@@ -353,6 +400,7 @@ static int sorting_passes(sorting_t *s)
 static void sorting_free(sorting_t *s)
 {
     free(s->keys);
+    free(s->spare);
     for (int i = 0; i < s->nruns; i++)
         run_free(s->runs[i]);
     free(s->runs);
@@ -374,8 +422,8 @@ int sort_run(ctx_t *c)
         progress_phase("sorting");
         void *sorted = NULL;
         size_t n = s.n;
-        rc = sorting_sort(c, s.keys, &n, &sorted);
-        s.keys = sorted;
+        rc = sorting_sort(&s, s.keys, s.cap, &n, &sorted);
+        s.keys = sorted;   /* the chunk's other buffer is the spare */
         progress_phase("writing");
         if (rc == GS_OK) {
             output_cfg_t ocfg = ctx_output_cfg(c);

@@ -67,6 +67,7 @@ typedef struct {
     size_arg_t gpu_memory;
     int *ids;                /* [ndev] device numbers */
     gdev_t *devs;            /* [ndev] once set up */
+    double setup_s;          /* seconds the set-up took (CUDA's start included) */
     char name[64];
 } sorter_cuda_t;
 
@@ -449,11 +450,13 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
     if (!c->devs)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK, d;
+    double t0 = stats_now();
     sigset_t old;
     cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
     for (d = 0; d < c->ndev && rc == GS_OK; d++)
         rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
     cleanup_unblock(&old);
+    c->setup_s = stats_now() - t0;
     if (rc == GS_OK) {
         c->ready = 1;
         size_t cap = c->devs[0].cap;
@@ -485,6 +488,7 @@ static void sorter_cuda_report(const sorter_t *s)
                 ? "they could not be used; the CPU sorted" : "every chunk was small enough for the CPU");
         return;
     }
+    fprintf(stderr, "gpusort: stats: gpus set up in %.3f s\n", c->setup_s);
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "

@@ -18,6 +18,11 @@ static uint64_t stage_bytes[ST_COUNT];
 static double stage_seconds[ST_COUNT];
 static char device_text[256] = "cpu";
 static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
+#define STATS_MAX_PHASES 8
+static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
+static double phase_total[STATS_MAX_PHASES];
+static int nphases, cur_phase = -1;
+static double cur_since;
 
 double stats_now(void)
 {
@@ -72,8 +77,31 @@ void stats_set_device(const char *text)
     pthread_mutex_unlock(&stats_lock);
 }
 
+/* Close the current phase's interval at now. Under stats_lock. */
+static void stats_phase_close(double now)
+{
+    if (cur_phase >= 0)
+        phase_total[cur_phase] += now - cur_since;
+}
+
+void stats_phase(const char *name)
+{
+    double now = stats_now();
+    pthread_mutex_lock(&stats_lock);
+    stats_phase_close(now);
+    int i = 0;
+    while (i < nphases && strcmp(phase_name[i], name) != 0)
+        i++;
+    if (i == nphases && nphases < STATS_MAX_PHASES)
+        phase_name[nphases++] = name;
+    cur_phase = i < nphases ? i : -1;
+    cur_since = now;
+    pthread_mutex_unlock(&stats_lock);
+}
+
 void stats_print(double total)
 {
+    double now = stats_now();
     pthread_mutex_lock(&stats_lock);
     fprintf(stderr, "gpusort: stats: device %s\n", device_text);
     fprintf(stderr, "gpusort: stats: %-9s %16s %10s %10s\n", "stage", "bytes", "seconds", "MB/s");
@@ -83,6 +111,14 @@ void stats_print(double total)
                 (unsigned long long)stage_bytes[s], stage_seconds[s], mbps);
     }
     fprintf(stderr, "gpusort: stats: %-9s %16s %10.3f\n", "total", "", total);
+    if (nphases > 0) {
+        stats_phase_close(now);
+        cur_since = now;
+        fprintf(stderr, "gpusort: stats: phases (wall clock):");
+        for (int i = 0; i < nphases; i++)
+            fprintf(stderr, "%s %s %.3f s", i ? "," : "", phase_name[i], phase_total[i]);
+        fputc('\n', stderr);
+    }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);

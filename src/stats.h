@@ -33,6 +33,12 @@ void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 /* Set the text of the "device" line (e.g. "cpu (radix: cpu radix, 2 threads)"). */
 void stats_set_device(const char *text);
 
+/* A phase of the run begins now ("reading", "sorting", ...), ending the one before:
+ * --stats gives each phase's wall-clock time (a phase entered several times adds
+ * up), which the per-stage table (stages overlap, and some run on several threads)
+ * does not. */
+void stats_phase(const char *name);
+
 /* Write the table to stderr; total is the run's wall time in seconds. */
 void stats_print(double total);
 

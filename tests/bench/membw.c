@@ -1,12 +1,16 @@
 /* membw.c: host memory bandwidth, the ceiling of gpusort's CPU stages (a benchmark).
  * T threads each copy their share of a large buffer into another, several times; the
  * best round's bytes read plus bytes written over its time is printed in GB/s.
+ * Then the cost of new memory: 1 and T threads writing pages never touched before
+ * (each page faults in, zeroed by the kernel; huge pages asked for, as gpusort
+ * does), in GB/s: the ceiling of any stage that fills fresh buffers.
  * Usage: membw [GIB] [THREADS]   (default 4 GiB, online CPUs)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +23,13 @@ static void *copy_share(void *arg)
 {
     share_t *s = arg;
     memcpy(s->dst, s->src, s->len);
+    return NULL;
+}
+
+static void *touch_share(void *arg)
+{
+    share_t *s = arg;
+    memset(s->dst, 3, s->len);
     return NULL;
 }
 
@@ -56,5 +67,28 @@ int main(int argc, char **argv)
     }
     printf("host memory: %d threads copy %zu GiB: %.1f GB/s (read + write, best of 5)\n",
            threads, gib, best);
+    free(a);
+    free(b);
+    int tcounts[2] = { 1, threads };
+    for (int k = 0; k < 2; k++) {
+        int nt = tcounts[k];
+        char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return 1;
+#ifdef MADV_HUGEPAGE
+        madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+        double t0 = now();
+        for (int i = 0; i < nt; i++) {
+            size_t lo = bytes / nt * i, hi = i == nt - 1 ? bytes : bytes / nt * (i + 1);
+            s[i] = (share_t){ NULL, m + lo, hi - lo };
+            pthread_create(&t[i], NULL, touch_share, &s[i]);
+        }
+        for (int i = 0; i < nt; i++)
+            pthread_join(t[i], NULL);
+        printf("new memory: %d threads first-touch %zu GiB: %.1f GB/s\n", nt, gib,
+               bytes / (now() - t0) / 1e9);
+        munmap(m, bytes);
+    }
     return 0;
 }
