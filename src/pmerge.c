@@ -13,7 +13,6 @@
 
 #include "error.h"
 #include "keys.h"
-#include "ltree.h"
 #include "pmerge.h"
 #include "stats.h"
 
@@ -39,21 +38,29 @@ typedef struct {
     int rc;
 } pm_job_t;
 
-/* One thread's state. */
+/* A source whose runs are done holds this key; a u64 key of this value is told
+ * apart by done[]. */
+#define PM_SENT UINT64_MAX
+
+/* One thread's state. Each source (run) is read through its cursor, one batch at a
+ * time, the batch cut at the piece's upper bound; cur[i] points at its head key.
+ * The loser tree keeps keys in its nodes (node j: lkey[j], lsrc[j]; leaves k..2k-1
+ * are the sources), so a replay reads no source's memory. */
 typedef struct {
     pm_job_t *j;
-    run_cursor_t **cur;      /* [nruns] */
-    const void **keys;       /* [nruns] each cursor's current batch */
-    size_t *n, *pos;         /* [nruns] its size, and the next key */
-    uint64_t *head;          /* [nruns] */
-    unsigned char *done;     /* [nruns] */
-    int *node;               /* [nruns] */
+    run_cursor_t **cur_run;  /* [nruns] */
+    const char **cur, **end; /* [nruns] head key, and the end of its batch */
+    unsigned char *last;     /* [nruns] 1: the batch is the source's last */
+    unsigned char *done;     /* [nruns] 1: the source is exhausted (key PM_SENT) */
+    uint64_t *lkey;          /* [nruns] losers' keys; [0] unused */
+    int *lsrc;               /* [nruns] losers' sources */
+    uint64_t *win;           /* [2 * nruns] scratch for building the tree */
     void *batch;             /* PM_BATCH keys */
     size_t nb;
     char *out;               /* prepared bytes waiting for the turn */
     size_t outlen, outcap;
     int have_last;           /* -u: a key was kept in this piece */
-    uint64_t last;
+    uint64_t last_key;
 } pm_thread_t;
 
 size_t pmerge_cursor_bytes(int nruns, int width)
@@ -108,9 +115,9 @@ static int pm_flush(pm_thread_t *t, size_t p)
         size_t o = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t k = key_get(t->batch, i, j->width);
-            if (t->have_last && k == t->last)
+            if (t->have_last && k == t->last_key)
                 continue;
-            t->last = k;
+            t->last_key = k;
             t->have_last = 1;
             if (w == 4)
                 ((uint32_t *)t->batch)[o++] = (uint32_t)k;
@@ -140,26 +147,133 @@ static int pm_flush(pm_thread_t *t, size_t p)
     return GS_OK;
 }
 
-/* Fetch source i's next key below hi (has_hi) into head[i], or mark it done. */
-static inline int pm_advance(pm_thread_t *t, int i, int has_hi, uint64_t hi)
+/* Source i's next batch (cut at hi when has_hi): *key its first key, or PM_SENT
+ * and done[i] when the source has no more keys below hi. */
+static int pm_refill(pm_thread_t *t, int i, int has_hi, uint64_t hi, uint64_t *key)
 {
     int width = t->j->width;
-    if (t->pos[i] == t->n[i]) {
-        int rc = run_cursor_next(t->cur[i], &t->keys[i], &t->n[i]);
-        if (rc)
-            return rc;
-        t->pos[i] = 0;
-        if (t->n[i] == 0) {
+    for (;;) {
+        const void *keys;
+        size_t n = 0;
+        if (!t->last[i]) {
+            int rc = run_cursor_next(t->cur_run[i], &keys, &n);
+            if (rc)
+                return rc;
+        }
+        if (n == 0) {
             t->done[i] = 1;
+            *key = PM_SENT;
+            return GS_OK;
+        }
+        if (has_hi) {
+            size_t m = key_lower_bound(keys, n, width, hi);
+            if (m < n) {
+                n = m;
+                t->last[i] = 1;
+            }
+        }
+        if (n > 0) {
+            t->cur[i] = keys;
+            t->end[i] = (const char *)keys + n * (size_t)width;
+            *key = key_get(keys, 0, width);
             return GS_OK;
         }
     }
-    uint64_t k = key_get(t->keys[i], t->pos[i]++, width);
-    if (has_hi && k >= hi)
-        t->done[i] = 1;
+}
+
+/* Append key to the batch, flushing it when full. */
+static int pm_emit(pm_thread_t *t, size_t p, uint64_t key)
+{
+    if (t->j->width == 4)
+        ((uint32_t *)t->batch)[t->nb++] = (uint32_t)key;
     else
-        t->head[i] = k;
-    return GS_OK;
+        ((uint64_t *)t->batch)[t->nb++] = key;
+    return t->nb == PM_BATCH ? pm_flush(t, p) : GS_OK;
+}
+
+/* The winner is a done source, but u64 sources may still hold keys equal to
+ * PM_SENT (the largest key), which tie with it: emit them all. */
+static int pm_drain_max(pm_thread_t *t, size_t p, int has_hi, uint64_t hi)
+{
+    int rc = GS_OK;
+    for (int i = 0; i < t->j->nruns && rc == GS_OK; i++) {
+        while (!t->done[i] && rc == GS_OK) {
+            for (const char *c = t->cur[i]; c < t->end[i] && rc == GS_OK; c += 8)
+                rc = pm_emit(t, p, *(const uint64_t *)c);
+            uint64_t k;
+            if (rc == GS_OK)
+                rc = pm_refill(t, i, has_hi, hi, &k);
+        }
+    }
+    return rc;
+}
+
+/* Merge the piece: the tight loop, for keys of width w (a constant where it is
+ * called, so each width gets its own code). */
+static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t p, int has_hi,
+                                                          uint64_t hi, const int w)
+{
+    pm_job_t *j = t->j;
+    const int k = j->nruns;
+    uint64_t *lkey = t->lkey;
+    int *lsrc = t->lsrc;
+    /* Build: play every match bottom-up; win[] holds each node's winner. */
+    uint64_t *win = t->win;
+    for (int i = 0; i < k; i++)
+        win[k + i] = (uint64_t)i;
+    for (int node = k - 1; node >= 1; node--) {
+        int a = (int)win[2 * node], b = (int)win[2 * node + 1];
+        uint64_t ka = t->done[a] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[a]
+                                                     : *(const uint64_t *)t->cur[a]);
+        uint64_t kb = t->done[b] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[b]
+                                                     : *(const uint64_t *)t->cur[b]);
+        int bwins = kb < ka;
+        win[node] = (uint64_t)(bwins ? b : a);
+        lsrc[node] = bwins ? a : b;
+        lkey[node] = bwins ? ka : kb;
+    }
+    int s = k > 1 ? (int)win[1] : 0;
+    uint64_t key = t->done[s] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[s]
+                                                  : *(const uint64_t *)t->cur[s]);
+    int rc = GS_OK;
+    size_t nb = t->nb;
+    for (;;) {
+        if (key == PM_SENT && t->done[s]) {
+            t->nb = nb;
+            if (w == 8)
+                rc = pm_drain_max(t, p, has_hi, hi);
+            return rc;
+        }
+        if (w == 4)
+            ((uint32_t *)t->batch)[nb++] = (uint32_t)key;
+        else
+            ((uint64_t *)t->batch)[nb++] = key;
+        if (nb == PM_BATCH) {
+            t->nb = nb;
+            rc = pm_flush(t, p);
+            nb = t->nb;
+            if (rc || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+                return rc;
+        }
+        const char *c = t->cur[s] + w;
+        if (c < t->end[s]) {
+            t->cur[s] = c;
+            key = w == 4 ? *(const uint32_t *)c : *(const uint64_t *)c;
+        } else if ((rc = pm_refill(t, s, has_hi, hi, &key)) != GS_OK) {
+            t->nb = nb;
+            return rc;
+        }
+        /* Replay from s's leaf to the root, without branches. */
+        for (int node = (s + k) >> 1; node > 0; node >>= 1) {
+            uint64_t lk = lkey[node];
+            int ls = lsrc[node];
+            int up = lk < key;
+            lkey[node] = up ? key : lk;
+            lsrc[node] = up ? s : ls;
+            key = up ? lk : key;
+            s = up ? ls : s;
+        }
+    }
 }
 
 static int pm_piece(pm_thread_t *t, size_t p)
@@ -171,46 +285,25 @@ static int pm_piece(pm_thread_t *t, size_t p)
     uint64_t hi = has_hi ? j->split[p] : 0;
     t->have_last = 0;
     for (int i = 0; i < k; i++) {
-        t->cur[i] = NULL;
-        t->done[i] = 0;
-        t->n[i] = t->pos[i] = 0;
+        t->cur_run[i] = NULL;
+        t->done[i] = t->last[i] = 0;
     }
     for (int i = 0; i < k && rc == GS_OK; i++) {
-        rc = run_cursor_open(&t->cur[i], j->runs[i], lo);
+        uint64_t first;
+        rc = run_cursor_open(&t->cur_run[i], j->runs[i], lo);
         if (rc == GS_OK)
-            rc = pm_advance(t, i, has_hi, hi);
-    }
-    if (rc == GS_OK) {
-        ltree_t lt = { .k = k, .node = t->node, .head = t->head, .done = t->done };
-        ltree_build(&lt);
-        size_t w = (size_t)j->width;
-        for (;;) {
-            int s = t->node[0];
-            if (t->done[s])
-                break;
-            if (w == 4)
-                ((uint32_t *)t->batch)[t->nb++] = (uint32_t)t->head[s];
-            else
-                ((uint64_t *)t->batch)[t->nb++] = t->head[s];
-            if (t->nb == PM_BATCH) {
-                rc = pm_flush(t, p);
-                if (rc || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
-                    break;
-            }
-            rc = pm_advance(t, s, has_hi, hi);
-            if (rc)
-                break;
-            ltree_replay(&lt, s);
-        }
+            rc = pm_refill(t, i, has_hi, hi, &first);
     }
     if (rc == GS_OK)
+        rc = j->width == 4 ? pm_merge(t, p, has_hi, hi, 4) : pm_merge(t, p, has_hi, hi, 8);
+    if (rc == GS_OK && !__atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
         rc = pm_flush(t, p);
     if (rc == GS_OK && pm_wait_turn(j, p))
         rc = GS_EIO;
     if (rc == GS_OK)
         rc = pm_deliver(t);
     for (int i = 0; i < k; i++)
-        run_cursor_close(t->cur[i]);
+        run_cursor_close(t->cur_run[i]);
     if (rc == GS_OK) {
         pthread_mutex_lock(&j->lock);
         __atomic_store_n(&j->turn, p + 1, __ATOMIC_RELEASE);
@@ -227,18 +320,19 @@ static void pm_worker(void *arg, int ti, int nt)
     pm_job_t *j = arg;
     pm_thread_t t = { .j = j };
     size_t k = (size_t)j->nruns;
+    t.cur_run = calloc(k, sizeof *t.cur_run);
     t.cur = calloc(k, sizeof *t.cur);
-    t.keys = calloc(k, sizeof *t.keys);
-    t.n = calloc(k, sizeof *t.n);
-    t.pos = calloc(k, sizeof *t.pos);
-    t.head = calloc(k, sizeof *t.head);
+    t.end = calloc(k, sizeof *t.end);
+    t.last = calloc(k, 1);
     t.done = calloc(k, 1);
-    t.node = calloc(k, sizeof *t.node);
+    t.lkey = calloc(k, sizeof *t.lkey);
+    t.lsrc = calloc(k, sizeof *t.lsrc);
+    t.win = calloc(2 * k, sizeof *t.win);
     t.batch = malloc(PM_BATCH * (size_t)j->width);
     t.outcap = j->hold;
     t.out = malloc(t.outcap);
-    if (!t.cur || !t.keys || !t.n || !t.pos || !t.head || !t.done || !t.node || !t.batch ||
-        !t.out) {
+    if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.lkey || !t.lsrc ||
+        !t.win || !t.batch || !t.out) {
         pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
@@ -252,13 +346,14 @@ static void pm_worker(void *arg, int ti, int nt)
             }
         }
     }
+    free(t.cur_run);
     free(t.cur);
-    free(t.keys);
-    free(t.n);
-    free(t.pos);
-    free(t.head);
+    free(t.end);
+    free(t.last);
     free(t.done);
-    free(t.node);
+    free(t.lkey);
+    free(t.lsrc);
+    free(t.win);
     free(t.batch);
     free(t.out);
 }
