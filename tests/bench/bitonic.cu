@@ -290,6 +290,7 @@ static void run_variant(const char *name, int log2n, int rounds, cudaStream_t s,
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each line out at once, even into a file */
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     if (rounds < 1)
         rounds = 1;
