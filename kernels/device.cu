@@ -76,6 +76,9 @@ extern "C" int gk_runtime_version(void)
 
 extern "C" int gk_malloc(void **d_ptr, size_t bytes)
 {
+    *d_ptr = nullptr;
+    if (bytes == 0)
+        return GK_OK;
     GK_CHECK(cudaMalloc(d_ptr, bytes));
     return GK_OK;
 }

@@ -49,6 +49,7 @@ int gk_set_device(int dev);
 /* The runtime's version as major * 1000 + minor * 10 (e.g. 13000). */
 int gk_runtime_version(void);
 
+/* Device memory; bytes 0 gives NULL. */
 int gk_malloc(void **d_ptr, size_t bytes);
 void gk_free(void *d_ptr);
 int gk_host_alloc(void **h_ptr, size_t bytes);   /* pinned */
@@ -107,6 +108,32 @@ int gk_copy_d2d(void *d_dst, const void *d_src, size_t bytes, gk_stream_t stream
  * when the widths are equal. */
 int gk_rebase(const void *d_in, int in_width, void *d_out, int out_width, size_t n,
               uint64_t base, int subtract, gk_stream_t stream);
+
+/* ---- bitonic sort (bitonic.cu) ------------------------------------------------------- */
+
+/* Scratch bytes gk_bitonic_sort needs for n keys of width (4 or 8) bytes: 0 in this
+ * version (the sort works in place and takes the keys from n on as the largest key
+ * without storing them); ask all the same, so that a later version may want some. */
+int gk_bitonic_scratch(size_t n, int width, size_t *bytes);
+
+/* Sort d_keys[0..n) (width 4 or 8, unsigned) ascending in place with our bitonic
+ * network, any n; nothing past d_keys[n - 1] is read or written. d_scratch holds
+ * gk_bitonic_scratch bytes (NULL when 0). Tiles of 16 Ki u32 or 8 Ki u64 keys are
+ * sorted in one pass; each merge above a tile then takes ceil(s / 6) passes (u64:
+ * ceil(s / 5)) for its s strides of a tile or more, and one for the rest: about 43
+ * passes over the keys for 2^29 u32 keys, where one launch per step takes 435.
+ * Asynchronous on stream. */
+int gk_bitonic_sort(void *d_keys, size_t n, int width, void *d_scratch, size_t scratch_bytes,
+                    gk_stream_t stream);
+
+/* The sort stage with bitonic instead of radix: gk_sort_range's arguments and result.
+ * 64-bit keys whose range fits 32 bits are sorted as 32-bit offsets from min in d_alt
+ * (room for n 4-byte keys; half the bytes through every pass) and widened back into
+ * d_keys; other keys are sorted in place. *result is always d_keys. Asynchronous on
+ * stream. */
+int gk_bitonic_sort_range(void *d_keys, void *d_alt, size_t n, int width, uint64_t min,
+                          uint64_t max, void *d_scratch, size_t scratch_bytes, void **result,
+                          gk_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -65,15 +65,13 @@ static int run_engine(ctx_t *c)
     int rc = o->mode == MODE_SORT ? run_pick_devices(o, devs, &n) : GS_OK;   /* -m, -c: no GPU */
     if (rc)
         return rc;
-    if (n > 0 && o->algorithm == ALGO_BITONIC)
-        return err_set(GS_EUSAGE, "--algorithm=bitonic: not available in this version");
     if (n > 0 && o->mode == MODE_SORT) {
-        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, &o->gpu_memory,
-                                RUN_GPU_MIN_KEYS, o->device == DEV_AUTO);
+        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, o->algorithm,
+                                &o->gpu_memory, RUN_GPU_MIN_KEYS, o->device == DEV_AUTO);
         if (rc)
             return rc;
-        snprintf(text, sizeof text, "%s (--algorithm=radix; chunks under 1 Mi keys on the CPU)",
-                 c->sorter->name);
+        snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
+                 c->sorter->name, o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
         stats_set_device(text);
         return GS_OK;
     }
@@ -101,6 +99,8 @@ void run_describe_engines(void)
     int v = gk_runtime_version(), count = gk_device_count();
     printf("CUDA support: built in (CUDA runtime %d.%d, linked statically)\n", v / 1000,
            v % 1000 / 10);
+    puts("GPU chunk sort (--algorithm): radix (CUB's DeviceRadixSort, the default) or "
+         "bitonic (gpusort's own kernels)");
     if (count == 0)
         puts("GPUs: none usable (no driver or no device): sorting on the CPU");
     for (int d = 0; d < count; d++) {

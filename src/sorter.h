@@ -34,15 +34,16 @@ int sorter_cpu_create(sorter_t **s, pool_t *pool);
 
 #ifdef HAVE_CUDA
 #include "options.h"
-/* The GPU backend (sorter_cuda.c): CUB radix sort on the devices devs[0..ndev),
- * keys of width bytes, at most gpu_memory (--gpu-memory; unset: most of the free
- * memory) on each. Chunks under min_keys keys are sorted on the CPU (the copies
+/* The GPU backend (sorter_cuda.c): CUB radix sort (ALGO_RADIX) or our bitonic sort
+ * (ALGO_BITONIC) on the devices devs[0..ndev), keys of width bytes, at most gpu_memory
+ * (--gpu-memory; unset: most of the free memory) on each. Chunks under min_keys keys are sorted on the CPU (the copies
  * would cost more than the sort); devices are set up at the first chunk that goes to
  * them, their buffers halving on out-of-memory; a
  * device that cannot be used or lacks memory even for small chunks sends every sort
  * to the CPU, with one note on stderr unless quiet (--device=auto). */
 int sorter_cuda_create(sorter_t **s, pool_t *pool, const int *devs, int ndev, int width,
-                       const size_arg_t *gpu_memory, size_t min_keys, int quiet);
+                       algorithm_t algorithm, const size_arg_t *gpu_memory, size_t min_keys,
+                       int quiet);
 #endif
 
 /* The CPU radix sort itself, also the reference the GPU tests compare with: sorts

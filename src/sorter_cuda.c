@@ -1,11 +1,13 @@
-/* sorter_cuda.c: the GPU chunk sorter: CUB radix sort on every device asked for.
+/* sorter_cuda.c: the GPU chunk sorter: CUB radix sort (or our bitonic sort, with
+ * --algorithm=bitonic) on every device asked for.
  *
  * A chunk is cut into parts that fit one device's buffers; each device has a host
  * thread that sorts its parts one after another. A part is staged through two pinned
  * buffers: the host copies a slice into one while the other's slice crosses PCIe on
  * its own stream (min and max are taken during that copy). On the device the sort
  * covers only the bits the part's range needs (gk_sort_range: 64-bit parts whose
- * range fits 32 bits go through as 32-bit offsets); then the part comes back the same
+ * range fits 32 bits go through as 32-bit offsets), or, with --algorithm=bitonic, our
+ * bitonic sort in place (gk_bitonic_sort_range); then the part comes back the same
  * way, slice by slice.
  * Several parts are merged on the CPU (pmerge.h) into the scratch buffer. Small
  * chunks are sorted on the CPU, and the devices are set up only at the first chunk
@@ -36,6 +38,7 @@
 typedef struct {
     int dev;
     int width;               /* key bytes */
+    int bitonic;             /* --algorithm=bitonic: our bitonic sort, not CUB radix */
     char name[128];          /* the device's name */
     gk_stream_t stream[2];
     gk_event_t staged[2];    /* staging buffer i may be refilled once this fires */
@@ -60,6 +63,7 @@ typedef struct {
     pool_t *pool;
     sorter_t *cpu;           /* for small chunks, and after a fallback */
     int width;
+    int bitonic;             /* --algorithm=bitonic */
     int ndev;                /* devices asked for */
     int ready;               /* 0: not set up yet; 1: set up; -1: fell back to the CPU */
     int quiet;               /* --device=auto: fall back to the CPU silently */
@@ -208,8 +212,9 @@ static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
         return cuda_fail(g, gk);
     double t1 = stats_now();
     void *res;
-    if ((gk = gk_sort_range(g->d_keys, g->d_alt, n, w, min, max, g->d_scratch,
-                            g->scratch_bytes, &res, g->stream[0])))
+    if ((gk = (g->bitonic ? gk_bitonic_sort_range : gk_sort_range)(
+             g->d_keys, g->d_alt, n, w, min, max, g->d_scratch, g->scratch_bytes, &res,
+             g->stream[0])))
         return cuda_fail(g, gk);
     if ((gk = gk_stream_sync(g->stream[0])))
         return cuda_fail(g, gk);
@@ -366,22 +371,27 @@ static void gdev_release(gdev_t *g)
     }
 }
 
-/* Device buffers for as many keys as budget bytes allow, halving on out-of-memory. */
+/* Device buffers for as many keys as budget bytes allow, halving on out-of-memory.
+ * Radix sorts between d_keys and d_alt; bitonic sorts in place (keys past a part's end
+ * are virtual, never stored) and wants d_alt only for 64-bit keys narrowed to 32-bit
+ * offsets, 4 bytes a key. */
 static int gdev_buffers(gdev_t *g, size_t budget)
 {
     size_t w = (size_t)g->width;
-    size_t cap = budget / (2 * w);
+    size_t a = !g->bitonic ? w : w == 8 ? 4 : 0;   /* d_alt bytes a key */
+    size_t cap = budget / (w + a);
     int gk;
     while (cap >= CUDA_MIN_KEYS) {
         size_t scratch;
-        if ((gk = gk_radix_scratch(cap, g->width, &scratch)))
+        if ((gk = (g->bitonic ? gk_bitonic_scratch : gk_radix_scratch)(cap, g->width,
+                                                                        &scratch)))
             return cuda_fail(g, gk);
-        if (2 * cap * w + scratch > budget) {
+        if (cap * (w + a) + scratch > budget) {
             cap -= cap / 16 + 1;
             continue;
         }
         if ((gk = gk_malloc(&g->d_keys, cap * w)) == GK_OK &&
-            (gk = gk_malloc(&g->d_alt, cap * w)) == GK_OK &&
+            (gk = gk_malloc(&g->d_alt, cap * a)) == GK_OK &&
             (gk = gk_malloc(&g->d_scratch, scratch)) == GK_OK) {
             g->cap = cap;
             g->scratch_bytes = scratch;
@@ -393,7 +403,7 @@ static int gdev_buffers(gdev_t *g, size_t budget)
         if (gk != GK_ENOMEM)
             return cuda_fail(g, gk);
         budget /= 2;          /* out of memory: retry with smaller chunks */
-        cap = budget / (2 * w);
+        cap = budget / (w + a);
     }
     snprintf(g->err, sizeof g->err, "GPU %d: out of memory", g->dev);
     g->gk = GK_ENOMEM;
@@ -453,8 +463,10 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
     double t0 = stats_now();
     sigset_t old;
     cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
-    for (d = 0; d < c->ndev && rc == GS_OK; d++)
+    for (d = 0; d < c->ndev && rc == GS_OK; d++) {
+        c->devs[d].bitonic = c->bitonic;
         rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
+    }
     cleanup_unblock(&old);
     c->setup_s = stats_now() - t0;
     if (rc == GS_OK) {
@@ -498,7 +510,8 @@ static void sorter_cuda_report(const sorter_t *s)
 }
 
 int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, int width,
-                       const size_arg_t *gpu_memory, size_t min_keys, int quiet)
+                       algorithm_t algorithm, const size_arg_t *gpu_memory, size_t min_keys,
+                       int quiet)
 {
     sorter_cuda_t *c = calloc(1, sizeof *c);
     if (!c || !(c->ids = calloc((size_t)ndev, sizeof *c->ids))) {
@@ -512,12 +525,14 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
     }
     c->pool = pool;
     c->width = width;
+    c->bitonic = algorithm == ALGO_BITONIC;
     c->ndev = ndev;
     c->quiet = quiet;
     c->min_keys = min_keys;
     c->gpu_memory = *gpu_memory;
     memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
-    snprintf(c->name, sizeof c->name, "cuda radix, %d GPU%s", ndev, ndev > 1 ? "s" : "");
+    snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s", c->bitonic ? "bitonic" : "radix",
+             ndev, ndev > 1 ? "s" : "");
     c->base.name = c->name;
     /* The devices are set up when a chunk first grows past min_keys (setup_keys),
      * or at the first large sort; max_keys then bounds the chunks. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# gpu-suite.sh: the GPU machine's test run. The unit test of the GPU chunk sorter,
-# then the whole command-line suite with --device=0 added to every gpusort command
-# (ALGORITHM adds --algorithm=... as well). Run from a built tree (the build dir is
-# BUILD, default .): prints each result and "N passed, N failed, N skipped".
+# gpu-suite.sh: the GPU machine's test run. The GPU test programs (the chunk sorter,
+# our bitonic sort), then the whole command-line suite with --device=0 added to every
+# gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).
+# Run from a built tree (the build dir is BUILD, default .): prints each result and
+# "N passed, N failed, N skipped".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${BUILD:-.}
@@ -21,10 +22,12 @@ record() {   # name status
     *) fail=$((fail + 1)); echo "FAIL: $1 (exit $2)" ;;
     esac
 }
-if [ -x "$BUILD/tests/gpu_sorter" ]; then
-    "$BUILD/tests/gpu_sorter"
-    record gpu_sorter $?
-fi
+for p in gpu_sorter gpu_bitonic; do
+    if [ -x "$BUILD/tests/$p" ]; then
+        "$BUILD/tests/$p"
+        record "$p" $?
+    fi
+done
 for t in "$here"/cli/*.sh; do
     case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
     GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/gsgen GSCHECK=$BUILD/tests/gscheck \

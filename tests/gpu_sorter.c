@@ -1,11 +1,12 @@
 /* gpu_sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
  * needs no Check, since the GPU machine has none). Exits 77 where there is no GPU.
  *
- * Sweeps widths 4 and 8; sizes from 0 up to several device parts (a small
- * --gpu-memory makes parts of about 1 Mi keys); distributions that take every path of
- * sorter_cuda.c: the full range, a narrow range far from 0 (rebased; 64-bit keys as
- * 32-bit offsets), a range just over 2^32 (64-bit, not narrowed), the top of the range
- * (what -r makes of small numbers), all equal, sorted, reversed, few distinct values.
+ * Sweeps both algorithms (radix, bitonic) and widths 4 and 8; sizes from 0 up to
+ * several device parts (a small --gpu-memory makes parts of about 1 Mi keys);
+ * distributions that take every path of sorter_cuda.c: the full range, a narrow range
+ * far from 0 (rebased; 64-bit keys as 32-bit offsets), a range just over 2^32 (64-bit,
+ * not narrowed), the top of the range (what -r makes of small numbers), all equal,
+ * sorted, reversed, few distinct values.
  * Prints "N passed, N failed".
  */
 #include <config.h>
@@ -71,43 +72,48 @@ int main(void)
     size_arg_t small = { .set = 1, .percent = 0, .value = (size_t)24 << 20 };
     int devs[1] = { 0 };
     int passed = 0, failed = 0;
-    for (int width = 4; width <= 8; width += 4) {
-        sorter_t *gpu;
-        /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes
-         * take several parts and the CPU merge of parts. */
-        /* min_keys 0: every size goes to the device. */
-        if (sorter_cuda_create(&gpu, pool, devs, 1, width, &small, 0, 0)) {
-            printf("FAIL: sorter_cuda_create(width %d)\n", width);
-            return 1;
-        }
-        for (int dist = 0; dist < D_COUNT; dist++) {
-            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-                size_t n = sizes[si], bytes = n * (size_t)width + 8;
-                void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
-                     *tmp = malloc(bytes);
-                if (!a || !b || !ref || !tmp)
-                    return 99;
-                for (size_t i = 0; i < n; i++)
-                    put(a, i, width, draw(dist, width, i, n));
-                memcpy(ref, a, n * (size_t)width);
-                void *want = radix_sort_cpu(pool, ref, tmp, n, width);
-                void *got;
-                int rc = gpu->sort(gpu, a, b, n, width, &got);
-                if (rc || memcmp(got, want, n * (size_t)width) != 0) {
-                    printf("FAIL: width %d, %s, n = %zu (rc %d)\n", width, dist_name[dist], n, rc);
-                    failed++;
-                } else {
-                    passed++;
-                }
-                free(a);
-                free(b);
-                free(ref);
-                free(tmp);
+    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
+        for (int width = 4; width <= 8; width += 4) {
+            sorter_t *gpu;
+            /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes
+             * take several parts and the CPU merge of parts. */
+            /* min_keys 0: every size goes to the device. */
+            if (sorter_cuda_create(&gpu, pool, devs, 1, width, (algorithm_t)algo, &small, 0,
+                                   0)) {
+                printf("FAIL: sorter_cuda_create(%s, width %d)\n",
+                       algo ? "bitonic" : "radix", width);
+                return 1;
             }
+            for (int dist = 0; dist < D_COUNT; dist++) {
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                    size_t n = sizes[si], bytes = n * (size_t)width + 8;
+                    void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
+                         *tmp = malloc(bytes);
+                    if (!a || !b || !ref || !tmp)
+                        return 99;
+                    for (size_t i = 0; i < n; i++)
+                        put(a, i, width, draw(dist, width, i, n));
+                    memcpy(ref, a, n * (size_t)width);
+                    void *want = radix_sort_cpu(pool, ref, tmp, n, width);
+                    void *got;
+                    int rc = gpu->sort(gpu, a, b, n, width, &got);
+                    if (rc || memcmp(got, want, n * (size_t)width) != 0) {
+                        printf("FAIL: %s, width %d, %s, n = %zu (rc %d)\n",
+                               algo ? "bitonic" : "radix", width, dist_name[dist], n, rc);
+                        failed++;
+                    } else {
+                        passed++;
+                    }
+                    free(a);
+                    free(b);
+                    free(ref);
+                    free(tmp);
+                }
+            }
+            if (gpu->report)
+                gpu->report(gpu);
+            gpu->destroy(gpu);
         }
-        if (gpu->report)
-            gpu->report(gpu);
-        gpu->destroy(gpu);
     }
     pool_destroy(pool);
     printf("gpu_sorter: %d passed, %d failed\n", passed, failed);
