@@ -331,6 +331,7 @@ int main(int argc, char **argv)
     run_case<cfg64>(28, rounds, s, b);
     printf("other configurations of ours (threads x keys a thread = tile, group):\n");
     run_variant<cfg32>("512 x 32 = 16Ki, 6 (gpusort's)", 29, rounds, s, b);
+    run_variant<gk_bitonic_cfg<uint32_t, 512, 32, 7>>("512 x 32 = 16Ki, 7", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 512, 32, 5>>("512 x 32 = 16Ki, 5", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 256, 64, 6>>("256 x 64 = 16Ki, 6", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 256, 32, 6>>("256 x 32 = 8Ki, 6", 29, rounds, s, b);
