@@ -1,10 +1,12 @@
-/* mem.c: large buffers with transparent huge pages asked for (see mem.h). */
+/* mem.c: large buffers: huge pages asked for, pages given back, parallel copies
+ * (see mem.h). */
 #include <config.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mem.h"
 
@@ -43,7 +45,8 @@ void *mem_realloc(void *p, size_t size)
 
 void mem_trim(void *p, size_t keep, size_t size)
 {
-    uintptr_t page = 4096;
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
     uintptr_t lo = ((uintptr_t)p + keep + page - 1) & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
     if (hi > lo)

@@ -397,6 +397,13 @@ static int sorting_passes(sorting_t *s)
     return GS_OK;
 }
 
+static void sorting_drop_spare(sorting_t *s)
+{
+    free(s->spare);
+    s->spare = NULL;
+    s->spare_cap = 0;
+}
+
 static void sorting_free(sorting_t *s)
 {
     free(s->keys);
@@ -423,7 +430,8 @@ int sort_run(ctx_t *c)
         void *sorted = NULL;
         size_t n = s.n;
         rc = sorting_sort(&s, s.keys, s.cap, &n, &sorted);
-        s.keys = sorted;   /* the chunk's other buffer is the spare */
+        s.keys = sorted;
+        sorting_drop_spare(&s);   /* nothing more to sort */
         progress_phase("writing");
         if (rc == GS_OK) {
             output_cfg_t ocfg = ctx_output_cfg(c);
@@ -436,6 +444,7 @@ int sort_run(ctx_t *c)
     }
     if (rc == GS_OK && s.n > 0)
         rc = sorting_seal(&s);
+    sorting_drop_spare(&s);   /* the merge has the budget to itself */
     progress_phase("merging");
     if (rc == GS_OK)
         rc = sorting_passes(&s);
