@@ -7,7 +7,7 @@
 #
 # GS_SIGNAL_RUNS: how many signals (default 40); GS_SIGNAL_SEED: the seed of the
 # draws (default 1). Each draw picks a job, a signal and a delay, uniform over the
-# job's clean running time (measured first) plus a tenth. The log ends with how
+# job's clean running time (measured first). The log ends with how
 # many signals came in each phase, as gpusort's files showed it when it was sent.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
@@ -71,16 +71,21 @@ start() {
     set +m
 }
 
-# Each job's result, and how long it takes (ms), from a clean run.
+# Each job's result, and how long it takes (ms): the faster of two clean runs (the
+# first warms the page cache).
 declare -A ms
 for job in "${jobs[@]}"; do
-    : >err.txt
-    t0=$(date +%s%N)
-    start "$job" "$test_dir/exp-$job"
-    wait "$PID" || fail "clean run of $job failed: $(cat err.txt)"
-    ms[$job]=$(( ($(date +%s%N) - t0) / 1000000 ))
-    empty err.txt "stderr of the clean run of $job"
-    dir_empty tdir "clean run of $job"
+    for pass in 1 2; do
+        : >err.txt
+        t0=$(date +%s%N)
+        start "$job" "$test_dir/exp-$job"
+        wait "$PID" || fail "clean run of $job failed: $(cat err.txt)"
+        t=$(( ($(date +%s%N) - t0) / 1000000 ))
+        [ "$pass" = 1 ] || [ "$t" -gt "${ms[$job]}" ] || ms[$job]=$t
+        [ "$pass" = 2 ] || ms[$job]=$t
+        empty err.txt "stderr of the clean run of $job"
+        dir_empty tdir "clean run of $job"
+    done
     echo "$job: ${ms[$job]} ms clean"
 done
 
@@ -117,7 +122,7 @@ declare -A seen
 for ((k = 1; k <= runs; k++)); do
     rand_below "${#jobs[@]}"; job=${jobs[$R]}
     rand_below "${#sigs[@]}"; sig=${sigs[$R]}
-    rand_below $(( ms[$job] * 11 / 10 + 1 )); delay=$R
+    rand_below $(( ms[$job] + 1 )); delay=$R
     rand_below 2; fresh=$R     # 1: the target does not exist beforehand
     case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
     what="#$k: SIG$sig after $delay ms of $job (target $([ "$fresh" = 1 ] && echo absent || echo present))"

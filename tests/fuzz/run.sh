@@ -22,7 +22,7 @@ for t in text binary runs; do
         # -rss_limit_mb: the runs target allocates a little over 1 MB an input.
         "$FUZZ_BIN/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
             -artifact_prefix="$out/crash-" -rss_limit_mb=4096 "$out/corpus" >"$out/log" 2>&1 || st=$?
-        grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)|^Done' \
+        grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)|^Done|^#[0-9]+[[:space:]]+DONE' \
             "$out/log" | sed "s/^/fuzz_$t: /"
         echo "fuzz_$t: corpus now $(find "$out/corpus" -type f | wc -l) inputs"
     else
