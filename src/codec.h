@@ -1,14 +1,16 @@
 /* codec.h: the byte format of one block of a spilled run (pure functions).
  *
  * A block is n sorted ascending unsigned keys (u32 when width == 4, u64 when
- * width == 8). CODEC_RAW stores the keys' bytes as they are; CODEC_LZ4 stores the
- * deltas between neighbours, byte-transposed, in one LZ4 frame. Decoding checks
- * everything it reads, so a damaged temporary file gives an error, never a crash.
+ * width == 8). CODEC_RAW stores the keys' bytes as they are, then their checksum;
+ * CODEC_LZ4 stores the deltas between neighbours, byte-transposed, in one LZ4 frame
+ * with its content checksum. Decoding checks everything it reads, so a damaged
+ * temporary file gives an error, never a crash and never wrong keys.
  */
 #ifndef GS_CODEC_H
 #define GS_CODEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { CODEC_RAW = 0, CODEC_LZ4 = 1 } codec_t;
 
@@ -20,13 +22,13 @@ size_t codec_bound(size_t n, int width);
  * cap bytes; scratch has room for n * width bytes and is clobbered (CODEC_LZ4 only;
  * it may be NULL for CODEC_RAW). keys, dst and scratch must not overlap.
  * CODEC_RAW: the keys' bytes as they are (host order, little-endian on every host
- * gpusort targets). CODEC_LZ4: the deltas from the previous key (the first key from
+ * gpusort targets), then 8 bytes: codec_checksum() of them, little-endian.
+ * CODEC_LZ4: the deltas from the previous key (the first key from
  * 0), then their bytes transposed (byte 0, the least significant, of every delta,
  * then byte 1 of every delta, ...), then one LZ4 frame (liblz4's LZ4F_compressFrame,
  * default preferences, contentSize and the content checksum set).
  * Returns the bytes written, or 0 if dst is too small, width is not 4 or 8, or
- * liblz4 fails; cap >= codec_bound(n, width) is always enough. CODEC_RAW with n == 0
- * writes nothing and returns 0, which is then not an error. Unsorted keys are not
+ * liblz4 fails; cap >= codec_bound(n, width) is always enough. Unsorted keys are not
  * detected here; their LZ4 encoding fails to decode. O(n), no allocation,
  * thread-safe (no shared state). */
 size_t codec_encode(codec_t codec, const void *keys, size_t n, int width, void *dst,
@@ -38,11 +40,16 @@ size_t codec_encode(codec_t codec, const void *keys, size_t n, int width, void *
  * Returns 0, or -1 if the bytes are not a valid encoding of n ascending keys: a
  * wrong len, a damaged or truncated LZ4 frame, bytes after the frame, a frame whose
  * content is not n * width bytes, deltas whose sum wraps past the largest key, or
- * (CODEC_RAW) keys that are not ascending; also for a bad codec or width. After -1
+ * (CODEC_RAW) a checksum that does not match or keys that are not ascending; also
+ * for a bad codec or width. After -1
  * the contents of keys are unspecified. Never reads or writes outside the given
  * buffers, whatever the input. O(n); CODEC_LZ4 allocates one small liblz4
  * decompression context per call. Thread-safe. */
 int codec_decode(codec_t codec, const void *src, size_t len, void *keys, size_t n,
                  int width, void *scratch);
+
+/* The checksum of a CODEC_RAW block: XXH64 (seed 0) of p[0..len). Pure; exported
+ * for the tests. */
+uint64_t codec_checksum(const void *p, size_t len);
 
 #endif

@@ -267,8 +267,8 @@ END_TEST
 /* ------------------------------------------------------------------------------ */
 /* The byte layout                                                                 */
 
-/* CODEC_RAW is the keys' bytes; CODEC_LZ4 is one frame, with contentSize, of the
- * transposed deltas. _i: 0..3 = width 4 or 8, size 257 or 16385. */
+/* CODEC_RAW is the keys' bytes and their checksum; CODEC_LZ4 is one frame, with
+ * contentSize, of the transposed deltas. _i: 0..3 = width 4 or 8, size 257 or 16385. */
 START_TEST(test_codec_layout)
 {
     int width = (_i & 1) ? 8 : 4;
@@ -279,8 +279,12 @@ START_TEST(test_codec_layout)
 
     size_t len;
     unsigned char *raw = encode_exact(CODEC_RAW, keys, n, width, &len);
-    ck_assert_uint_eq(len, bytes);
+    ck_assert_uint_eq(len, bytes + 8);
     ck_assert(memcmp(raw, keys, bytes) == 0);
+    uint64_t sum = codec_checksum(keys, bytes), stored = 0;
+    for (int b = 0; b < 8; b++)   /* little-endian */
+        stored |= (uint64_t)raw[bytes + (size_t)b] << (8 * b);
+    ck_assert_uint_eq(stored, sum);
     free(raw);
 
     unsigned char *lz = encode_exact(CODEC_LZ4, keys, n, width, &len);
@@ -307,6 +311,15 @@ START_TEST(test_codec_layout)
     free(content);
     free(lz);
     free(keys);
+}
+END_TEST
+
+/* The raw block's checksum is XXH64 with seed 0: xxHash's published values. */
+START_TEST(test_codec_checksum_vectors)
+{
+    ck_assert_uint_eq(codec_checksum("", 0), UINT64_C(0xEF46DB3751D8E999));
+    ck_assert_uint_eq(codec_checksum("a", 1), UINT64_C(0xD24EC4F1A98C6E5B));
+    ck_assert_uint_eq(codec_checksum("abc", 3), UINT64_C(0x44BC2CF5AD770999));
 }
 END_TEST
 
@@ -340,8 +353,8 @@ START_TEST(test_codec_encode_errors)
     unsigned char *scratch = guarded_alloc(n * 4);
     unsigned char *dst = guarded_alloc(bound);
 
-    ck_assert_uint_eq(codec_encode(CODEC_RAW, keys, n, 4, dst, n * 4 - 1, scratch), 0);
-    ck_assert_uint_eq(codec_encode(CODEC_RAW, keys, n, 4, dst, n * 4, scratch), n * 4);
+    ck_assert_uint_eq(codec_encode(CODEC_RAW, keys, n, 4, dst, n * 4 + 7, scratch), 0);
+    ck_assert_uint_eq(codec_encode(CODEC_RAW, keys, n, 4, dst, n * 4 + 8, scratch), n * 4 + 8);
     ck_assert_uint_eq(codec_encode(CODEC_LZ4, keys, n, 4, dst, 0, scratch), 0);
     ck_assert_uint_eq(codec_encode(CODEC_LZ4, keys, n, 4, dst, 10, scratch), 0);
     ck_assert_uint_gt(codec_encode(CODEC_LZ4, keys, n, 4, dst, bound, scratch), 0);
@@ -414,6 +427,32 @@ START_TEST(test_codec_truncated)
 }
 END_TEST
 
+/* A flip of any bit of a raw block, keys or checksum, is refused: before the
+ * checksum, a flip that kept the keys in order decoded silently into a wrong key
+ * (found by tests/fuzz/fuzz_runs). _i: width 4 or 8. */
+START_TEST(test_codec_raw_bit_flips)
+{
+    int width = _i ? 8 : 4;
+    uint64_t seed = 0xb17f + (uint64_t)_i;
+    size_t n = 100;
+    void *keys = make_keys(n, width, DIST_RANDOM, &seed);
+    size_t len;
+    unsigned char *enc = encode_exact(CODEC_RAW, keys, n, width, &len);
+    unsigned char *bad = exact_alloc(len);
+    for (size_t pos = 0; pos < len; pos++)
+        for (int bit = 0; bit < 8; bit++) {
+            memcpy(bad, enc, len);
+            bad[pos] ^= (unsigned char)(1u << bit);
+            if (decode_guarded(CODEC_RAW, bad, len, n, width, NULL) != -1)
+                ck_abort_msg("width %d: bit %d of byte %zu flipped, and the block decoded",
+                             width, bit, pos);
+        }
+    free(bad);
+    free(enc);
+    free(keys);
+}
+END_TEST
+
 /* A flip of bits at every position of a small LZ4 block: -1, or keys that are
  * ascending (liblz4's default frame carries no checksum, so a damaged literal may
  * decode). _i: width 4 or 8, and one of three masks. */
@@ -468,10 +507,8 @@ START_TEST(test_codec_wrong_n)
     /* the other width reads the same bytes as a different number of keys */
     ck_assert_int_eq(decode_guarded(codec, enc, len, n, 12 - width, NULL), -1);
     ck_assert_int_eq(decode_guarded(codec, enc, 0, n, width, NULL), -1);
-    if (codec == CODEC_LZ4)
-        ck_assert_int_eq(decode_guarded(codec, enc, 0, 0, width, NULL), -1);
-    else
-        ck_assert_int_eq(decode_guarded(codec, enc, 0, 0, width, NULL), 0);
+    /* no block is empty: even one of no keys holds a frame, or a checksum */
+    ck_assert_int_eq(decode_guarded(codec, enc, 0, 0, width, NULL), -1);
     free(enc);
     free(keys);
 }
@@ -582,6 +619,7 @@ Suite *make_codec_suite(void)
 
     tc = tcase_create("format");
     tcase_add_loop_test(tc, test_codec_layout, 0, 4);
+    tcase_add_test(tc, test_codec_checksum_vectors);
     tcase_add_test(tc, test_codec_bound);
     tcase_add_test(tc, test_codec_encode_errors);
     tcase_add_test(tc, test_codec_compresses_small_deltas);
@@ -590,6 +628,7 @@ Suite *make_codec_suite(void)
 
     tc = tcase_create("corrupt");
     tcase_add_loop_test(tc, test_codec_truncated, 0, 4);
+    tcase_add_loop_test(tc, test_codec_raw_bit_flips, 0, 2);
     tcase_add_loop_test(tc, test_codec_lz4_byte_flips, 0, 6);
     tcase_add_loop_test(tc, test_codec_wrong_n, 0, 4);
     tcase_add_loop_test(tc, test_codec_lz4_wrapping_deltas, 0, 6);

@@ -1,27 +1,53 @@
-/* faultfs.c: an LD_PRELOAD shim that makes writes under one directory fail, as a
- * full disk (ENOSPC) or a failing one (EIO) would, or that signals the process the
- * moment it creates a file there: for the tests of gpusort's error and cleanup paths.
+/* faultfs.c: an LD_PRELOAD shim that makes the file system fail under one directory,
+ * as a full disk (ENOSPC), a failing one (EIO) or a process out of descriptors
+ * (EMFILE) would; that cuts reads short, down to one byte at a time, as a slow pipe
+ * does; or that signals the process the moment it creates a file there: for the
+ * tests of gpusort's error and cleanup paths.
  *
  * Environment:
- *   GS_FAULT_DIR=DIR          only files whose path (readlink /proc/self/fd/N) is DIR
- *                             or under it are affected; unset: the shim does nothing
- *   GS_FAULT_WRITE_AFTER=N    after N bytes written in total to such files, write(),
- *                             writev() and pwrite() on them fail; the write that
- *                             crosses N is cut short at N, as on a disk that fills up
- *                             mid-write (unset: writes never fail)
+ *   GS_FAULT_DIR=DIR          only files whose path (readlink /proc/self/fd/N, or
+ *                             the path given to open) is DIR or under it are
+ *                             affected; unset: the shim does nothing to files
+ * Writes (write, writev, pwrite):
+ *   GS_FAULT_WRITE_AFTER=N    after N bytes written in total to such files, writes
+ *                             to them fail; the write that crosses N is cut short at
+ *                             N, as on a disk that fills up mid-write (unset: writes
+ *                             never fail)
  *   GS_FAULT_ERRNO=ENOSPC|EIO the errno of the failures (default ENOSPC)
+ * Reads (read, readv, pread):
+ *   GS_FAULT_READ_PIPES=1     pipes and FIFOs (standard input from a pipe, say) are
+ *                             affected too, wherever they are
+ *   GS_FAULT_READ_MAX=N       each read returns at most N bytes (1: one at a time)
+ *   GS_FAULT_READ_AFTER=N     after N bytes read in total from such files, reads
+ *                             from them fail; the read that crosses N is cut short
+ *   GS_FAULT_READ_ERRNO=EIO|ENOSPC|EMFILE  their errno (default EIO)
+ * Opens and creations:
+ *   GS_FAULT_OPEN_AT=K        the K'th open of an existing file under DIR (open or
+ *                             openat without O_CREAT), and every later one, fails
+ *   GS_FAULT_CREATE_AT=K      the K'th creation of a file under DIR (mkstemp,
+ *                             mkostemp, mkstemps, mkostemps, or open/openat with
+ *                             O_CREAT), and every later one, fails
+ *   GS_FAULT_OPEN_ERRNO=EMFILE|ENFILE|EIO|ENOSPC  their errno (default EMFILE)
+ * Signals:
  *   GS_FAULT_SIGNAL=INT|TERM|HUP|PIPE|N
  *                             send this signal to the process (kill(getpid(), ...))
  *                             right after it creates its GS_FAULT_SIGNAL_AT'th file
- *                             under DIR (mkstemp, mkostemp, mkstemps, mkostemps, or
- *                             open/openat with O_CREAT), before the call returns: the
- *                             file exists and the program has not yet seen its name
+ *                             under DIR, before the call returns: the file exists
+ *                             and the program has not yet seen its name
  *   GS_FAULT_SIGNAL_AT=K      which creation (default 1, the first); once only
+ * Counts:
+ *   GS_FAULT_REPORT=FILE      at exit (a normal one), append to FILE one line
+ *                             "creates C opens O read R written W": the creations
+ *                             and opens tried under DIR, the bytes read from and
+ *                             written to affected files; a test measures a clean run
+ *                             with it to aim a fault at its last creation, say
  *
  * Every other fd is passed straight through. The counts are shared by all threads
  * (atomics), so the limits hold however the program spreads its work. stdio in glibc
- * calls its own internal write, which this shim does not see; gpusort writes with
- * write(2) everywhere that matters.
+ * calls its own internal read, write and open, which this shim does not see;
+ * gpusort uses the system calls everywhere that matters. Built without sanitizers;
+ * in a sanitizer build with a shared runtime, that runtime is preloaded first
+ * (tests/cli/extlib.sh), and its interceptors call these.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -47,9 +74,20 @@ static uint64_t fault_after = UINT64_MAX;/* GS_FAULT_WRITE_AFTER */
 static int fault_errno = ENOSPC;         /* GS_FAULT_ERRNO */
 static int fault_signal;                 /* GS_FAULT_SIGNAL, or 0 */
 static uint64_t fault_signal_at = 1;     /* GS_FAULT_SIGNAL_AT */
+static int fault_read_pipes;             /* GS_FAULT_READ_PIPES */
+static uint64_t fault_read_max;          /* GS_FAULT_READ_MAX, or 0 */
+static uint64_t fault_read_after = UINT64_MAX; /* GS_FAULT_READ_AFTER */
+static int fault_read_errno = EIO;       /* GS_FAULT_READ_ERRNO */
+static uint64_t fault_open_at;           /* GS_FAULT_OPEN_AT, or 0 */
+static uint64_t fault_create_at;         /* GS_FAULT_CREATE_AT, or 0 */
+static int fault_open_errno = EMFILE;    /* GS_FAULT_OPEN_ERRNO */
+static int fault_counting;               /* GS_FAULT_REPORT is set: count everything */
 
 static _Atomic uint64_t fault_written;   /* bytes accounted to affected files */
 static _Atomic uint64_t fault_creates;   /* files created under fault_dir */
+static _Atomic uint64_t fault_read_bytes;/* bytes read from affected files */
+static _Atomic uint64_t fault_opens;     /* opens of existing files under fault_dir */
+static _Atomic uint64_t fault_create_tries; /* creations tried under fault_dir */
 
 /* ------------------------------------------------------------------------------ */
 /* The real functions                                                              */
@@ -74,6 +112,11 @@ typedef ssize_t (*write_fn)(int, const void *, size_t);
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
 typedef ssize_t (*pwrite64_fn)(int, const void *, size_t, off64_t);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
+typedef ssize_t (*pread64_fn)(int, void *, size_t, off64_t);
+typedef ssize_t (*readv_fn)(int, const struct iovec *, int);
+typedef ssize_t (*read_chk_fn)(int, void *, size_t, size_t);
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 typedef int (*mkstemp_fn)(char *);
@@ -84,7 +127,9 @@ typedef int (*mkostemps_fn)(char *, int, int);
 static void *_Atomic real_write_p, *_Atomic real_pwrite_p, *_Atomic real_pwrite64_p,
     *_Atomic real_writev_p, *_Atomic real_open_p, *_Atomic real_open64_p,
     *_Atomic real_openat_p, *_Atomic real_openat64_p, *_Atomic real_mkstemp_p,
-    *_Atomic real_mkostemp_p, *_Atomic real_mkstemps_p, *_Atomic real_mkostemps_p;
+    *_Atomic real_mkostemp_p, *_Atomic real_mkstemps_p, *_Atomic real_mkostemps_p,
+    *_Atomic real_read_p, *_Atomic real_pread_p, *_Atomic real_pread64_p,
+    *_Atomic real_readv_p, *_Atomic real_read_chk_p;
 
 /* ------------------------------------------------------------------------------ */
 /* Configuration and the decisions                                                 */
@@ -99,8 +144,34 @@ static int fault_parse_signal(const char *s)
     return atoi(s);
 }
 
+static int fault_parse_errno(const char *s, int dflt)
+{
+    if (!s || !*s) return dflt;
+    if (!strcmp(s, "EIO")) return EIO;
+    if (!strcmp(s, "ENOSPC")) return ENOSPC;
+    if (!strcmp(s, "EMFILE")) return EMFILE;
+    if (!strcmp(s, "ENFILE")) return ENFILE;
+    return dflt;
+}
+
+static uint64_t fault_env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
 __attribute__((constructor)) static void fault_init(void)
 {
+    const char *pipes = getenv("GS_FAULT_READ_PIPES");
+    fault_read_pipes = pipes && !strcmp(pipes, "1");
+    fault_read_max = fault_env_u64("GS_FAULT_READ_MAX", 0);
+    fault_read_after = fault_env_u64("GS_FAULT_READ_AFTER", UINT64_MAX);
+    fault_read_errno = fault_parse_errno(getenv("GS_FAULT_READ_ERRNO"), EIO);
+    fault_open_at = fault_env_u64("GS_FAULT_OPEN_AT", 0);
+    fault_create_at = fault_env_u64("GS_FAULT_CREATE_AT", 0);
+    fault_open_errno = fault_parse_errno(getenv("GS_FAULT_OPEN_ERRNO"), EMFILE);
+    const char *report = getenv("GS_FAULT_REPORT");
+    fault_counting = report && *report;
     const char *dir = getenv("GS_FAULT_DIR");
     if (!dir || !*dir)
         return;
@@ -113,8 +184,7 @@ __attribute__((constructor)) static void fault_init(void)
     const char *after = getenv("GS_FAULT_WRITE_AFTER");
     if (after && *after)
         fault_after = strtoull(after, NULL, 10);
-    const char *e = getenv("GS_FAULT_ERRNO");
-    fault_errno = e && !strcmp(e, "EIO") ? EIO : ENOSPC;
+    fault_errno = fault_parse_errno(getenv("GS_FAULT_ERRNO"), ENOSPC);
     const char *sig = getenv("GS_FAULT_SIGNAL");
     if (sig && *sig)
         fault_signal = fault_parse_signal(sig);
@@ -122,6 +192,33 @@ __attribute__((constructor)) static void fault_init(void)
     if (at && *at)
         fault_signal_at = strtoull(at, NULL, 10);
     fault_dir_len = len;
+}
+
+/* 1 if the resolved path is fault_dir or under it. */
+static int fault_under(const char *path)
+{
+    if (fault_dir_len == 0 || strncmp(path, fault_dir, fault_dir_len) != 0)
+        return 0;
+    if (fault_dir_len == 1)      /* "/": everything is under it */
+        return 1;
+    return path[fault_dir_len] == '/' || path[fault_dir_len] == '\0';
+}
+
+/* GS_FAULT_REPORT: the counts, at a normal exit. */
+__attribute__((destructor)) static void fault_report(void)
+{
+    const char *path = getenv("GS_FAULT_REPORT");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    fprintf(f, "creates %llu opens %llu read %llu written %llu\n",
+            (unsigned long long)atomic_load(&fault_create_tries),
+            (unsigned long long)atomic_load(&fault_opens),
+            (unsigned long long)atomic_load(&fault_read_bytes),
+            (unsigned long long)atomic_load(&fault_written));
+    fclose(f);
 }
 
 /* 1 if fd names a file at or under fault_dir. Keeps errno. */
@@ -137,18 +234,100 @@ static int fault_affects(int fd)
     if (n <= 0)
         return 0;
     path[n] = '\0';
-    if (strncmp(path, fault_dir, fault_dir_len) != 0)
+    return fault_under(path);
+}
+
+/* 1 if path (relative to dirfd, AT_FDCWD for the working directory) names a file
+ * at or under fault_dir: the file itself resolved where it exists, else its
+ * directory (a file about to be created). Keeps errno. */
+static int fault_path_affects(int dirfd, const char *path)
+{
+    if (fault_dir_len == 0 || !path)
         return 0;
-    if (fault_dir_len == 1)      /* "/": everything is under it */
-        return 1;
-    return path[fault_dir_len] == '/' || path[fault_dir_len] == '\0';
+    int saved = errno;
+    char full[PATH_MAX], res[PATH_MAX];
+    if (path[0] != '/' && dirfd != AT_FDCWD)
+        snprintf(full, sizeof full, "/proc/self/fd/%d/%s", dirfd, path);
+    else
+        snprintf(full, sizeof full, "%s", path);
+    int hit = 0;
+    if (realpath(full, res)) {
+        hit = fault_under(res);
+    } else {
+        char *slash = strrchr(full, '/');
+        if (!slash)
+            hit = realpath(".", res) && fault_under(res);
+        else if (slash == full)
+            hit = fault_under(strcpy(res, "/"));
+        else {
+            *slash = '\0';
+            hit = realpath(full, res) && fault_under(res);
+        }
+    }
+    errno = saved;
+    return hit;
+}
+
+/* 1 if reads from fd are affected: a file under fault_dir, or with
+ * GS_FAULT_READ_PIPES a pipe or FIFO. Keeps errno. */
+static int fault_read_affects(int fd)
+{
+    if (fault_read_pipes) {
+        struct stat st;
+        int saved = errno;
+        int fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+        errno = saved;
+        if (fifo)
+            return 1;
+    }
+    return fault_affects(fd);
+}
+
+/* How many of len bytes a read from fd may ask for: len, fewer (GS_FAULT_READ_MAX,
+ * or GS_FAULT_READ_AFTER's limit near), or 0 for a failure. */
+static size_t fault_read_allow(int fd, size_t len)
+{
+    if ((fault_read_max == 0 && fault_read_after == UINT64_MAX) || len == 0 ||
+        !fault_read_affects(fd))
+        return len;
+    if (fault_read_max && len > fault_read_max)
+        len = (size_t)fault_read_max;
+    if (fault_read_after != UINT64_MAX) {
+        uint64_t before = atomic_load(&fault_read_bytes);
+        if (before >= fault_read_after)
+            return 0;
+        if (fault_read_after - before < len)
+            len = (size_t)(fault_read_after - before);
+    }
+    return len;
+}
+
+/* Account a read of got bytes from fd (affected files only). */
+static void fault_read_done(int fd, ssize_t got)
+{
+    if (got > 0 && (fault_read_after != UINT64_MAX || fault_counting) && fault_read_affects(fd))
+        atomic_fetch_add(&fault_read_bytes, (uint64_t)got);
+}
+
+/* 1 if this open (of an existing file: create == 0) or creation under fault_dir
+ * must fail, as GS_FAULT_OPEN_AT / GS_FAULT_CREATE_AT say; then errno is set. */
+static int fault_open_fails(int dirfd, const char *path, int create)
+{
+    uint64_t at = create ? fault_create_at : fault_open_at;
+    if ((at == 0 && !fault_counting) || !fault_path_affects(dirfd, path))
+        return 0;
+    _Atomic uint64_t *count = create ? &fault_create_tries : &fault_opens;
+    if (atomic_fetch_add(count, 1) + 1 < at || at == 0)
+        return 0;
+    errno = fault_open_errno;
+    return 1;
 }
 
 /* Account len bytes written to fd; the bytes that may be written (len, fewer, or 0
  * for a failure). Files outside fault_dir are not counted. */
 static size_t fault_allow(int fd, size_t len)
 {
-    if (fault_after == UINT64_MAX || len == 0 || !fault_affects(fd))
+    if ((fault_after == UINT64_MAX && !fault_counting) || len == 0 || !fault_affects(fd))
         return len;
     uint64_t before = atomic_fetch_add(&fault_written, (uint64_t)len);
     if (before >= fault_after)
@@ -239,6 +418,87 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 }
 
 /* ------------------------------------------------------------------------------ */
+/* Reads                                                                           */
+/* ------------------------------------------------------------------------------ */
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+    read_fn real = (read_fn)fault_real("read", &real_read_p);
+    size_t ok = fault_read_allow(fd, len);
+    if (ok == 0 && len > 0) {
+        errno = fault_read_errno;
+        return -1;
+    }
+    ssize_t got = real(fd, buf, ok);
+    fault_read_done(fd, got);
+    return got;
+}
+
+/* A fortified build's read (_FORTIFY_SOURCE) comes here. */
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+    read_chk_fn real = (read_chk_fn)fault_real("__read_chk", &real_read_chk_p);
+    size_t ok = fault_read_allow(fd, len);
+    if (ok == 0 && len > 0) {
+        errno = fault_read_errno;
+        return -1;
+    }
+    ssize_t got = real(fd, buf, ok, buflen);
+    fault_read_done(fd, got);
+    return got;
+}
+
+ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+    pread_fn real = (pread_fn)fault_real("pread", &real_pread_p);
+    size_t ok = fault_read_allow(fd, len);
+    if (ok == 0 && len > 0) {
+        errno = fault_read_errno;
+        return -1;
+    }
+    ssize_t got = real(fd, buf, ok, off);
+    fault_read_done(fd, got);
+    return got;
+}
+
+ssize_t pread64(int fd, void *buf, size_t len, off64_t off)
+{
+    pread64_fn real = (pread64_fn)fault_real("pread64", &real_pread64_p);
+    size_t ok = fault_read_allow(fd, len);
+    if (ok == 0 && len > 0) {
+        errno = fault_read_errno;
+        return -1;
+    }
+    ssize_t got = real(fd, buf, ok, off);
+    fault_read_done(fd, got);
+    return got;
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    readv_fn real = (readv_fn)fault_real("readv", &real_readv_p);
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    size_t ok = fault_read_allow(fd, len);
+    if (ok == len)
+        return real(fd, iov, iovcnt);   /* unlimited: not counted (not used by gpusort) */
+    if (ok == 0) {
+        errno = fault_read_errno;
+        return -1;
+    }
+    /* Cut short: read into the first buffer only, at most ok bytes. */
+    read_fn r1 = (read_fn)fault_real("read", &real_read_p);
+    int i = 0;
+    while (i < iovcnt && iov[i].iov_len == 0)
+        i++;
+    size_t k = iov[i].iov_len < ok ? iov[i].iov_len : ok;
+    ssize_t got = r1(fd, iov[i].iov_base, k);
+    fault_read_done(fd, got);
+    return got;
+}
+
+/* ------------------------------------------------------------------------------ */
 /* Creations                                                                       */
 /* ------------------------------------------------------------------------------ */
 
@@ -258,6 +518,8 @@ int open(const char *path, int flags, ...)
         mode = va_arg(ap, int);
         va_end(ap);
     }
+    if (fault_open_fails(AT_FDCWD, path, (flags & O_CREAT) != 0))
+        return -1;
     int fd = real(path, flags, mode);
     return flags & O_CREAT ? fault_created(fd) : fd;
 }
@@ -272,6 +534,8 @@ int open64(const char *path, int flags, ...)
         mode = va_arg(ap, int);
         va_end(ap);
     }
+    if (fault_open_fails(AT_FDCWD, path, (flags & O_CREAT) != 0))
+        return -1;
     int fd = real(path, flags, mode);
     return flags & O_CREAT ? fault_created(fd) : fd;
 }
@@ -286,6 +550,8 @@ int openat(int dirfd, const char *path, int flags, ...)
         mode = va_arg(ap, int);
         va_end(ap);
     }
+    if (fault_open_fails(dirfd, path, (flags & O_CREAT) != 0))
+        return -1;
     int fd = real(dirfd, path, flags, mode);
     return flags & O_CREAT ? fault_created(fd) : fd;
 }
@@ -300,6 +566,8 @@ int openat64(int dirfd, const char *path, int flags, ...)
         mode = va_arg(ap, int);
         va_end(ap);
     }
+    if (fault_open_fails(dirfd, path, (flags & O_CREAT) != 0))
+        return -1;
     int fd = real(dirfd, path, flags, mode);
     return flags & O_CREAT ? fault_created(fd) : fd;
 }
@@ -307,23 +575,31 @@ int openat64(int dirfd, const char *path, int flags, ...)
 int mkstemp(char *tmpl)
 {
     mkstemp_fn real = (mkstemp_fn)fault_real("mkstemp", &real_mkstemp_p);
+    if (fault_open_fails(AT_FDCWD, tmpl, 1))
+        return -1;
     return fault_created(real(tmpl));
 }
 
 int mkostemp(char *tmpl, int flags)
 {
     mkostemp_fn real = (mkostemp_fn)fault_real("mkostemp", &real_mkostemp_p);
+    if (fault_open_fails(AT_FDCWD, tmpl, 1))
+        return -1;
     return fault_created(real(tmpl, flags));
 }
 
 int mkstemps(char *tmpl, int suffixlen)
 {
     mkstemps_fn real = (mkstemps_fn)fault_real("mkstemps", &real_mkstemps_p);
+    if (fault_open_fails(AT_FDCWD, tmpl, 1))
+        return -1;
     return fault_created(real(tmpl, suffixlen));
 }
 
 int mkostemps(char *tmpl, int suffixlen, int flags)
 {
     mkostemps_fn real = (mkostemps_fn)fault_real("mkostemps", &real_mkostemps_p);
+    if (fault_open_fails(AT_FDCWD, tmpl, 1))
+        return -1;
     return fault_created(real(tmpl, suffixlen, flags));
 }

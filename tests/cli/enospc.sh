@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# enospc.sh: a full (or failing) disk under -T or under the -o directory is an error:
-# exit 2, one message naming the cause, no temporary left, the -o target untouched.
+# enospc.sh: a full (or failing) disk under -T (spilled runs, merge passes, -m's
+# passes) or under the -o directory is an error: exit 2, one message naming the
+# cause, no temporary left, the -o target untouched.
 # The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_WRITE_AFTER
 # bytes written under GS_FAULT_DIR, writes there fail with GS_FAULT_ERRNO.
 # shellcheck source=tests/cli/lib.sh
@@ -14,12 +15,18 @@ need_faultfs
 "$GSGEN" -t u32 -n 1000000 -s 701 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
 mkdir tdir full
+# 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
+sorted=()
+for i in $(seq 1 40); do
+    "$GSGEN" -t u32 -n 5000 -s "$((710 + i))" -d sorted >"s$i.txt"
+    sorted+=("s$i.txt")
+done
 
 # faulty DIR AFTER ERRNO GPUSORT-ARG...: run gpusort with the shim.
 faulty() {
     local dir=$1 after=$2 err=$3
     shift 3
-    run_cmd env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR="$dir" GS_FAULT_WRITE_AFTER="$after" \
+    run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$dir" GS_FAULT_WRITE_AFTER="$after" \
         GS_FAULT_ERRNO="$err" "$GPUSORT" "$@"
 }
 
@@ -69,10 +76,27 @@ for err in ENOSPC EIO; do
         rm -rf "$TARGET_DIR"
     done
 
+    # -m's passes write their temporaries to a full -T: at once, and midway.
+    for after in 0 200000; do
+        what="$err after $after bytes in -T during -m's passes"
+        target_init
+        STATUS=0
+        (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=full \
+            GS_FAULT_WRITE_AFTER="$after" GS_FAULT_ERRNO="$err" \
+            "$GPUSORT" -m -t u32 -T full -o "$TARGET" "${sorted[@]}" >"$RUN_OUT" 2>"$RUN_ERR") \
+            || STATUS=$?
+        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+        empty "$RUN_OUT" "stdout ($what)"
+        check_msg "$RUN_ERR" "$text\$" no
+        target_check
+        dir_empty full "$what"
+        rm -rf "$TARGET_DIR"
+    done
+
     # Standard output on a full disk: an error too (what was written stays: the
     # shell, not gpusort, made the file).
     STATUS=0
-    env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR=full GS_FAULT_WRITE_AFTER=1000000 GS_FAULT_ERRNO="$err" \
+    env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=full GS_FAULT_WRITE_AFTER=1000000 GS_FAULT_ERRNO="$err" \
         "$GPUSORT" -t u32 -S 1M -T tdir in.txt >full/stdout.txt 2>"$RUN_ERR" || STATUS=$?
     [ "$STATUS" -eq 2 ] || fail "$err on standard output: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
     check_msg "$RUN_ERR" "$text\$" no

@@ -1,8 +1,9 @@
 # extlib.sh: helpers of the external-sort tests (sourced after lib.sh, never run).
 #
 # The environment (make check sets it) adds GSCHECK, the order and sum checker of
-# binary keys, and FAULTFS, the LD_PRELOAD shim that makes writes under a directory
-# fail (tests/faultfs.c). A test that needs one and does not find it skips.
+# binary keys, and FAULTFS, the LD_PRELOAD shim that makes writes, reads and opens
+# under a directory fail (tests/faultfs.c). A test that needs one and does not find
+# it skips.
 
 # shellcheck shell=bash
 # lib.sh sets test_dir and RUN_ERR; the tests read GOT.
@@ -17,13 +18,17 @@ need_gscheck() {
     export GSCHECK
 }
 
-# need_faultfs: FAULTFS names the shim (made absolute), or the test skips.
+# need_faultfs: FAULTFS names the shim (made absolute), or the test skips. Sets
+# FAULT_PRELOAD, what LD_PRELOAD must hold to load it: in a sanitizer build with a
+# shared runtime (GCC's), the runtime first (SAN_PRELOAD), as it must come before
+# every other library; its interceptors then call the shim's, which call libc.
 need_faultfs() {
-    : "${FAULTFS:=}"
+    : "${FAULTFS:=}" "${SAN_PRELOAD:=}"
     [ -n "$FAULTFS" ] || skip "FAULTFS is not set"
     FAULTFS=$(abspath "$FAULTFS")
     [ -f "$FAULTFS" ] || skip "$FAULTFS is not built"
-    export FAULTFS
+    FAULT_PRELOAD=${SAN_PRELOAD:+$SAN_PRELOAD:}$FAULTFS
+    export FAULTFS FAULT_PRELOAD
 }
 
 # dir_empty DIR WHAT: DIR exists and holds nothing.
@@ -68,6 +73,16 @@ wait_gone() {
     ! kill -0 "$1" 2>/dev/null
 }
 
+# san_timeout SECONDS: a time limit scaled for a sanitizer build, where it only
+# catches a hang: ASan runs gpusort 2 to 4 times slower here, TSan 5 to 15 times.
+san_timeout() {
+    case ${SAN_NAME:-} in
+        asan) echo $(( $1 * 4 )) ;;
+        tsan) echo $(( $1 * 20 )) ;;
+        *) echo "$1" ;;
+    esac
+}
+
 # bin_pipe TYPE GSGEN-ARG... -- GPUSORT-ARG... -- GSCHECK-ARG...: run
 #   gsgen -b -t TYPE GSGEN-ARGS | gpusort -b -t TYPE GPUSORT-ARGS | gscheck -t TYPE GSCHECK-ARGS
 # gsgen and gpusort must exit 0, gpusort with nothing on stderr but --stats rows
@@ -85,7 +100,7 @@ bin_pipe() {
     shift
     chk=("$@")
     if [ -n "${GS_TIMEOUT:-}" ]; then
-        pre=(timeout "$GS_TIMEOUT")
+        pre=(timeout "$(san_timeout "$GS_TIMEOUT")")
     fi
     set +e
     "$GSGEN" -b -t "$type" "${gen[@]}" \
@@ -94,7 +109,7 @@ bin_pipe() {
     st=("${PIPESTATUS[@]}")
     set -e
     if [ -n "${GS_TIMEOUT:-}" ] && [ "${st[1]}" -eq 124 ]; then
-        fail "gpusort -b -t $type ${gs[*]} did not finish within $GS_TIMEOUT s"
+        fail "gpusort -b -t $type ${gs[*]} did not finish within $(san_timeout "$GS_TIMEOUT") s"
     fi
     [ "${st[1]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]} exited ${st[1]} (0 expected); stderr: $(head -c 2000 "$RUN_ERR")"
     [ "${st[0]}" -eq 0 ] || fail "gsgen ${gen[*]} exited ${st[0]}"

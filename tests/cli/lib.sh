@@ -37,12 +37,18 @@ export GPUSORT GSGEN srcdir
 test_name=$(basename "$0" .sh)
 test_dir=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-$test_name.XXXXXX")
 
-# On exit: a passing test fails if gpusort left anything in TMPDIR; then clean up.
+# On exit: a passing test fails if gpusort left anything in TMPDIR; any test fails
+# if a sanitizer reported anything (its reports are printed); then clean up.
 lib_cleanup() {
     local rc=$?
     if [ "$rc" -eq 0 ] && [ -n "$(ls -A "$TMPDIR" 2>/dev/null)" ]; then
         echo "FAIL: temporary files left in TMPDIR:" >&2
         ls -lA "$TMPDIR" >&2
+        rc=1
+    fi
+    if [ -n "$(ls -A "$test_dir/.san" 2>/dev/null)" ]; then
+        echo "FAIL: $SAN_NAME reported errors:" >&2
+        cat "$test_dir"/.san/* >&2
         rc=1
     fi
     cd /
@@ -54,6 +60,18 @@ trap lib_cleanup EXIT
 mkdir "$test_dir/tmpdir"
 TMPDIR=$test_dir/tmpdir
 export TMPDIR
+
+# A sanitizer build (configure --enable-sanitizers or --enable-tsan; make check sets
+# SAN_NAME): every program the test runs writes its reports to a file under .san/
+# rather than to a stderr the test may have captured or ignored, and lib_cleanup
+# fails the test if there is any. Leaks are reported too (LeakSanitizer, with ASan).
+: "${SAN_NAME:=}"
+if [ -n "$SAN_NAME" ]; then
+    mkdir "$test_dir/.san"
+    export ASAN_OPTIONS="detect_leaks=1:log_path=$test_dir/.san/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$test_dir/.san/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$test_dir/.san/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+fi
 cd "$test_dir"
 
 # Where run_cmd leaves a command's output.

@@ -48,7 +48,7 @@ for sig in "${sigs[@]}"; do
             merge:*) dir=tdir args=(-m -t u32 -T tdir -o "$TARGET" "${sorted[@]}") ;;
         esac
         STATUS=0
-        (ulimit -n 16 && exec env LD_PRELOAD="$FAULTFS" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
+        (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
             GS_FAULT_SIGNAL_AT="$at" "$GPUSORT" "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
         [ "$STATUS" -eq "$want" ] || fail "$what: gpusort exited $STATUS ($want expected); stderr: $(cat "$RUN_ERR")"
         dir_empty tdir "$what"

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# fault-read.sh: a failing read (EIO) of an input, of standard input, of a spilled
+# run or of a -m pass's temporary is an error: exit 2, one message naming the file
+# and the cause, nothing on stdout, no temporary left, the -o target untouched.
+# Short reads (a few bytes at a time, keys cut across reads) change nothing.
+# The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_READ_AFTER
+# bytes read from files under GS_FAULT_DIR (or from pipes, GS_FAULT_READ_PIPES=1),
+# reads fail with GS_FAULT_READ_ERRNO; GS_FAULT_READ_MAX caps every read.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
+need_faultfs
+
+mkdir in tdir
+# 1M u32 keys (10.8 MB of text, 4 MB binary) against -S 1M: runs spill to tdir
+# within the first 2 MB read, then merge passes read them back.
+"$GSGEN" -t u32 -n 1000000 -s 1301 >in/in.txt
+"$GSGEN" -b -t u32 -n 1000000 -s 1301 >in/in.bin
+LC_ALL=C sort -n in/in.txt >exp.txt
+# 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
+sorted=()
+for i in $(seq 1 40); do
+    "$GSGEN" -t u32 -n 3000 -s "$((1310 + i))" -d sorted >"in/s$i.txt"
+    sorted+=("in/s$i.txt")
+done
+
+# read_fault WHAT REGEX FAULT-VAR... -- GPUSORT-ARG...: gpusort with the shim and
+# the given GS_FAULT_* settings, under ulimit -n 16, -o the target: exit 2, one line
+# matching REGEX, no stdout, nothing left in tdir, the target as it was.
+read_fault() {
+    local what=$1 regex=$2 env=()
+    shift 2
+    while [ "$1" != "--" ]; do env+=("$1"); shift; done
+    shift
+    target_init
+    STATUS=0
+    (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" "${env[@]}" \
+        "$GPUSORT" -t u32 -T tdir -o "$TARGET" "$@" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
+    [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+    empty "$RUN_OUT" "stdout ($what)"
+    check_msg "$RUN_ERR" "$regex" no
+    (target_check) || fail "$what: the -o target or its directory is not as before"
+    dir_empty tdir "$what"
+    rm -rf "$TARGET_DIR"
+}
+eio='Input/output error$'
+
+# An input file fails at its first byte, mid-block, and after runs have spilled
+# (3 MB in: the temporaries must go too); text and binary; sort and -m.
+for after in 0 100000 3000000; do
+    read_fault "EIO after $after bytes of a text input" "^read error on 'in/in\.txt': $eio" \
+        GS_FAULT_DIR=in GS_FAULT_READ_AFTER="$after" -- -S 1M in/in.txt
+    read_fault "EIO after $after bytes of a binary input" "^read error on 'in/in\.bin': $eio" \
+        GS_FAULT_DIR=in GS_FAULT_READ_AFTER="$after" -- -b -S 1M in/in.bin
+done
+read_fault "EIO in the 7th input of -m" "^read error on 'in/s7\.txt': $eio" \
+    GS_FAULT_DIR=in GS_FAULT_READ_AFTER=$(( $(cat in/s{1..6}.txt | wc -c) + 100 )) \
+    -- -m "${sorted[@]}"
+
+# Standard input from a pipe.
+"$GSGEN" -t u32 -n 300000 -s 1302 >pipe.txt
+target_init
+STATUS=0
+env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=2000000 \
+    "$GPUSORT" -t u32 -S 1M -T tdir -o "$TARGET" <pipe.txt >"$RUN_OUT" 2>"$RUN_ERR" || STATUS=$?
+# A file redirected is not a pipe: the shim leaves it alone, and the sort succeeds.
+[ "$STATUS" -eq 0 ] || fail "stdin from a file with GS_FAULT_READ_PIPES: exited $STATUS: $(cat "$RUN_ERR")"
+rm -rf "$TARGET_DIR"
+target_init
+set +e
+cat pipe.txt | env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=2000000 \
+    "$GPUSORT" -t u32 -S 1M -T tdir -o "$TARGET" >"$RUN_OUT" 2>"$RUN_ERR"
+st=("${PIPESTATUS[@]}")
+set -e
+[ "${st[1]}" -eq 2 ] || fail "EIO on a stdin pipe: exited ${st[1]} (2 expected); stderr: $(cat "$RUN_ERR")"
+check_msg "$RUN_ERR" "^read error on '-': $eio" no
+(target_check) || fail "EIO on a stdin pipe: the -o target is not as before"
+dir_empty tdir "EIO on a stdin pipe"
+rm -rf "$TARGET_DIR"
+
+# -c: a read error is exit 2 with its message, not a verdict.
+oracle in/in.txt >in/sorted.txt
+expect_error 2 "^read error on 'in/sorted\.txt': $eio" -- \
+    env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_AFTER=5000000 \
+    "$GPUSORT" -c -t u32 in/sorted.txt
+
+# The spilled runs fail when read back for the merge (first read, and later), with
+# and without compression; then the temporaries of -m's passes.
+for c in none lz4; do
+    for after in 0 1000000; do
+        read_fault "EIO after $after bytes of spilled runs (--compress-temp=$c)" \
+            "^read error on temporary file 'tdir/gpusort-run-[A-Za-z0-9]+': $eio" \
+            GS_FAULT_DIR=tdir GS_FAULT_READ_AFTER="$after" -- -S 1M --compress-temp="$c" in/in.txt
+    done
+done
+read_fault "EIO reading a -m pass's temporary" \
+    "^read error on 'tdir/gpusort-[A-Za-z0-9]+': $eio" \
+    GS_FAULT_DIR=tdir GS_FAULT_READ_AFTER=1000 -- -m "${sorted[@]}"
+
+# Short reads change nothing: inputs a few bytes a read (binary keys cut across
+# reads: 3 and 5 are not multiples of 4), spilled runs read back 1000 bytes a pread.
+head -c 200000 in/in.txt >in/part.txt
+head -c 40000 in/in.bin >in/part.bin
+oracle in/part.txt >exp-part.txt
+decode u32 little in/part.bin | LC_ALL=C sort -n >exp-part-bin.txt
+for max in 1 3 5; do
+    run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
+        "$GPUSORT" -t u32 in/part.txt
+    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "text, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
+    same exp-part.txt "$RUN_OUT" "text, $max bytes a read"
+    run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
+        "$GPUSORT" -t u32 --input-format=binary in/part.bin
+    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "binary, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
+    same exp-part-bin.txt "$RUN_OUT" "binary, $max bytes a read"
+done
+for c in none lz4; do
+    run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=tdir GS_FAULT_READ_MAX=1000 \
+        "$GPUSORT" -t u32 -S 1M -T tdir --compress-temp="$c" in/in.txt
+    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "short reads of runs ($c): exited $STATUS: $(cat "$RUN_ERR")"
+    same exp.txt "$RUN_OUT" "spilled runs read 1000 bytes at a time ($c)"
+    dir_empty tdir "short reads of runs ($c)"
+done
