@@ -98,7 +98,7 @@ for at in 1 30; do
         GS_FAULT_DIR=in GS_FAULT_OPEN_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
 done
 counts GS_FAULT_DIR=tdir -- -m -t u32 -T tdir "${sorted[@]}"
-[ "$CREATES" -gt 1 ] && [ "$OPENS" -gt 1 ] || fail "the clean -m run made $CREATES temporaries and opened $OPENS: no pass?"
+{ [ "$CREATES" -gt 1 ] && [ "$OPENS" -gt 1 ]; } || fail "the clean -m run made $CREATES temporaries and opened $OPENS: no pass?"
 # (Each pass's output is a temporary, written as -o is: through a second
 # temporary beside it, renamed over it.)
 for at in 1 2 "$CREATES"; do

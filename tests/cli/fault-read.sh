@@ -69,6 +69,7 @@ env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=200000
 rm -rf "$TARGET_DIR"
 target_init
 set +e
+# shellcheck disable=SC2002  # a pipe is the point
 cat pipe.txt | env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=2000000 \
     "$GPUSORT" -t u32 -S 1M -T tdir -o "$TARGET" >"$RUN_OUT" 2>"$RUN_ERR"
 st=("${PIPESTATUS[@]}")
@@ -107,17 +108,17 @@ decode u32 little in/part.bin | LC_ALL=C sort -n >exp-part-bin.txt
 for max in 1 3 5; do
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
         "$GPUSORT" -t u32 in/part.txt
-    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "text, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
+    { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "text, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
     same exp-part.txt "$RUN_OUT" "text, $max bytes a read"
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
         "$GPUSORT" -t u32 --input-format=binary in/part.bin
-    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "binary, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
+    { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "binary, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
     same exp-part-bin.txt "$RUN_OUT" "binary, $max bytes a read"
 done
 for c in none lz4; do
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=tdir GS_FAULT_READ_MAX=1000 \
         "$GPUSORT" -t u32 -S 1M -T tdir --compress-temp="$c" in/in.txt
-    [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "short reads of runs ($c): exited $STATUS: $(cat "$RUN_ERR")"
+    { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "short reads of runs ($c): exited $STATUS: $(cat "$RUN_ERR")"
     same exp.txt "$RUN_OUT" "spilled runs read 1000 bytes at a time ($c)"
     dir_empty tdir "short reads of runs ($c)"
 done

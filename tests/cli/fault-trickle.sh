@@ -22,10 +22,11 @@ pipe_ok() {
     local out=$1 what=$2 feed=$3 st
     shift 3
     set +e
+    # shellcheck disable=SC2002  # a pipe is the point
     cat "$feed" | trickle "$@" >"$out" 2>"$RUN_ERR"
     st=${PIPESTATUS[1]}
     set -e
-    [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "$what: exited $st: $(head -c 2000 "$RUN_ERR")"
+    { [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "$what: exited $st: $(head -c 2000 "$RUN_ERR")"
 }
 
 # Text, with every kind of white space, signs and leading zeros, cut at every byte;
@@ -54,6 +55,7 @@ done
 # A partial key at the end is still the contract's error.
 printf '\001\002\003\004\005' >partial.bin
 set +e
+# shellcheck disable=SC2002  # a pipe is the point
 cat partial.bin | trickle -b -t u32 >"$RUN_OUT" 2>"$RUN_ERR"
 st=${PIPESTATUS[1]}
 set -e
@@ -69,6 +71,7 @@ empty out.txt "stdout of -c"
 sed '12345s/.*/7/' s1.txt >bad.txt
 want=$(first_disorder asc bad.txt)
 set +e
+# shellcheck disable=SC2002  # a pipe is the point
 cat bad.txt | trickle -c -t u32 >"$RUN_OUT" 2>"$RUN_ERR"
 st=${PIPESTATUS[1]}
 set -e
