@@ -284,29 +284,46 @@ static int fault_read_affects(int fd)
 }
 
 /* How many of len bytes a read from fd may ask for: len, fewer (GS_FAULT_READ_MAX,
- * or GS_FAULT_READ_AFTER's limit near), or 0 for a failure. */
-static size_t fault_read_allow(int fd, size_t len)
+ * or GS_FAULT_READ_AFTER's limit near), or 0 for a failure. Under the limit the
+ * bytes are reserved before the read (*held), so that reads in several threads at
+ * once cannot pass it together; fault_read_done() gives back what was not read. */
+static size_t fault_read_allow(int fd, size_t len, uint64_t *held)
 {
+    *held = 0;
     if ((fault_read_max == 0 && fault_read_after == UINT64_MAX) || len == 0 ||
         !fault_read_affects(fd))
         return len;
     if (fault_read_max && len > fault_read_max)
         len = (size_t)fault_read_max;
     if (fault_read_after != UINT64_MAX) {
-        uint64_t before = atomic_load(&fault_read_bytes);
-        if (before >= fault_read_after)
-            return 0;
-        if (fault_read_after - before < len)
-            len = (size_t)(fault_read_after - before);
+        uint64_t before = atomic_load(&fault_read_bytes), take;
+        do {
+            if (before >= fault_read_after)
+                return 0;
+            take = fault_read_after - before < len ? fault_read_after - before : len;
+        } while (!atomic_compare_exchange_weak(&fault_read_bytes, &before, before + take));
+        *held = take;
+        return (size_t)take;
     }
     return len;
 }
 
-/* Account a read of got bytes from fd (affected files only). */
-static void fault_read_done(int fd, ssize_t got)
+/* A read from fd returned got: give back what was held and not read; without a
+ * limit, count it for GS_FAULT_REPORT (affected files only). Keeps errno. */
+static void fault_read_done(int fd, uint64_t held, ssize_t got)
 {
-    if (got > 0 && (fault_read_after != UINT64_MAX || fault_counting) && fault_read_affects(fd))
-        atomic_fetch_add(&fault_read_bytes, (uint64_t)got);
+    uint64_t n = got > 0 ? (uint64_t)got : 0;
+    if (held) {
+        if (n < held)
+            atomic_fetch_sub(&fault_read_bytes, held - n);
+        return;
+    }
+    if (n && fault_counting && fault_read_after == UINT64_MAX) {
+        int saved = errno;
+        if (fault_read_affects(fd))
+            atomic_fetch_add(&fault_read_bytes, n);
+        errno = saved;
+    }
 }
 
 /* 1 if this open (of an existing file: create == 0) or creation under fault_dir
@@ -424,13 +441,14 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 ssize_t read(int fd, void *buf, size_t len)
 {
     read_fn real = (read_fn)fault_real("read", &real_read_p);
-    size_t ok = fault_read_allow(fd, len);
+    uint64_t held;
+    size_t ok = fault_read_allow(fd, len, &held);
     if (ok == 0 && len > 0) {
         errno = fault_read_errno;
         return -1;
     }
     ssize_t got = real(fd, buf, ok);
-    fault_read_done(fd, got);
+    fault_read_done(fd, held, got);
     return got;
 }
 
@@ -438,39 +456,42 @@ ssize_t read(int fd, void *buf, size_t len)
 ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
     read_chk_fn real = (read_chk_fn)fault_real("__read_chk", &real_read_chk_p);
-    size_t ok = fault_read_allow(fd, len);
+    uint64_t held;
+    size_t ok = fault_read_allow(fd, len, &held);
     if (ok == 0 && len > 0) {
         errno = fault_read_errno;
         return -1;
     }
     ssize_t got = real(fd, buf, ok, buflen);
-    fault_read_done(fd, got);
+    fault_read_done(fd, held, got);
     return got;
 }
 
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
     pread_fn real = (pread_fn)fault_real("pread", &real_pread_p);
-    size_t ok = fault_read_allow(fd, len);
+    uint64_t held;
+    size_t ok = fault_read_allow(fd, len, &held);
     if (ok == 0 && len > 0) {
         errno = fault_read_errno;
         return -1;
     }
     ssize_t got = real(fd, buf, ok, off);
-    fault_read_done(fd, got);
+    fault_read_done(fd, held, got);
     return got;
 }
 
 ssize_t pread64(int fd, void *buf, size_t len, off64_t off)
 {
     pread64_fn real = (pread64_fn)fault_real("pread64", &real_pread64_p);
-    size_t ok = fault_read_allow(fd, len);
+    uint64_t held;
+    size_t ok = fault_read_allow(fd, len, &held);
     if (ok == 0 && len > 0) {
         errno = fault_read_errno;
         return -1;
     }
     ssize_t got = real(fd, buf, ok, off);
-    fault_read_done(fd, got);
+    fault_read_done(fd, held, got);
     return got;
 }
 
@@ -480,21 +501,24 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    size_t ok = fault_read_allow(fd, len);
-    if (ok == len)
-        return real(fd, iov, iovcnt);   /* unlimited: not counted (not used by gpusort) */
-    if (ok == 0) {
+    uint64_t held;
+    size_t ok = fault_read_allow(fd, len, &held);
+    ssize_t got;
+    if (ok == len) {
+        got = real(fd, iov, iovcnt);
+    } else if (ok == 0) {
         errno = fault_read_errno;
         return -1;
+    } else {
+        /* Cut short: read into the first buffer only, at most ok bytes. */
+        read_fn r1 = (read_fn)fault_real("read", &real_read_p);
+        int i = 0;
+        while (i < iovcnt && iov[i].iov_len == 0)
+            i++;
+        size_t k = iov[i].iov_len < ok ? iov[i].iov_len : ok;
+        got = r1(fd, iov[i].iov_base, k);
     }
-    /* Cut short: read into the first buffer only, at most ok bytes. */
-    read_fn r1 = (read_fn)fault_real("read", &real_read_p);
-    int i = 0;
-    while (i < iovcnt && iov[i].iov_len == 0)
-        i++;
-    size_t k = iov[i].iov_len < ok ? iov[i].iov_len : ok;
-    ssize_t got = r1(fd, iov[i].iov_base, k);
-    fault_read_done(fd, got);
+    fault_read_done(fd, held, got);
     return got;
 }
 
