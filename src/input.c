@@ -89,6 +89,11 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
     }
     if (strcmp(path, "-") == 0) {
         r->fd = STDIN_FILENO;
+#ifdef F_SETPIPE_SZ
+        /* A pipe of 1 MiB, not 64 KiB: a sixteenth of the switches between the two
+         * ends (a file or terminal refuses it, harmlessly). */
+        (void)fcntl(r->fd, F_SETPIPE_SZ, 1 << 20);
+#endif
     } else {
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0) {

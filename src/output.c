@@ -121,6 +121,9 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     if (!cfg->path) {
         o->fd = STDOUT_FILENO;
         o->name = "standard output";
+#ifdef F_SETPIPE_SZ
+        (void)fcntl(o->fd, F_SETPIPE_SZ, 1 << 20);   /* as for standard input (input.c) */
+#endif
     } else {
         o->name = cfg->path;
         struct stat st;

@@ -166,6 +166,10 @@ typedef struct {
     void **scratch;                  /* [threads] codec scratch */
     size_t (*lens)[RUN_SPILL_BLOCKS];/* [threads] encoded length of each block */
     int failed;
+    /* writing: thread t's bytes go to the file at at[t]; the first error's errno */
+    uint64_t *at;
+    size_t *len;
+    int werr;
 } spill_job_t;
 
 static void run_encode_share(void *arg, int t, int nt)
@@ -191,6 +195,29 @@ static void run_encode_share(void *arg, int t, int nt)
     }
 }
 
+/* Each thread writes its encoded blocks at their place in the file: writes into the
+ * page cache scale with threads where one thread's do not. */
+static void run_write_share(void *arg, int t, int nt)
+{
+    (void)nt;
+    spill_job_t *j = arg;
+    const unsigned char *p = j->bufs[t];
+    size_t left = j->len[t];
+    off_t at = (off_t)j->at[t];
+    while (left > 0) {
+        ssize_t w = pwrite(j->r->fd, p, left, at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            __atomic_store_n(&j->werr, errno, __ATOMIC_RELAXED);
+            return;
+        }
+        p += w;
+        at += w;
+        left -= (size_t)w;
+    }
+}
+
 int run_spill(run_t *r, const runcfg_t *cfg)
 {
     if (!r->keys || r->borrowed)
@@ -203,8 +230,10 @@ int run_spill(run_t *r, const runcfg_t *cfg)
     j.bufs = calloc((size_t)threads, sizeof *j.bufs);
     j.scratch = calloc((size_t)threads, sizeof *j.scratch);
     j.lens = calloc((size_t)threads, sizeof *j.lens);
+    j.at = calloc((size_t)threads, sizeof *j.at);
+    j.len = calloc((size_t)threads, sizeof *j.len);
     int rc = GS_OK;
-    if (!j.bufs || !j.scratch || !j.lens)
+    if (!j.bufs || !j.scratch || !j.lens || !j.at || !j.len)
         rc = err_set(GS_ENOMEM, "out of memory");
     for (int t = 0; t < threads && rc == GS_OK; t++) {
         j.bufs[t] = malloc(j.cap);
@@ -231,14 +260,17 @@ int run_spill(run_t *r, const runcfg_t *cfg)
             break;
         }
         size_t b = base;
-        for (int t = 0; t < threads && rc == GS_OK; t++) {
-            size_t off = 0;
+        for (int t = 0; t < threads; t++) {
+            j.at[t] = r->offset[b];
+            j.len[t] = 0;
             for (size_t i = 0; i < RUN_SPILL_BLOCKS && b < base + j.nb; i++, b++) {
                 r->offset[b + 1] = r->offset[b] + j.lens[t][i];
-                off += j.lens[t][i];
+                j.len[t] += j.lens[t][i];
             }
-            rc = run_write_all(r->fd, j.bufs[t], off, r->path);
         }
+        pool_run(cfg->pool, run_write_share, &j);
+        if (j.werr)
+            rc = err_sys(GS_EIO, j.werr, "write error on temporary file '%s'", r->path);
     }
     if (j.bufs)
         for (int t = 0; t < threads; t++) {
@@ -248,6 +280,8 @@ int run_spill(run_t *r, const runcfg_t *cfg)
     free(j.bufs);
     free(j.scratch);
     free(j.lens);
+    free(j.at);
+    free(j.len);
     if (rc != GS_OK) {
         run_drop_file(r);
         return rc;
