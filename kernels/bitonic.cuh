@@ -390,7 +390,9 @@ gk_bitonic_fused(K *keys, size_t n, int lo)
  * keys at v = (THREADS - 1 - t) + q * THREADS (all of v's bits below the registers
  * complemented), so that register q meets its mirror ITEMS - 1 - q in the thread; v
  * stays ascending with the key's index within each half, so every later step is an
- * ascending compare-exchange. Keys from n on read as the largest key and stay put. */
+ * ascending compare-exchange. Keys from n on read as the largest key and stay put.
+ * Two blocks an SM (64 registers a thread for u32 x 32: the addresses are a thread's
+ * base plus a register's offset, not 32 held indices). */
 template <class C, int G, bool FLIP>
 __global__ void __launch_bounds__(C::threads, 2) gk_bitonic_wide(typename C::key_t *keys, size_t n,
                                                               int lo)
