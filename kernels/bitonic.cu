@@ -10,8 +10,9 @@
 #include "bitonic.cuh"
 
 /* Tiles of 16 Ki u32 keys (512 threads x 32 keys) and 8 Ki u64 keys (512 x 16): 64 KiB
- * of keys in registers and 66 KiB of shared memory a block, two blocks an SM; fused
- * global passes of 6 strides for u32 and 5 for u64 (64 registers of keys a thread). */
+ * of keys in registers and 66 KiB of shared memory a block; fused global passes of 6
+ * strides for u32 and 5 for u64 (64 registers of keys a thread), wide ones of up to 9
+ * (u32) and 8 (u64) strides, blocks of the tile's size, two an SM. */
 typedef gk_bitonic_cfg<uint32_t, 512, 32, 6> gk_bitonic32;
 typedef gk_bitonic_cfg<uint64_t, 512, 16, 5> gk_bitonic64;
 

@@ -7,13 +7,16 @@
  * half-cleaners of strides 2^(k-2) .. 1; every comparator puts the smaller key at the
  * lower index. So n need not be a power of two: keys from n on are taken as the
  * largest key and never read or written, and a comparator whose upper key is one of
- * them does nothing. Three kernels:
+ * them does nothing. Four kernels:
  *  - tile: each block sorts a tile of THREADS * ITEMS keys held in registers, with
  *    warp shuffles and shared-memory transposes (inside a tile the direction form is
  *    used, with descending blocks stored complemented);
  *  - fused: each thread loads the 2^G keys that G consecutive strides >= the tile
  *    touch, does the G steps in registers and writes them back (one global pass for
  *    G strides);
+ *  - wide: for more strides than fit a thread's registers, each block holds the keys
+ *    of up to tile/32 strided rows of 32 neighbours and does the steps between rows in
+ *    registers and shared memory (one global pass for up to lg(tile) - 5 strides);
  *  - merge: each block finishes the strides below the tile of one merge.
  * Included with GK_EMULATE defined, the CUDA primitives below come from the includer.
  */
@@ -57,9 +60,11 @@ constexpr int gk_log2(int v)
 }
 
 /* One configuration: KEY (uint32_t or uint64_t), THREADS a block and ITEMS keys a
- * thread in the block kernels (a tile is THREADS * ITEMS keys), and GROUP, the most
- * strides one fused global pass does (each of its threads holds 2^GROUP keys). */
-template <typename KEY, int THREADS, int ITEMS, int GROUP>
+ * thread in the block kernels (a tile is THREADS * ITEMS keys), GROUP, the most
+ * strides one fused global pass does (each of its threads holds 2^GROUP keys), and
+ * WIDE, whether wide global passes are used where they can be (false: fused passes
+ * alone, as a baseline for the benchmark). */
+template <typename KEY, int THREADS, int ITEMS, int GROUP, bool WIDE = true>
 struct gk_bitonic_cfg {
     typedef KEY key_t;
     static constexpr int threads = THREADS;
@@ -77,6 +82,14 @@ struct gk_bitonic_cfg {
      * thread (S layout): together they must cover every stride of the tile. */
     static_assert(lg_threads <= lg_items + 5, "THREADS <= 32 * ITEMS");
     static_assert(GROUP >= 1 && GROUP <= 7, "2^GROUP keys a thread in registers");
+    /* The most strides one wide global pass does (a block holds a tile's worth of keys:
+     * at least 32 neighbours, for coalescing, times 2^wide rows); it is used for a
+     * group of g strides, group < g <= wide, where wide > group and every such g is at
+     * least lg_items (the wide kernel keeps the top lg_items of its g bits in a
+     * thread's registers). pass_strides is then the most strides of any global pass. */
+    static constexpr int wide = lg_tile - 5;
+    static constexpr bool wide_ok = WIDE && wide > GROUP && GROUP + 1 >= lg_items;
+    static constexpr int pass_strides = wide_ok ? wide : GROUP;
 };
 
 /* ---- thread: compare-exchange --------------------------------------------------------- */
@@ -364,6 +377,91 @@ gk_bitonic_fused(K *keys, size_t n, int lo)
     }
 }
 
+/* G steps of a merge over keys[0..n), strides 2^(lo+G-1) .. 2^lo, in one pass, for G
+ * beyond one thread's registers (C::group < G <= C::wide): each block sorts, through
+ * shared memory, a "virtual tile" v of C::tile keys: 2^LL neighbours (v's low LL =
+ * lg_tile - G bits, L) in each of the 2^G rows r (v's top G bits) at stride 2^lo, so
+ * that the G strides are v's top G bits; its lanes read 32 neighbours of a row. Layout
+ * S holds v's top lg_items bits (r's top bits) in registers, layout W v's bits 5 ..
+ * lg_items + 4, which hold r's other bits. Block b takes the neighbours L0 .. L0 +
+ * 2^LL - 1 of segment b >> (lo - LL) (2^(lo+G) keys). With FLIP the first step is the
+ * merge's mirror step: the upper half of the rows is then taken at the mirrored
+ * neighbours 2^lo - 2^LL - L0 .. 2^lo - 1 - L0, and in layout S thread t holds upper
+ * keys at v = (THREADS - 1 - t) + q * THREADS (all of v's bits below the registers
+ * complemented), so that register q meets its mirror ITEMS - 1 - q in the thread; v
+ * stays ascending with the key's index within each half, so every later step is an
+ * ascending compare-exchange. Keys from n on read as the largest key and stay put.
+ * Two blocks an SM (64 registers a thread for u32 x 32: the addresses are a thread's
+ * base plus a register's offset, not 32 held indices). */
+template <class C, int G, bool FLIP>
+__global__ void __launch_bounds__(C::threads, 2) gk_bitonic_wide(typename C::key_t *keys, size_t n,
+                                                              int lo)
+{
+    typedef typename C::key_t K;
+    constexpr int LL = C::lg_tile - G, I = C::items, T = C::threads;
+    static_assert(G >= C::lg_items && LL >= 5, "r's top bits in registers, 32 neighbours");
+    K *smem = (K *)gk_shared_base();
+    const int t = threadIdx.x;
+    const size_t b = blockIdx.x;
+    const int lgb = lo - LL;   /* blocks a segment: 2^lgb */
+    const size_t blk = (b >> lgb) << (lo + G);
+    const size_t l0 = (b & (((size_t)1 << lgb) - 1)) << LL;
+    const size_t lb = blk + l0;
+    const size_t ub = FLIP ? blk + ((size_t)1 << lo) - l0 - ((size_t)1 << LL) : lb;
+    if (lb >= n)
+        return;   /* every key of the block is past n (the whole block returns) */
+    const bool whole = blk + ((size_t)1 << (lo + G)) <= n;
+    /* The key at v is at (upper half ? ub : lb) + (v's L) + (v's r) * 2^lo; v is a
+     * thread's part and a register's (disjoint bits), and so is its index. */
+    constexpr int LM = (1 << LL) - 1;
+    auto part = [&](int v) -> size_t { return (size_t)(v & LM) + ((size_t)(v >> LL) << lo); };
+    /* Layout S: thread t's keys at t + q * T (upper half: T - 1 - t + q * T). */
+    const size_t sl = lb + part(t), su = ub + part(T - 1 - t);
+    const size_t qs = (size_t)(T >> LL) << lo;
+    K x[I];
+    if (whole) {
+#pragma unroll
+        for (int q = 0; q < I; q++)
+            x[q] = keys[(FLIP && q >= I / 2 ? su : sl) + q * qs];
+    } else {
+#pragma unroll
+        for (int q = 0; q < I; q++) {
+            size_t i = (FLIP && q >= I / 2 ? su : sl) + q * qs;
+            x[q] = i < n ? keys[i] : ~(K)0;
+        }
+    }
+    /* Layout S: r's top lg_items bits. */
+    if (FLIP) {
+#pragma unroll
+        for (int q = 0; q < I / 2; q++)
+            gk_ce(x[q], x[I - 1 - q]);
+    }
+#pragma unroll
+    for (int s = FLIP ? C::lg_items - 2 : C::lg_items - 1; s >= 0; s--)
+        gk_reg_step<C>(x, s);
+    /* To layout W (the keys are not read from shared memory again: one barrier). */
+#pragma unroll
+    for (int q = 0; q < I; q++)
+        smem[gk_pad<C>((FLIP && q >= I / 2 ? T - 1 - t : t) + q * T)] = x[q];
+    gk_sync();
+#pragma unroll
+    for (int r = 0; r < I; r++)
+        x[r] = smem[gk_pad<C>(gk_index<C, GK_W>(t, r))];
+    /* Layout W: r's bits below the top lg_items, v's bits lg_threads - 1 .. LL. */
+#pragma unroll
+    for (int s = C::lg_threads - 6; s >= LL - 5; s--)
+        gk_reg_step<C>(x, s);
+    /* Layout W: thread t's keys at vt + r * 32. */
+    const int vt = gk_index<C, GK_W>(t, 0), top = 1 << (C::lg_tile - 1);
+    const size_t wl = lb + part(vt), wu = ub + part(vt);
+#pragma unroll
+    for (int r = 0; r < I; r++) {
+        size_t i = (FLIP && ((vt | r * 32) & top) ? wu : wl) + part(r * 32);
+        if (whole || i < n)
+            keys[i] = x[r];
+    }
+}
+
 /* ---- the schedule ------------------------------------------------------------------------- */
 
 template <int G>
@@ -392,7 +490,8 @@ static inline int gk_ceil_log2(size_t n)
 }
 
 /* Global-memory passes of one sort of n keys: 1 for the tiles, then for each merge
- * above the tile its fused passes and 1 to finish it. */
+ * above the tile its fused and wide passes (ceil(s / C::pass_strides) for its s
+ * strides of a tile or more) and 1 to finish it. */
 template <class C>
 static size_t gk_bitonic_pass_count(size_t n)
 {
@@ -400,7 +499,7 @@ static size_t gk_bitonic_pass_count(size_t n)
         return 0;
     size_t p = 1;
     for (int k = C::lg_tile + 1; k <= gk_ceil_log2(n); k++)
-        p += (size_t)(k - C::lg_tile + C::group - 1) / C::group + 1;
+        p += (size_t)(k - C::lg_tile + C::pass_strides - 1) / C::pass_strides + 1;
     return p;
 }
 
@@ -417,20 +516,29 @@ static int gk_bitonic_run(typename C::key_t *keys, size_t n, L &&launch)
     int rc = launch(gk_bitonic_tile<C>, tiles, C::threads, C::smem_bytes, keys, n);
     const int top = gk_ceil_log2(n);
     for (int k = C::lg_tile + 1; k <= top && rc == 0; k++) {
-        /* Strides 2^(k-1) .. tile, G at a time; the first pass takes the mirror step. */
-        for (int j = k - 1; j >= C::lg_tile && rc == 0;) {
-            int g = j - C::lg_tile + 1 < C::group ? j - C::lg_tile + 1 : C::group;
+        /* Strides 2^(k-1) .. tile in p passes of as even shares as may be (fused for
+         * at most C::group strides, wide above); the first takes the mirror step. */
+        const int m = k - C::lg_tile, p = (m + C::pass_strides - 1) / C::pass_strides;
+        for (int i = 0, j = k - 1; i < p && rc == 0; i++) {
+            int g = m / p + (i < m % p ? 1 : 0);
             int lo = j - g + 1;
-            size_t span = (size_t)1 << (lo + g);
-            size_t threads = ((n + span - 1) / span) << lo;
-            size_t blocks = (threads + GK_FUSED_THREADS - 1) / GK_FUSED_THREADS;
-            bool flip = j == k - 1;
-            rc = gk_with_group<C::group>(g, [&](auto gi) {
+            size_t segs = (n + ((size_t)1 << (lo + g)) - 1) >> (lo + g);
+            bool flip = i == 0;
+            rc = gk_with_group<C::pass_strides>(g, [&](auto gi) {
                 constexpr int G = decltype(gi)::value;
-                return flip ? launch(gk_bitonic_fused<K, G, true>, blocks, GK_FUSED_THREADS,
-                                     (size_t)0, keys, n, lo)
-                            : launch(gk_bitonic_fused<K, G, false>, blocks, GK_FUSED_THREADS,
-                                     (size_t)0, keys, n, lo);
+                if constexpr (G <= C::group) {
+                    size_t blocks = ((segs << lo) + GK_FUSED_THREADS - 1) / GK_FUSED_THREADS;
+                    return flip ? launch(gk_bitonic_fused<K, G, true>, blocks, GK_FUSED_THREADS,
+                                         (size_t)0, keys, n, lo)
+                                : launch(gk_bitonic_fused<K, G, false>, blocks,
+                                         GK_FUSED_THREADS, (size_t)0, keys, n, lo);
+                } else {
+                    size_t blocks = segs << (lo - (C::lg_tile - G));
+                    return flip ? launch(gk_bitonic_wide<C, G, true>, blocks, C::threads,
+                                         C::smem_bytes, keys, n, lo)
+                                : launch(gk_bitonic_wide<C, G, false>, blocks, C::threads,
+                                         C::smem_bytes, keys, n, lo);
+                }
             });
             j = lo - 1;
         }

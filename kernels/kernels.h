@@ -119,8 +119,9 @@ int gk_bitonic_scratch(size_t n, int width, size_t *bytes);
 /* Sort d_keys[0..n) (width 4 or 8, unsigned) ascending in place with our bitonic
  * network, any n; nothing past d_keys[n - 1] is read or written. d_scratch holds
  * gk_bitonic_scratch bytes (NULL when 0). Tiles of 16 Ki u32 or 8 Ki u64 keys are
- * sorted in one pass; each merge above a tile then takes ceil(s / 6) passes (u64:
- * ceil(s / 5)) for its s strides of a tile or more, and one for the rest: about 43
+ * sorted in one pass; each merge above a tile then takes ceil(s / 9) passes (u64:
+ * ceil(s / 8)) for its s strides of a tile or more (up to 6 strides a pass in a
+ * thread's registers, u64 5, more through shared memory), and one for the rest: 37
  * passes over the keys for 2^29 u32 keys, where one launch per step takes 435.
  * Asynchronous on stream. */
 int gk_bitonic_sort(void *d_keys, size_t n, int width, void *d_scratch, size_t scratch_bytes,

@@ -276,6 +276,11 @@ int main(int argc, char **argv)
     typedef gk_bitonic_cfg<uint64_t, 64, 2, 3> tiny64;      /* tile 128, S stages */
     typedef gk_bitonic_cfg<uint32_t, 128, 4, 1> small32;    /* tile 512, S stages */
     typedef gk_bitonic_cfg<uint64_t, 32, 8, 4> small64;     /* tile 256, C alone */
+    /* Wide global passes (strides 3 .. 5, 2 .. 4 a pass: group < g <= lg(tile) - 5). */
+    typedef gk_bitonic_cfg<uint32_t, 128, 8, 2> wide32;     /* tile 1 Ki */
+    typedef gk_bitonic_cfg<uint64_t, 64, 8, 2> wide64;      /* tile 512 */
+    static_assert(wide32::wide_ok && wide32::pass_strides == 5, "wide passes");
+    static_assert(wide64::wide_ok && wide64::pass_strides == 4, "wide passes");
     std::vector<size_t> every;
     for (size_t n = 0; n <= (quick ? 300 : 1100); n++)
         every.push_back(n);
@@ -291,6 +296,16 @@ int main(int argc, char **argv)
     sweep<tiny64>("tiny64", dists, true);
     sweep<small32>("small32", dists, true);
     sweep<small64>("small64", some, true);
+    std::vector<size_t> wide = { 1025, 2048, 3000, 4096, 8191, 16384, 20001 };
+    if (!quick)
+        wide.push_back(65537);
+    sweep<wide32>("wide32", wide, false);
+    sweep<wide32>("wide32", { 2049, 4100 }, true);
+    wide = { 513, 1024, 2000, 4096, 7777, 16384 };
+    if (!quick)
+        wide.push_back(40000);
+    sweep<wide64>("wide64", wide, false);
+    sweep<wide64>("wide64", { 1025, 3333 }, true);
     sweep<tiny32>("tiny32", some, false);
     sweep<small32>("small32", some, false);
     /* The production configurations of bitonic.cu. */

@@ -9,7 +9,8 @@
  * results are checked against CUB's. Then, for ours: the global-memory passes against
  * the naive network's, and each kind of pass timed alone (an event after every
  * launch), as bytes read and written a second against the device copy measured here.
- * Last, other tile and group sizes of our kernels at the largest size of each width.
+ * Last, other tile and group sizes of our kernels at the largest size of each width
+ * (and "no wide": fused global passes alone, as before the wide passes).
  * Usage: bitonic [ROUNDS]   (default 5)
  */
 #include <algorithm>
@@ -155,7 +156,7 @@ struct plain_launch {
 };
 
 /* The same with an event after every launch, and each launch's kind: 0 tile, 1 fused,
- * 2 merge. */
+ * 2 merge, 3 wide (the other kernels with shared memory). */
 template <class C>
 struct timed_launch {
     cudaStream_t s;
@@ -174,7 +175,10 @@ struct timed_launch {
         CK(cudaEventCreate(&ev.back()));
         CK(cudaEventRecord(ev.back(), s));
         void *k = (void *)kernel;
-        kind.push_back(k == (void *)gk_bitonic_tile<C> ? 0 : k == (void *)gk_bitonic_merge<C> ? 2 : 1);
+        kind.push_back(k == (void *)gk_bitonic_tile<C>    ? 0
+                       : k == (void *)gk_bitonic_merge<C> ? 2
+                       : smem > 0                         ? 3
+                                                          : 1);
         return 0;
     }
 };
@@ -242,8 +246,8 @@ static void run_case(int log2n, int rounds, cudaStream_t s, const bufs &b)
     timed_launch<C> tl{ s };
     gk_bitonic_run<C>((K *)b.keys, n, tl);
     CK(cudaStreamSynchronize(s));
-    double kind_ms[3] = { 0, 0, 0 };
-    int kind_n[3] = { 0, 0, 0 };
+    double kind_ms[4] = { 0, 0, 0, 0 };
+    int kind_n[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; i < tl.kind.size(); i++) {
         float t;
         CK(cudaEventElapsedTime(&t, tl.ev[i], tl.ev[i + 1]));
@@ -252,8 +256,9 @@ static void run_case(int log2n, int rounds, cudaStream_t s, const bufs &b)
     }
     for (cudaEvent_t e : tl.ev)
         cudaEventDestroy(e);
-    static const char *const kname[3] = { "tile sort", "fused global", "merge finish" };
-    for (int k = 0; k < 3; k++)
+    static const char *const kname[4] = { "tile sort", "fused global", "merge finish",
+                                          "wide global" };
+    for (int k = 0; k < 4; k++)
         if (kind_n[k])
             printf("    %-13s %3d passes, %8.3f ms each, %6.0f GB/s a pass (%.0f%% of the copy's %.2f TB/s)\n",
                    kname[k], kind_n[k], kind_ms[k] / kind_n[k],
@@ -331,11 +336,15 @@ int main(int argc, char **argv)
     run_case<cfg64>(28, rounds, s, b);
     printf("other configurations of ours (threads x keys a thread = tile, group):\n");
     run_variant<cfg32>("512 x 32 = 16Ki, 6 (gpusort's)", 29, rounds, s, b);
+    run_variant<gk_bitonic_cfg<uint32_t, 512, 32, 6, false>>("512 x 32 = 16Ki, 6, no wide", 29,
+                                                              rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 512, 32, 7>>("512 x 32 = 16Ki, 7", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 512, 32, 5>>("512 x 32 = 16Ki, 5", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 256, 64, 6>>("256 x 64 = 16Ki, 6", 29, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint32_t, 256, 32, 6>>("256 x 32 = 8Ki, 6", 29, rounds, s, b);
     run_variant<cfg64>("512 x 16 = 8Ki, 5 (gpusort's)", 28, rounds, s, b);
+    run_variant<gk_bitonic_cfg<uint64_t, 512, 16, 5, false>>("512 x 16 = 8Ki, 5, no wide", 28,
+                                                              rounds, s, b);
     run_variant<gk_bitonic_cfg<uint64_t, 512, 16, 4>>("512 x 16 = 8Ki, 4", 28, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint64_t, 256, 32, 5>>("256 x 32 = 8Ki, 5", 28, rounds, s, b);
     run_variant<gk_bitonic_cfg<uint64_t, 512, 32, 5>>("512 x 32 = 16Ki, 5", 28, rounds, s, b);
