@@ -12,7 +12,7 @@
 # keys equal to gsgen's). sort runs first in each round. Writes to OUT:
 #   sweep.csv    tool,n,bytes,round,seconds,mb_per_s,mkeys_per_s  (round 1..R, then
 #                a row "median"; bytes: the text input; MB/s: 1e6 bytes of it)
-#   machine.txt  the machine, the tools' versions and the commands
+#   sweep.txt    the machine, the tools' versions and the commands
 # The environment:
 #   SIZES      keys (default "1000000 3000000 10000000 30000000 100000000")
 #   R          rounds (default 3)             TYPE       key type (default u32)
@@ -122,7 +122,7 @@ check_alone() {
         cmd "$t" IN OUT
         echo "command $t: ${c[*]}"
     done
-} >"$OUT/machine.txt"
+} >"$OUT/sweep.txt"
 
 echo "tool,n,bytes,round,seconds,mb_per_s,mkeys_per_s" >"$csv"
 # row TOOL N BYTES ROUND SECONDS: one line of the CSV.
@@ -171,5 +171,5 @@ for n in $SIZES; do
 done
 rm -f "$ref"
 
-echo "wrote $csv and $OUT/machine.txt" >&2
+echo "wrote $csv and $OUT/sweep.txt" >&2
 awk -F, '$4 == "median" { printf "%-12s %11s keys %10.3f s %9.1f MB/s\n", $1, $2, $5, $6 }' "$csv"
