@@ -76,6 +76,8 @@ if [ -s "$dir/sweep.csv" ]; then
         i=0
         for t in $tools; do
             i=$((i + 1))
+            # A tool's colour is the same on every machine's plot.
+            case $t in gpusort-gpu) lc=1 ;; gpusort-cpu) lc=2 ;; sort) lc=3 ;; *) lc=$((i + 3)) ;; esac
             awk -F, -v t="$t" 'NR > 1 && $1 == t && $4 == "median" { print $2, $6 }' \
                 "$dir/sweep.csv" | sort -n >"$tmp/$i.med"
             awk -F, -v t="$t" 'NR > 1 && $1 == t && $4 != "median" { print $2, $6 }' \
@@ -86,8 +88,8 @@ if [ -s "$dir/sweep.csv" ]; then
             sort) title="LC_ALL=C sort -n" ;;
             *) title=$t ;;
             esac
-            plots+=("'$tmp/$i.med' using 1:2 with linespoints lw 2 pt 7 lc $i title $(gp_quote "$title (median)") noenhanced")
-            plots+=("'$tmp/$i.rounds' using 1:2 with points pt 1 ps 1.2 lc $i notitle")
+            plots+=("'$tmp/$i.med' using 1:2 with linespoints lw 2 pt 7 lc $lc title $(gp_quote "$title (median)") noenhanced")
+            plots+=("'$tmp/$i.rounds' using 1:2 with points pt 1 ps 1.2 lc $lc notitle")
         done
         printf 'plot %s' "${plots[0]}"
         printf ', \\\n     %s' "${plots[@]:1}"
