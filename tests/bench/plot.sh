@@ -130,10 +130,13 @@ if [ -s "$dir/stages.csv" ]; then
         plots=("'$tmp/stages.dat' using 1:4:xtic(2) with boxes lc rgb '#4a7ebb' title 'stage: GB/s (and seconds)'")
         plots+=("'$tmp/stages.dat' using 1:4:(sprintf(\"%.3g\\n(%.3f s)\", \$4, \$3)) with labels offset 0,1.6 font ',10' notitle")
         if [ -s "$dir/ceilings.csv" ]; then
+            # Memory ceilings dashed, PCIe ones solid, each its own colour.
+            colours=('#d95f02' '#1b9e77' '#7570b3' '#e7298a' '#66a61e' '#a6761d' '#666666')
             i=0
             while IFS=, read -r cname cgbs csrc; do
+                case $cname in PCIe*) dt=1 ;; *) dt=2 ;; esac
+                plots+=("$cgbs with lines lw 2 dt $dt lc rgb '${colours[i % ${#colours[@]}]}' title $(gp_quote "$cname: $cgbs GB/s ($csrc)")")
                 i=$((i + 1))
-                plots+=("$cgbs with lines lw 2 dt $((i % 5 + 1)) lc $((i + 1)) title $(gp_quote "$cname: $cgbs GB/s ($csrc)")")
             done < <(tail -n +2 "$dir/ceilings.csv")
         fi
         printf 'plot %s' "${plots[0]}"
