@@ -12,7 +12,9 @@
 # keys equal to gsgen's). sort runs first in each round. Writes to OUT:
 #   sweep.csv    tool,n,bytes,round,seconds,mb_per_s,mkeys_per_s  (round 1..R, then
 #                a row "median"; bytes: the text input; MB/s: 1e6 bytes of it)
-#   sweep.txt    the machine, the tools' versions and the commands
+#   sweep.txt    the machine, the tools' versions and the commands; for each N, where
+#                the gpusort-gpu column sorted (--stats of one more run: its device
+#                line, its transfer bytes; under 1 Mi keys gpusort sorts on the CPU)
 # The environment:
 #   SIZES      keys (default "1000000 3000000 10000000 30000000 100000000")
 #   R          rounds (default 3)             TYPE       key type (default u32)
@@ -66,7 +68,7 @@ mkdir -p "$OUT" "$BENCH_DIR"
 csv=$OUT/sweep.csv
 ref=$BENCH_DIR/sweep-ref.txt
 out=$BENCH_DIR/sweep-out.txt
-trap 'rm -f "$ref" "$out"' EXIT
+trap 'rm -f "$ref" "$out" "$out.stats"' EXIT
 
 # The GPU column only where gpusort sees a GPU ("GPU 0: NAME, ..." in --version).
 version=$("$GPUSORT" --version) || die "$GPUSORT --version failed"
@@ -162,6 +164,19 @@ for n in $SIZES; do
         done
         echo "$line" >&2
     done
+    if [ -n "${times[gpusort-gpu]:-}" ]; then
+        # Where the GPU column sorted: small inputs stay on the CPU (chunks under
+        # 1 Mi keys), and a GPU that fails to start leaves the CPU to it. One more
+        # run, untimed, with --stats: its device line and transfer bytes, noted.
+        cmd gpusort-gpu "$in" "$out"
+        "${c[@]}" --stats 2>"$out.stats" || die "failed: ${c[*]} --stats"
+        cmp -s "$out" "$ref" || die "N=$n: the output of gpusort-gpu --stats differs from the reference"
+        awk -v n="$n" '$1 == "gpusort:" && $3 == "device" { sub(/^gpusort: stats: device /, ""); d = $0 }
+            $1 == "gpusort:" && $3 == "transfer" { x = $4 }
+            END { printf "gpusort-gpu at N=%s: device %s; transfer %s bytes\n", n, d, x }' \
+            "$out.stats" >>"$OUT/sweep.txt"
+        rm -f "$out" "$out.stats"
+    fi
     for t in $tools; do
         [ -n "${times[$t]:-}" ] || continue
         # shellcheck disable=SC2086 # one time a line
