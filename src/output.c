@@ -44,6 +44,7 @@ struct output {
     char *tmp_path;          /* the temporary, or NULL when writing directly */
     int slot;                /* its cleanup slot */
     int threads;
+    int solo;                /* 1: binary batches are encoded by the caller alone */
     size_t bufsize;          /* bytes in each batch buffer */
     batch_t sets[2];         /* formatted by the pool, written by the writer */
     int cur;                 /* the set the pool fills next */
@@ -349,7 +350,7 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
         double t0 = stats_now();
         o->keys = (const char *)keys + done * width;
         o->nkeys = m;
-        if (m * width >= 2 * OUT_BINARY_PER_THREAD && o->threads > 1)
+        if (m * width >= 2 * OUT_BINARY_PER_THREAD && o->threads > 1 && !o->solo)
             pool_run(o->cfg.pool, output_encode_share, o);
         else
             output_encode_share(o, 0, 1);
@@ -360,6 +361,13 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
         output_submit(o);
     }
     return GS_OK;
+}
+
+int output_solo(output_t *o)
+{
+    if (o->cfg.binary)
+        o->solo = 1;
+    return o->solo;
 }
 
 size_t output_max_bytes(const output_t *o)

@@ -29,6 +29,11 @@ int output_open(output_t **o, const output_cfg_t *cfg);
 /* Format (in parallel) and write keys[0..n), mapped keys of km's width. */
 int output_write(output_t *o, const void *keys, size_t n);
 
+/* 1 where output_write() can work without the pool (binary keys: encoding one
+ * thread keeps up with any pipe or disk), so that another thread may call it while
+ * the pool works elsewhere; then it does so from here on. Text needs the pool. */
+int output_solo(output_t *o);
+
 /* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
  * the temporary is removed and FILE is untouched). */
 int output_commit(output_t *o);

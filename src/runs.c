@@ -531,13 +531,14 @@ int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
     return GS_OK;
 }
 
-static int run_read_block(run_cursor_t *c, size_t b)
+/* Read block b of spilled run r and decode it into dst (room for its keys), through
+ * enc (codec_bound bytes) and scratch (a block's keys). Thread-safe (pread). */
+static int run_load_block(run_t *r, size_t b, void *enc, void *dst, void *scratch)
 {
-    run_t *r = c->r;
     size_t len = (size_t)(r->offset[b + 1] - r->offset[b]);
     size_t got = 0;
     while (got < len) {
-        ssize_t n = pread(r->fd, (char *)c->enc + got, len - got, (off_t)(r->offset[b] + got));
+        ssize_t n = pread(r->fd, (char *)enc + got, len - got, (off_t)(r->offset[b] + got));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -546,8 +547,82 @@ static int run_read_block(run_cursor_t *c, size_t b)
             return err_set(GS_EIO, "temporary file '%s' is truncated", r->path);
         got += (size_t)n;
     }
-    if (codec_decode(r->codec, c->enc, len, c->buf, run_block_keys(r, b), r->width, c->scratch))
+    if (codec_decode(r->codec, enc, len, dst, run_block_keys(r, b), r->width, scratch))
         return err_set(GS_EIO, "temporary file '%s' is corrupt", r->path);
+    return GS_OK;
+}
+
+static int run_read_block(run_cursor_t *c, size_t b)
+{
+    return run_load_block(c->r, b, c->enc, c->buf, c->scratch);
+}
+
+/* ---- reading by rank ------------------------------------------------------------------- */
+
+/* The three block buffers of run_cursor_bytes(), carved from one allocation. */
+static void run_split_buffers(const run_t *r, void *buffers, void **blk, void **scratch,
+                              void **enc)
+{
+    size_t bytes = RUN_BLOCK_KEYS * (size_t)r->width;
+    *blk = buffers;
+    *scratch = (char *)buffers + bytes;
+    *enc = (char *)buffers + 2 * bytes;
+}
+
+int run_copy_keys(run_t *r, size_t from, size_t n, void *dst, void *buffers)
+{
+    size_t w = (size_t)r->width;
+    if (n == 0)
+        return GS_OK;
+    if (r->keys) {
+        memcpy(dst, (const char *)r->keys + from * w, n * w);
+        return GS_OK;
+    }
+    void *blk, *scratch, *enc;
+    run_split_buffers(r, buffers, &blk, &scratch, &enc);
+    char *d = dst;
+    for (size_t b = from / RUN_BLOCK_KEYS; n > 0; b++) {
+        size_t first = b * RUN_BLOCK_KEYS, k = run_block_keys(r, b);
+        size_t skip = from - first, take = k - skip < n ? k - skip : n;
+        int whole = skip == 0 && take == k;
+        /* A whole block is decoded where it goes; a part, aside and copied. */
+        int rc = run_load_block(r, b, enc, whole ? (void *)d : blk, scratch);
+        if (rc)
+            return rc;
+        if (!whole)
+            memcpy(d, (const char *)blk + skip * w, take * w);
+        d += take * w;
+        from += take;
+        n -= take;
+    }
+    return GS_OK;
+}
+
+int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers)
+{
+    if (r->keys || r->n == 0) {
+        *idx = r->keys ? key_lower_bound(r->keys, r->n, r->width, v) : 0;
+        return GS_OK;
+    }
+    /* The first block whose first key is >= v; the rank lies in the block before. */
+    size_t a = 0, b = r->nblocks;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (r->first[m] < v)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a == 0) {
+        *idx = 0;
+        return GS_OK;
+    }
+    void *blk, *scratch, *enc;
+    run_split_buffers(r, buffers, &blk, &scratch, &enc);
+    int rc = run_load_block(r, a - 1, enc, blk, scratch);
+    if (rc)
+        return rc;
+    *idx = (a - 1) * RUN_BLOCK_KEYS + key_lower_bound(blk, run_block_keys(r, a - 1), r->width, v);
     return GS_OK;
 }
 

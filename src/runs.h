@@ -76,6 +76,18 @@ int run_writer_close(run_writer_t *w, run_t **out);
 /* Drop an unfinished run and its file. */
 void run_writer_abort(run_writer_t *w);
 
+/* ---- reading by rank (the merge by sorting, smerge.h) --------------------------------- */
+
+/* Keys [from, from + n) of r (from + n <= run_keys(r)) copied into dst. A spilled run
+ * (open) has the blocks that hold them read and decoded, whole blocks straight into
+ * dst, through buffers (run_cursor_bytes(width) bytes, the caller's own). Thread-safe:
+ * threads with buffers of their own may read one run at once. GS_OK or GS_EIO. */
+int run_copy_keys(run_t *r, size_t from, size_t n, void *dst, void *buffers);
+
+/* *idx = the number of keys of r below v (the first index whose key is >= v); a
+ * spilled run (open) decodes one block, through buffers as above. GS_OK or GS_EIO. */
+int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers);
+
 /* ---- cursors ---------------------------------------------------------------------- */
 
 /* A cursor's memory: the buffers one cursor over a spilled run needs. */

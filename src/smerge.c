@@ -1,9 +1,18 @@
-/* smerge.c: the merge by sorting key ranges (see smerge.h). */
+/* smerge.c: the merge by sorting key ranges (see smerge.h).
+ *
+ * The cut reads runs by rank (runs.h): memory runs directly, spilled runs one
+ * decoded block at a time. A piece is gathered by the pool's threads, task by task,
+ * spilled blocks decoded straight into the piece; the chunk sorter sorts it; and,
+ * for binary output, a writer thread writes it while the next piece is gathered and
+ * sorted in the other two of three buffers.
+ */
 #include <config.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "keys.h"
 #include "mem.h"
@@ -13,27 +22,70 @@
 /* Pieces are never made smaller than this many keys (unless the input is). */
 #define SM_MIN_PIECE ((size_t)1 << 16)
 
-/* Keys below v still to take: the sum over runs of lower_bound(v) - pos. */
-static size_t sm_count_below(const void *const *keys, const size_t *n, int nruns, int width,
-                             const size_t *pos, uint64_t v)
+/* The runs as the cut sees them: memory arrays (smerge_cut), or runs, some of
+ * them spilled, read through the main thread's block buffers. */
+typedef struct {
+    run_t **runs;            /* NULL: keys[] below */
+    const void *const *keys; /* [nruns] memory arrays, when runs is NULL */
+    const size_t *n;         /* [nruns] keys in each */
+    const uint64_t *last;    /* [nruns] each run's last key (n > 0) */
+    int width;
+    void *buffers;           /* run_cursor_bytes(width), for spilled runs */
+    int rc;                  /* the first read error */
+} sm_view_t;
+
+/* Key i of run r. */
+static uint64_t sm_key(sm_view_t *v, int r, size_t i)
 {
-    size_t c = 0, w = (size_t)width;
+    if (!v->runs)
+        return key_get(v->keys[r], i, v->width);
+    const void *mem = run_memory_keys(v->runs[r]);
+    if (mem)
+        return key_get(mem, i, v->width);
+    unsigned char k[8];
+    int rc = run_copy_keys(v->runs[r], i, 1, k, v->buffers);
+    if (rc && !v->rc)
+        v->rc = rc;
+    return rc ? 0 : key_get(k, 0, v->width);
+}
+
+/* The first index at or after pos of run r whose key is >= x. */
+static size_t sm_rank(sm_view_t *v, int r, size_t pos, uint64_t x)
+{
+    size_t w = (size_t)v->width;
+    const void *mem = v->runs ? run_memory_keys(v->runs[r]) : v->keys[r];
+    if (mem)
+        return pos + key_lower_bound((const char *)mem + pos * w, v->n[r] - pos, v->width, x);
+    size_t idx;
+    int rc = run_rank(v->runs[r], x, &idx, v->buffers);
+    if (rc && !v->rc)
+        v->rc = rc;
+    return rc || idx < pos ? pos : idx;
+}
+
+/* Keys below x still to take: the sum over runs of rank(x) - pos. */
+static size_t sm_count_below(sm_view_t *v, int nruns, const size_t *pos, uint64_t x)
+{
+    size_t c = 0;
     for (int r = 0; r < nruns; r++)
-        c += key_lower_bound((const char *)keys[r] + pos[r] * w, n[r] - pos[r], width, v);
+        if (pos[r] < v->n[r])
+            c += sm_rank(v, r, pos[r], x) - pos[r];
     return c;
 }
 
-size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width,
-                  const size_t *pos, size_t cap, size_t *end, int *same)
+/* smerge_cut() over a view; a read error leaves v->rc set (the cut is then void). */
+static size_t sm_cut(sm_view_t *v, int nruns, const size_t *pos, size_t cap, size_t *end,
+                     int *same)
 {
-    size_t left = 0, w = (size_t)width;
+    const size_t *n = v->n;
+    size_t left = 0;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int r = 0; r < nruns; r++) {
         end[r] = pos[r];
         if (pos[r] == n[r])
             continue;
         left += n[r] - pos[r];
-        uint64_t a = key_get(keys[r], pos[r], width), b = key_get(keys[r], n[r] - 1, width);
+        uint64_t a = sm_key(v, r, pos[r]), b = v->last[r];
         lo = a < lo ? a : lo;
         hi = b > hi ? b : hi;
     }
@@ -43,14 +95,15 @@ size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width
             end[r] = n[r];
         return left;
     }
-    if (lo == UINT64_MAX || sm_count_below(keys, n, nruns, width, pos, lo + 1) > cap) {
+    if (lo == UINT64_MAX || sm_count_below(v, nruns, pos, lo + 1) > cap) {
         /* The smallest value alone fills the piece: take cap of its copies. */
         size_t need = cap;
         for (int r = 0; r < nruns && need > 0; r++) {
-            const char *k = (const char *)keys[r] + pos[r] * w;
-            size_t m = n[r] - pos[r];
-            size_t copies = lo == UINT64_MAX ? m : key_lower_bound(k, m, width, lo + 1);
-            if (copies > 0 && key_get(k, 0, width) != lo)
+            if (pos[r] == n[r])
+                continue;
+            size_t copies = lo == UINT64_MAX ? n[r] - pos[r]
+                                             : sm_rank(v, r, pos[r], lo + 1) - pos[r];
+            if (copies > 0 && sm_key(v, r, pos[r]) != lo)
                 copies = 0;
             copies = copies < need ? copies : need;
             end[r] = pos[r] + copies;
@@ -59,115 +112,252 @@ size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width
         *same = 1;
         return cap - need;
     }
-    /* The largest cut v with at most cap keys below it: count(lo + 1) <= cap and
-     * count(hi + 1) = left > cap, so v lies in [lo + 1, hi]. */
+    /* The largest cut x with at most cap keys below it: count(lo + 1) <= cap and
+     * count(hi + 1) = left > cap, so x lies in [lo + 1, hi]. */
     uint64_t a = lo + 1, b = hi;
-    while (a < b) {
+    while (a < b && !v->rc) {
         uint64_t m = a + (b - a + 1) / 2;
-        if (sm_count_below(keys, n, nruns, width, pos, m) <= cap)
+        if (sm_count_below(v, nruns, pos, m) <= cap)
             a = m;
         else
             b = m - 1;
     }
     size_t taken = 0;
     for (int r = 0; r < nruns; r++) {
-        end[r] = pos[r] + key_lower_bound((const char *)keys[r] + pos[r] * w, n[r] - pos[r],
-                                          width, a);
+        if (pos[r] < n[r])
+            end[r] = sm_rank(v, r, pos[r], a);
         taken += end[r] - pos[r];
     }
     return taken;
 }
 
-/* Gathering a piece: the segments of every run, copied into one buffer by the
- * pool's threads, each taking an equal share of the bytes. */
+size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width,
+                  const size_t *pos, size_t cap, size_t *end, int *same)
+{
+    uint64_t *last = malloc(sizeof *last * (size_t)(nruns > 0 ? nruns : 1));
+    if (!last)
+        abort();   /* a test helper: no way to report it */
+    for (int r = 0; r < nruns; r++)
+        last[r] = n[r] ? key_get(keys[r], n[r] - 1, width) : 0;
+    sm_view_t v = { .keys = keys, .n = n, .last = last, .width = width };
+    size_t taken = sm_cut(&v, nruns, pos, cap, end, same);
+    free(last);
+    return taken;
+}
+
+/* Gathering a piece: tasks of at most SM_TASK_KEYS keys of one run each, taken in
+ * turn by the pool's threads; a spilled run's are whole blocks where they can be,
+ * decoded by each thread through block buffers of its own. */
+#define SM_TASK_KEYS ((size_t)RUN_BLOCK_KEYS * 32)
+
 typedef struct {
-    const char **src;        /* [nseg] */
-    const size_t *len;       /* [nseg] bytes */
-    int nseg;
-    size_t total;
+    int r;
+    size_t from, n;          /* keys [from, from + n) of run r */
+    size_t at;               /* where they go in the piece, in keys */
+} sm_task_t;
+
+typedef struct {
+    run_t **runs;
+    const sm_task_t *tasks;
+    size_t ntasks;
+    size_t next;             /* the next task to take (atomic) */
     char *dst;
-    size_t unit;             /* shares are whole keys */
+    size_t width;
+    char *buffers;           /* [threads] run_cursor_bytes each */
+    size_t per;              /* bytes of one thread's buffers */
+    int rc;                  /* the first error */
 } gather_job_t;
 
 static void sm_gather_share(void *arg, int t, int nt)
 {
+    (void)nt;
     gather_job_t *j = arg;
-    size_t keys = j->total / j->unit;
-    size_t a = keys * (size_t)t / (size_t)nt * j->unit;
-    size_t b = keys * (size_t)(t + 1) / (size_t)nt * j->unit;
-    size_t off = 0;
-    for (int s = 0; s < j->nseg && off < b; s++) {
-        size_t s0 = off, s1 = off + j->len[s];
-        off = s1;
-        size_t lo = a > s0 ? a : s0, hi = b < s1 ? b : s1;
-        if (lo < hi)
-            memcpy(j->dst + lo, j->src[s] + (lo - s0), hi - lo);
+    for (;;) {
+        size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (i >= j->ntasks || __atomic_load_n(&j->rc, __ATOMIC_RELAXED))
+            return;
+        const sm_task_t *k = &j->tasks[i];
+        int rc = run_copy_keys(j->runs[k->r], k->from, k->n, j->dst + k->at * j->width,
+                               j->buffers + (size_t)t * j->per);
+        if (rc) {
+            int none = 0;
+            __atomic_compare_exchange_n(&j->rc, &none, rc, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
+            return;
+        }
     }
 }
 
 typedef struct {
-    const void **keys;       /* [nruns] each run's keys */
+    run_t **runs;
     size_t *n, *pos, *end;   /* [nruns] */
-    const char **src;        /* [nruns] gather segments */
-    size_t *len;             /* [nruns] */
+    uint64_t *last;          /* [nruns] */
+    sm_task_t *tasks;
+    size_t cap_tasks;
+    char *buffers;           /* [threads + 1] block buffers: the pool's, then the cut's */
+    size_t per;
 } sm_state_t;
 
 static void sm_state_free(sm_state_t *st)
 {
-    free(st->keys);
     free(st->n);
     free(st->pos);
     free(st->end);
-    free(st->src);
-    free(st->len);
+    free(st->last);
+    free(st->tasks);
+    free(st->buffers);
 }
 
-static int sm_state_init(sm_state_t *st, run_t **runs, int nruns)
+static int sm_state_init(sm_state_t *st, run_t **runs, int nruns, int width, int threads,
+                         size_t cap)
 {
     size_t k = (size_t)nruns;
-    st->keys = calloc(k, sizeof *st->keys);
+    st->runs = runs;
     st->n = calloc(k, sizeof *st->n);
     st->pos = calloc(k, sizeof *st->pos);
     st->end = calloc(k, sizeof *st->end);
-    st->src = calloc(k, sizeof *st->src);
-    st->len = calloc(k, sizeof *st->len);
-    if (!st->keys || !st->n || !st->pos || !st->end || !st->src || !st->len)
+    st->last = calloc(k, sizeof *st->last);
+    st->cap_tasks = cap / SM_TASK_KEYS + 2 * k + 1;   /* a piece's tasks, at most */
+    st->tasks = malloc(sizeof *st->tasks * st->cap_tasks);
+    st->per = run_cursor_bytes(width);
+    st->buffers = malloc(st->per * (size_t)(threads + 1));
+    if (!st->n || !st->pos || !st->end || !st->last || !st->tasks || !st->buffers)
         return err_set(GS_ENOMEM, "out of memory");
     for (int r = 0; r < nruns; r++) {
-        st->keys[r] = run_memory_keys(runs[r]);
         st->n[r] = run_keys(runs[r]);
-        if (!st->keys[r])
-            st->n[r] = 0;   /* an empty run; spilled runs are not taken here */
+        if (st->n[r] == 0)
+            continue;
+        unsigned char key[8];
+        int rc = run_copy_keys(runs[r], st->n[r] - 1, 1, key, st->buffers);
+        if (rc)
+            return rc;
+        st->last[r] = key_get(key, 0, width);
     }
     return GS_OK;
 }
 
 /* Gather the piece [pos, end) of every run into buf. */
-static void sm_gather(sm_state_t *st, int nruns, int width, char *buf, pool_t *pool)
+static int sm_gather(sm_state_t *st, int nruns, int width, char *buf, pool_t *pool)
 {
-    size_t w = (size_t)width;
-    gather_job_t j = { .src = st->src, .len = st->len, .dst = buf, .unit = w };
+    gather_job_t j = { .runs = st->runs, .tasks = st->tasks, .dst = buf, .width = (size_t)width,
+                       .buffers = st->buffers, .per = st->per };
+    size_t at = 0, nt = 0;
     for (int r = 0; r < nruns; r++) {
-        if (st->end[r] == st->pos[r])
-            continue;
-        st->src[j.nseg] = (const char *)st->keys[r] + st->pos[r] * w;
-        st->len[j.nseg] = (st->end[r] - st->pos[r]) * w;
-        j.total += st->len[j.nseg++];
+        for (size_t from = st->pos[r]; from < st->end[r];) {
+            /* Tasks end on block boundaries, so that blocks are decoded once. */
+            size_t to = (from / SM_TASK_KEYS + 1) * SM_TASK_KEYS;
+            if (to > st->end[r])
+                to = st->end[r];
+            st->tasks[nt++] = (sm_task_t){ r, from, to - from, at };
+            at += to - from;
+            from = to;
+        }
     }
-    if (j.total >= ((size_t)4 << 20) && pool_size(pool) > 1)
+    j.ntasks = nt;
+    if (nt > 1 && pool_size(pool) > 1)
         pool_run(pool, sm_gather_share, &j);
     else
         sm_gather_share(&j, 0, 1);
+    return j.rc;
+}
+
+/* The writer of a merge's sorted pieces, on a thread of its own (binary output), so
+ * that the next piece is gathered and sorted while this one is written. */
+typedef struct {
+    output_t *out;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    const char *keys;        /* the piece to write, */
+    size_t n;                /* its keys; */
+    int busy;                /* 1: posted and not yet written */
+    int quit;
+    int rc;                  /* the first error */
+    double wait_s;           /* seconds the merge spent writing or waiting for it */
+} sm_emit_t;
+
+static void *sm_emit_main(void *arg)
+{
+    sm_emit_t *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->busy && !e->quit)
+            pthread_cond_wait(&e->cond, &e->lock);
+        if (!e->busy)
+            break;
+        pthread_mutex_unlock(&e->lock);
+        int rc = e->rc ? e->rc : output_write(e->out, e->keys, e->n);
+        pthread_mutex_lock(&e->lock);
+        if (rc && !e->rc)
+            e->rc = rc;
+        e->busy = 0;
+        pthread_cond_broadcast(&e->cond);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* Wait until the piece posted last is written; the first error. */
+static int sm_emit_wait(sm_emit_t *e)
+{
+    double t0 = stats_now();
+    pthread_mutex_lock(&e->lock);
+    while (e->busy)
+        pthread_cond_wait(&e->cond, &e->lock);
+    int rc = e->rc;
+    pthread_mutex_unlock(&e->lock);
+    e->wait_s += stats_now() - t0;
+    return rc;
+}
+
+/* Write keys[0..n): posted to the writer thread where there is one, else here. */
+static int sm_emit(sm_emit_t *e, const char *keys, size_t n)
+{
+    if (!e->started) {
+        double t0 = stats_now();
+        int rc = output_write(e->out, keys, n);
+        e->wait_s += stats_now() - t0;
+        return rc;
+    }
+    int rc = sm_emit_wait(e);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&e->lock);
+    e->keys = keys;
+    e->n = n;
+    e->busy = 1;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return GS_OK;
+}
+
+/* Wait for the last piece and stop the thread; the first error. */
+static int sm_emit_stop(sm_emit_t *e)
+{
+    if (!e->started)
+        return GS_OK;
+    int rc = sm_emit_wait(e);
+    pthread_mutex_lock(&e->lock);
+    e->quit = 1;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->thread, NULL);
+    e->started = 0;
+    return rc;
 }
 
 int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
                 pool_t *pool, size_t budget, output_t *out)
 {
-    double t0 = stats_now(), out_s = 0;
+    double t0 = stats_now();
     size_t w = (size_t)width, total = 0;
     for (int r = 0; r < nruns; r++)
         total += run_keys(runs[r]);
-    size_t cap = budget / (2 * w);
+    /* Binary output is written on a thread of its own, from a third buffer. */
+    sm_emit_t e = { .out = out };
+    int nbuf = output_solo(out) ? 3 : 2;
+    size_t cap = budget / ((size_t)nbuf * w);
     if (sorter->max_keys && cap > sorter->max_keys)
         cap = sorter->max_keys;
     if (cap < SM_MIN_PIECE)
@@ -175,26 +365,45 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     if (cap > total)
         cap = total > 0 ? total : 1;
     sm_state_t st = { 0 };
-    char *buf = NULL, *scratch = NULL;
-    int rc = sm_state_init(&st, runs, nruns);
-    if (rc == GS_OK) {
-        buf = mem_alloc(cap * w);
-        scratch = mem_alloc(cap * w);
-        if (!buf || !scratch)
+    char *buf[3] = { NULL, NULL, NULL };
+    int rc = GS_OK, opened = 0, threaded = 0;
+    for (; opened < nruns && rc == GS_OK; opened++)
+        rc = run_open(runs[opened]);
+    if (rc == GS_OK)
+        rc = sm_state_init(&st, runs, nruns, width, pool_size(pool), cap);
+    for (int i = 0; i < nbuf && rc == GS_OK; i++)
+        if (!(buf[i] = mem_alloc(cap * w)))
             rc = err_set(GS_ENOMEM, "out of memory");
+    if (rc == GS_OK && nbuf == 3) {
+        pthread_mutex_init(&e.lock, NULL);
+        pthread_cond_init(&e.cond, NULL);
+        threaded = 1;
+        e.started = cleanup_thread_create(&e.thread, sm_emit_main, &e) == 0;
     }
+    sm_view_t view = { .runs = runs, .n = st.n, .last = st.last, .width = width,
+                       .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
-    int have_last = 0;
+    int have_last = 0, writing = -1;   /* writing: the buffer the writer holds */
     uint64_t last = 0;
     for (size_t done = 0; rc == GS_OK && done < total;) {
+        /* Gather into one free buffer, sort with another as scratch. */
+        int g = -1, s = -1;
+        for (int i = 0; i < nbuf; i++)
+            if (i != writing) {
+                if (g < 0)
+                    g = i;
+                else if (s < 0)
+                    s = i;
+            }
         int same;
-        size_t m = smerge_cut(st.keys, st.n, nruns, width, st.pos, cap, st.end, &same);
-        sm_gather(&st, nruns, width, buf, pool);
+        size_t m = sm_cut(&view, nruns, st.pos, cap, st.end, &same);
+        if ((rc = view.rc) != GS_OK || (rc = sm_gather(&st, nruns, width, buf[g], pool)))
+            break;
         memcpy(st.pos, st.end, sizeof *st.pos * (size_t)nruns);
         done += m;
-        void *sorted = buf;
+        void *sorted = buf[g];
         if (!same && m > 1)
-            rc = sorter->sort(sorter, buf, scratch, m, width, &sorted);
+            rc = sorter->sort(sorter, buf[g], buf[s], m, width, &sorted);
         if (rc)
             break;
         size_t skip = 0, keep = m;
@@ -206,13 +415,23 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             have_last = 1;
         }
         stats_note_merge(m, 0);
-        double t1 = stats_now();
-        rc = output_write(out, (const char *)sorted + skip * w, keep - skip);
-        out_s += stats_now() - t1;
+        rc = sm_emit(&e, (const char *)sorted + skip * w, keep - skip);
+        if (e.started)   /* the writer holds the piece's buffer until it is written */
+            writing = sorted == buf[g] ? g : s;
     }
-    free(buf);
-    free(scratch);
+    int erc = sm_emit_stop(&e);
+    if (rc == GS_OK)
+        rc = erc;
+    if (threaded) {
+        pthread_mutex_destroy(&e.lock);
+        pthread_cond_destroy(&e.cond);
+    }
+    for (int i = 0; i < opened; i++)
+        run_close(runs[i]);
+    for (int i = 0; i < nbuf; i++)
+        free(buf[i]);
     sm_state_free(&st);
-    stats_add(ST_MERGE, total * (uint64_t)w, stats_now() - t0 - out_s);
+    /* The merge's own time: gathering and sorting, not waiting for the writer. */
+    stats_add(ST_MERGE, total * (uint64_t)w, stats_now() - t0 - e.wait_s);
     return rc;
 }

@@ -18,9 +18,11 @@
 #include "runs.h"
 #include "sorter.h"
 
-/* Merge runs[0..nruns) (all in memory, keys of width bytes) into out, dropping
- * repeats with unique, sorting pieces of at most piece_keys keys (sorter->max_keys
- * where set bounds it too) with sorter. budget bounds the two piece buffers. */
+/* Merge runs[0..nruns) (keys of width bytes, in memory or spilled; opened and
+ * closed here) into out, dropping repeats with unique, sorting each piece with
+ * sorter (sorter->max_keys, where set, bounds a piece). budget bounds the piece
+ * buffers: two, or three where out is binary (output_solo()) and a writer thread
+ * writes one piece while the next is gathered and sorted. */
 int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
                 pool_t *pool, size_t budget, output_t *out);
 

@@ -325,15 +325,10 @@ static size_t sorting_merge_budget(const sorting_t *s)
 }
 
 /* The last merge sorts key ranges on the chunk sorter where that is the faster way
- * (a GPU) and every run is in memory. */
+ * (a GPU), spilled runs read back by rank. */
 static int sorting_merge_by_sort(const sorting_t *s)
 {
-    if (!s->c->sorter->merge_by_sort)
-        return 0;
-    for (int i = 0; i < s->nruns; i++)
-        if (!run_in_memory(s->runs[i]))
-            return 0;
-    return 1;
+    return s->c->sorter->merge_by_sort;
 }
 
 static int sorting_merge_into(sorting_t *s, run_t **runs, int n, const pmerge_sink_t *sink)

@@ -5,7 +5,8 @@
  * greater than a key left for later, "same" pieces are one value, and the pieces
  * use up every run. smerge_runs with the CPU sorter, through a binary output file:
  * the file equals qsort of all the keys (with -u, qsort then adjacent repeats
- * dropped by a loop written here), for small caps that force many pieces.
+ * dropped by a loop written here), for small caps that force many pieces, with
+ * some runs spilled to files (read back by rank, block by block).
  */
 #include <config.h>
 
@@ -129,10 +130,11 @@ START_TEST(test_smerge_cut_pieces)
 }
 END_TEST
 
-/* _i: width by parity, unique by _i / 2 */
+/* _i: width by parity, unique by _i / 2, some runs spilled (each with LZ4 or raw
+ * blocks) by _i / 4 */
 START_TEST(test_smerge_runs_cpu)
 {
-    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2;
+    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2;
     uint64_t seed = 0x5e11 + (uint64_t)_i;
     char dir[256], path[300];
     ck_tdir_make(dir, sizeof dir, "smerge");
@@ -151,8 +153,16 @@ START_TEST(test_smerge_runs_cpu)
         size_t total;
         make_runs(&seed, w, nruns, keys, n, 150000, &all, &total);
         run_t *runs[MAXRUNS];
-        for (int r = 0; r < nruns; r++)
+        for (int r = 0; r < nruns; r++) {
             ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
+            if (spill && ck_rng_below(&seed, 3) > 0) {
+                runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+                                .compress = ck_rng_below(&seed, 2) ? COMPRESS_LZ4
+                                                                   : COMPRESS_NONE };
+                ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
+                ck_assert(!run_in_memory(runs[r]) || n[r] == 0);
+            }
+        }
         /* budget: pieces of 2^16 keys (the least smerge makes) up to all of them */
         size_t budget = (2 * (size_t)w) << (16 + ck_rng_below(&seed, 5));
         output_t *o;
@@ -194,7 +204,7 @@ Suite *make_smerge_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("runs");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 4);
+    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 8);
     suite_add_tcase(s, tc);
     return s;
 }
