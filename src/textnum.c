@@ -193,6 +193,37 @@ static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km
     size_t nk = 0, nl = 0;
     res->status = TN_OK;
     for (;;) {
+        /* The fast path: a token of 1 to 15 digits, no sign, with its terminator in
+         * the 16 bytes from p. */
+        while (end - p >= 16 && tn_is_digit(*p)) {
+            uint64_t x0, x1, mag;
+            memcpy(&x0, p, 8);
+            memcpy(&x1, p + 8, 8);
+            uint64_t m0 = tn_nondigit_mask(x0);
+            unsigned len;
+            if (m0) {
+                len = (unsigned)__builtin_ctzll(m0) >> 3;
+                mag = tn_swar_value(x0, len);
+            } else {
+                uint64_t m1 = tn_nondigit_mask(x1);
+                if (!m1)
+                    break;   /* 16 digits or more: the careful path */
+                unsigned l1 = (unsigned)__builtin_ctzll(m1) >> 3;
+                /* x1's l1 digits moved to the top bytes (none when l1 is 0). */
+                uint64_t top = (x1 << 1) << (8 * (8 - l1) - 1);
+                mag = tn_swar_value(x0, 8) * tn_pow10[l1] + tn_swar_value(top, 8);
+                len = 8 + l1;
+            }
+            unsigned char term = p[len];
+            if (!tn_space_tab[term] || mag > lim.pos_max)
+                break;   /* not a number, or out of range: the careful path says which */
+            if (width == 4)
+                ((uint32_t *)out)[nk++] = (uint32_t)(mag ^ mask);
+            else
+                ((uint64_t *)out)[nk++] = mag ^ mask;
+            nl += (term == '\n');
+            p += len + 1;
+        }
         while (p < end && tn_space_tab[*p]) {
             nl += (*p == '\n');
             p++;
