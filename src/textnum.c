@@ -287,11 +287,6 @@ size_t tn_token_offset(const char *buf, size_t len, size_t idx)
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-static const char tn_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 static inline unsigned tn_ndigits(uint64_t v)
 {
     if (v < 10)
@@ -300,44 +295,70 @@ static inline unsigned tn_ndigits(uint64_t v)
     return t + (v >= tn_pow10[t]);
 }
 
-/* Write v in decimal at dst; return the end. */
-static inline char *tn_put_u64(char *dst, uint64_t v)
+/* The eight decimal digits of v (< 10^8), leading zeros included, as ASCII in one
+ * word whose lowest byte is the first digit (so a little-endian store writes them
+ * in order). Splits by 10^4, then 100, then 10 in every lane at once; each division
+ * is a multiply and a shift, exact for the lanes' ranges. */
+static inline uint64_t tn_digits8(uint32_t v)
+{
+    uint64_t x = (v / 10000) | ((uint64_t)(v % 10000) << 32);
+    uint64_t d100 = ((x * 10486) >> 20) & 0x0000007F0000007Full;
+    x = d100 | ((x - 100 * d100) << 16);
+    uint64_t d10 = ((x * 103) >> 10) & 0x000F000F000F000Full;
+    x = d10 | ((x - 10 * d10) << 8);
+    return x + 0x3030303030303030ull;
+}
+
+/* Store the eight bytes of w at dst, first byte lowest. */
+static inline void tn_store8(char *dst, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    memcpy(dst, &w, 8);
+}
+
+/* Write v (< 10^8) without leading zeros. Stores eight bytes at dst whatever its
+ * length: the caller's room covers that (TN_MAX_LINE per key). */
+static inline __attribute__((always_inline)) char *tn_put_short(char *dst, uint32_t v)
 {
     unsigned n = tn_ndigits(v);
-    char *p = dst + n;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * v, 2);
-    } else {
-        *--p = (char)('0' + v);
-    }
+    tn_store8(dst, tn_digits8(v) >> (8 * (8 - n)));
     return dst + n;
 }
 
-/* The same in 32-bit arithmetic (cheaper divisions). */
-static inline char *tn_put_u32(char *dst, uint32_t v)
+/* Write v in decimal at dst; return the end. May store up to 16 bytes past dst. */
+static inline __attribute__((always_inline)) char *tn_put_u32(char *dst, uint32_t v)
 {
-    unsigned n = tn_ndigits(v);
-    char *p = dst + n;
-    while (v >= 100) {
-        uint32_t r = v % 100;
-        v /= 100;
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * r, 2);
+    if (v < 100000000u)
+        return tn_put_short(dst, v);
+    uint32_t hi = v / 100000000u, lo = v - hi * 100000000u;   /* hi: 1..42 */
+    dst[0] = (char)('0' + hi / 10);
+    dst[1] = (char)('0' + hi % 10);
+    dst += 1 + (hi >= 10);
+    if (hi < 10)
+        dst[-1] = (char)('0' + hi);
+    tn_store8(dst, tn_digits8(lo));
+    return dst + 8;
+}
+
+/* The same for 64 bits: up to 20 digits in parts of eight. */
+static inline __attribute__((always_inline)) char *tn_put_u64(char *dst, uint64_t v)
+{
+    if (v <= UINT32_MAX)
+        return tn_put_u32(dst, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        uint64_t hi = v / 100000000u;
+        dst = tn_put_short(dst, (uint32_t)hi);
+        tn_store8(dst, tn_digits8((uint32_t)(v - hi * 100000000u)));
+        return dst + 8;
     }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * v, 2);
-    } else {
-        *--p = (char)('0' + v);
-    }
-    return dst + n;
+    uint64_t top = v / 10000000000000000ull, rest = v - top * 10000000000000000ull;
+    dst = tn_put_short(dst, (uint32_t)top);   /* top: 1..1844 */
+    uint64_t mid = rest / 100000000u;
+    tn_store8(dst, tn_digits8((uint32_t)mid));
+    tn_store8(dst + 8, tn_digits8((uint32_t)(rest - mid * 100000000u)));
+    return dst + 16;
 }
 
 /* Write one raw value of type; return the end. */
@@ -370,23 +391,39 @@ size_t tn_format(uint64_t raw, key_type_t type, char *dst)
     return (size_t)(tn_put(dst, raw, type) - dst);
 }
 
+/* One loop per type, so that the conversion is inlined and nothing is decided per
+ * key but the number's length. */
 size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
 {
     char *p = dst;
     const uint64_t mask = km->mask;
-    const key_type_t type = km->type;
-    if (km->width == 4) {
-        const uint32_t *k = keys;
+    const uint32_t *k4 = keys;
+    const uint64_t *k8 = keys;
+    switch (km->type) {
+    case KEY_U32:
         for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, (uint32_t)(k[i] ^ mask), type);
+            p = tn_put_u32(p, k4[i] ^ (uint32_t)mask);
             *p++ = '\n';
         }
-    } else {
-        const uint64_t *k = keys;
+        break;
+    case KEY_I32:
         for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, k[i] ^ mask, type);
+            p = tn_put(p, k4[i] ^ (uint32_t)mask, KEY_I32);
             *p++ = '\n';
         }
+        break;
+    case KEY_I64:
+        for (size_t i = 0; i < n; i++) {
+            p = tn_put(p, k8[i] ^ mask, KEY_I64);
+            *p++ = '\n';
+        }
+        break;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            p = tn_put_u64(p, k8[i] ^ mask);
+            *p++ = '\n';
+        }
+        break;
     }
     return (size_t)(p - dst);
 }
