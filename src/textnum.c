@@ -224,12 +224,15 @@ static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km
             nl += (term == '\n');
             p += len + 1;
         }
+        const unsigned char *sp = p;
         while (p < end && tn_space_tab[*p]) {
             nl += (*p == '\n');
             p++;
         }
         if (p == end)
             break;
+        if (p != sp && end - p >= 16 && tn_is_digit(*p))
+            continue;   /* back to the fast path (which has not refused this token) */
         const unsigned char *tok = p;
         uint64_t mag, raw = 0;
         int neg;
