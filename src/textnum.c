@@ -2,8 +2,10 @@
  *
  * Parsing reads digits eight at a time where eight bytes remain (a SWAR test finds
  * the first non-digit, a SWAR multiply turns up to eight digits into a number) and
- * one at a time near the end of a block. Formatting writes two digits per division
- * from a table, after counting the digits so it can write forwards.
+ * one at a time near the end of a block; the block scan takes unsigned tokens of up
+ * to 15 digits in one step from two words. Formatting turns eight digits at a time
+ * into one word of ASCII (SWAR divisions by 10^4, 100 and 10 in every lane at once),
+ * after counting the digits so it can write forwards.
  */
 #include <config.h>
 
