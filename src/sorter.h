@@ -48,8 +48,8 @@ int sorter_cuda_create(sorter_t **s, pool_t *pool, const int *devs, int ndev, in
 
 /* The CPU radix sort itself, also the reference the GPU tests compare with: sorts
  * keys[0..n) ascending using tmp (room for n keys); returns keys or tmp, whichever
- * holds the result, or NULL if its small counters cannot be allocated. 8-bit digits; a digit that is the same in every key costs one
- * histogram and no scatter. */
+ * holds the result, or NULL if its small counters cannot be allocated. Digits of 8 to
+ * 11 bits; bits that are the same in every key are never sorted on. */
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width);
 
 #endif

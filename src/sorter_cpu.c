@@ -1,30 +1,137 @@
-/* sorter_cpu.c: the CPU chunk sorter: a parallel radix sort, 8-bit digits.
+/* sorter_cpu.c: the CPU chunk sorter: a parallel radix sort, digits of up to 11 bits.
  *
- * One read pass first counts every digit of every key (per thread), which tells
- * which digits are the same in all keys: those are never sorted on. Then one
- * parallel MSD pass scatters on the most significant digit that varies, and each
- * of its 256 buckets is finished by LSD passes on the lower digits: a bucket that
- * fits in a core's cache by one thread (the threads take buckets in turn), a larger
- * one by all threads together, recursively. An LSD pass counts its digit per thread
- * over the thread's slice, turns the counts into per-thread offsets and scatters;
- * it is stable, so the passes compose.
+ * One read pass first finds the bits that vary among the keys (the OR and the AND
+ * of them all): the bits above the highest that varies and below the lowest are
+ * never sorted on. One parallel MSD pass then scatters on the top 11 varying bits,
+ * and each of its 2048 buckets is finished by LSD passes on the varying bits below:
+ * a bucket that fits in a core's cache by one thread (the threads take buckets in
+ * turn), a larger one by all threads together, recursively. The MSD pass goes
+ * through small per-bucket buffers of one cache line that are written out whole
+ * with streaming stores (software write-combining): out of cache, scattering to
+ * 2048 places with plain stores costs twice as much, most of it reading every
+ * destination line before writing it.
  */
 #include <config.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "error.h"
 #include "sorter.h"
 #include "stats.h"
 
-#define RADIX_BITS 8
-#define RADIX_BUCKETS (1 << RADIX_BITS)
+/* Most bits one digit covers, and the buckets that makes (counters of 2^11 buckets
+ * and their line buffers stay in a core's second-level cache). */
+#define RADIX_MAX_BITS 11
+#define RADIX_MAX_BUCKETS (1 << RADIX_MAX_BITS)
+/* Least bits an LSD digit covers (fewer buckets would mean more passes), and so the
+ * most LSD digits a sort makes: 64 bits in digits of 8. */
+#define RADIX_MIN_BITS 8
+#define RADIX_MAX_DIGITS 8
+/* The MSD digit is sized to leave buckets of about this many keys (2^12: 16 KiB of
+ * u32, in the first-level cache), up to RADIX_MAX_BITS. */
+#define RADIX_BUCKET_LOG 12
 /* Below this many keys one thread sorts: the hand-offs would cost more. */
 #define RADIX_PARALLEL_MIN (1u << 16)
+/* Buckets of at most this many bytes are sorted by one thread, in its cache. */
+#define RADIX_BUCKET_CACHE (1u << 20)
+/* The write-combining line, in bytes. */
+#define RADIX_LINE 64
+/* Most threads that take part in one parallel pass (more are left idle). */
+#define RADIX_MAX_THREADS 256
 
-typedef size_t hist_t[RADIX_BUCKETS];
+_Static_assert(RADIX_MAX_DIGITS * RADIX_MIN_BITS >= 64, "the LSD digits cover 64 bits");
+_Static_assert(RADIX_BUCKET_CACHE / 4 <= UINT32_MAX, "in-cache counts fit 32 bits");
+
+/* ---- in cache: LSD passes by one thread ------------------------------------------- */
+
+/* floor(log2(n)) for n >= 1. */
+static inline int radix_log2(size_t n)
+{
+    return 63 - __builtin_clzll((unsigned long long)n);
+}
+
+/* Sort keys[0..n) (width 4 or 8) on bits [lo, hi) by LSD passes of equal digits of
+ * 8 to 11 bits (fewer for fewer keys: the counters cost a pass of their own), using tmp (room for n keys); hist has room for RADIX_MAX_DIGITS *
+ * RADIX_MAX_BUCKETS counters. A digit the same in every key is skipped. Returns the
+ * buffer that holds the result. n must fit 32 bits. */
+static inline void *radix_lsd_width(void *keys, void *tmp, size_t n, int lo, int hi,
+                                    uint32_t *hist, int width)
+{
+    int bits = hi - lo;
+    if (bits <= 0 || n < 2)
+        return keys;
+    int maxb = radix_log2(n) - 1;
+    maxb = maxb < RADIX_MIN_BITS ? RADIX_MIN_BITS : maxb > RADIX_MAX_BITS ? RADIX_MAX_BITS : maxb;
+    int nd = (bits + maxb - 1) / maxb;
+    int db = (bits + nd - 1) / nd;
+    uint64_t dmask = ((uint64_t)1 << db) - 1;
+    size_t nb = (size_t)1 << db;
+    memset(hist, 0, sizeof *hist * nb * (size_t)nd);
+    if (width == 4) {
+        const uint32_t *k = keys;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = k[i] >> lo;
+            for (int d = 0; d < nd; d++)
+                hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
+        }
+    } else {
+        const uint64_t *k = keys;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = k[i] >> lo;
+            for (int d = 0; d < nd; d++)
+                hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
+        }
+    }
+    void *src = keys, *dst = tmp;
+    for (int d = 0; d < nd; d++) {
+        uint32_t *h = hist + (size_t)d * nb;
+        uint32_t run = 0;
+        int trivial = 0;
+        for (size_t b = 0; b < nb; b++) {
+            uint32_t c = h[b];
+            trivial |= (c == n);
+            h[b] = run;
+            run += c;
+        }
+        if (trivial)
+            continue;
+        int shift = lo + d * db;
+        if (width == 4) {
+            const uint32_t *s = src;
+            uint32_t *o = dst;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t v = s[i];
+                o[h[(v >> shift) & dmask]++] = v;
+            }
+        } else {
+            const uint64_t *s = src;
+            uint64_t *o = dst;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v = s[i];
+                o[h[(v >> shift) & dmask]++] = v;
+            }
+        }
+        void *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
+static void *radix_lsd(void *keys, void *tmp, size_t n, int lo, int hi, uint32_t *hist,
+                       int width)
+{
+    if (width == 4)
+        return radix_lsd_width(keys, tmp, n, lo, hi, hist, 4);
+    return radix_lsd_width(keys, tmp, n, lo, hi, hist, 8);
+}
+
+/* ---- the parallel MSD pass --------------------------------------------------------- */
 
 typedef struct {
     const void *src;
@@ -32,9 +139,11 @@ typedef struct {
     size_t n;
     int width;
     int threads;             /* threads that take part (others return at once) */
-    int digit;               /* the digit of this pass (0 = least significant) */
-    hist_t *hist;            /* [threads * ndigits]: counts per thread and digit */
-    hist_t *offs;            /* [threads]: scatter offsets per thread */
+    int shift, bits;         /* the MSD digit: bits [shift, shift + bits) */
+    uint64_t or_[RADIX_MAX_THREADS], and_[RADIX_MAX_THREADS];   /* per thread */
+    size_t *hist;            /* [threads][buckets]: counts, then scatter offsets */
+    size_t *start;           /* [buckets + 1]: where each bucket starts in dst */
+    int failed;              /* 1: a thread could not allocate its line buffers */
 } radix_job_t;
 
 static void radix_slice(const radix_job_t *j, int t, size_t *lo, size_t *hi)
@@ -43,8 +152,8 @@ static void radix_slice(const radix_job_t *j, int t, size_t *lo, size_t *hi)
     *hi = j->n * (size_t)(t + 1) / (size_t)j->threads;
 }
 
-/* Count every digit of the thread's slice. */
-static void radix_count_all(void *arg, int t, int nt)
+/* The OR and the AND of the thread's slice. */
+static void radix_bounds(void *arg, int t, int nt)
 {
     (void)nt;
     radix_job_t *j = arg;
@@ -52,30 +161,29 @@ static void radix_count_all(void *arg, int t, int nt)
         return;
     size_t lo, hi;
     radix_slice(j, t, &lo, &hi);
-    int nd = j->width;
-    hist_t *h = j->hist + (size_t)t * nd;
-    memset(h, 0, sizeof(hist_t) * nd);
+    uint64_t o = 0, a = ~(uint64_t)0;
     if (j->width == 4) {
         const uint32_t *k = j->src;
+        uint32_t o4 = 0, a4 = ~(uint32_t)0;
         for (size_t i = lo; i < hi; i++) {
-            uint32_t v = k[i];
-            h[0][v & 0xFF]++;
-            h[1][(v >> 8) & 0xFF]++;
-            h[2][(v >> 16) & 0xFF]++;
-            h[3][v >> 24]++;
+            o4 |= k[i];
+            a4 &= k[i];
         }
+        o = o4;
+        a = a4;
     } else {
         const uint64_t *k = j->src;
         for (size_t i = lo; i < hi; i++) {
-            uint64_t v = k[i];
-            for (int d = 0; d < 8; d++)
-                h[d][(v >> (8 * d)) & 0xFF]++;
+            o |= k[i];
+            a &= k[i];
         }
     }
+    j->or_[t] = o;
+    j->and_[t] = a;
 }
 
-/* Count one digit of the thread's slice. */
-static void radix_count_one(void *arg, int t, int nt)
+/* Count the MSD digit over the thread's slice. */
+static void radix_count(void *arg, int t, int nt)
 {
     (void)nt;
     radix_job_t *j = arg;
@@ -83,21 +191,86 @@ static void radix_count_one(void *arg, int t, int nt)
         return;
     size_t lo, hi;
     radix_slice(j, t, &lo, &hi);
-    size_t *h = j->hist[(size_t)t * j->width + j->digit];
-    memset(h, 0, sizeof(hist_t));
-    int shift = 8 * j->digit;
+    size_t nb = (size_t)1 << j->bits;
+    size_t *h = j->hist + (size_t)t * nb;
+    memset(h, 0, sizeof *h * nb);
+    uint64_t m = nb - 1;
+    int shift = j->shift;
     if (j->width == 4) {
         const uint32_t *k = j->src;
         for (size_t i = lo; i < hi; i++)
-            h[(k[i] >> shift) & 0xFF]++;
+            h[(k[i] >> shift) & m]++;
     } else {
         const uint64_t *k = j->src;
         for (size_t i = lo; i < hi; i++)
-            h[(k[i] >> shift) & 0xFF]++;
+            h[(k[i] >> shift) & m]++;
     }
 }
 
-/* Scatter the thread's slice by the pass's digit. */
+/* Write one full line from the buffer to dst (line-aligned) with streaming stores. */
+static inline void radix_stream_line(void *dst, const void *line)
+{
+#ifdef __SSE2__
+    const __m128i *s = line;
+    __m128i *d = dst;
+    _mm_stream_si128(d, s[0]);
+    _mm_stream_si128(d + 1, s[1]);
+    _mm_stream_si128(d + 2, s[2]);
+    _mm_stream_si128(d + 3, s[3]);
+#else
+    memcpy(dst, line, RADIX_LINE);
+#endif
+}
+
+/* Scatter src[lo..hi) to dst by the digit (v >> shift) & m; off[b] is where the
+ * thread's next key of bucket b goes, beg[b] where its keys of b start. Keys wait in
+ * a line buffer per bucket, kept at the slot their destination has in its cache
+ * line; a buffer whose line fills is streamed out whole, unless the line starts
+ * before the thread's part of the bucket (another thread's, or another bucket's, keys
+ * are there): then only the thread's own keys are stored. What is left in the
+ * buffers at the end is stored the same way. */
+static inline void radix_scatter_width(const void *src, void *dst, size_t lo, size_t hi,
+                                       int shift, uint64_t m, size_t *off, const size_t *beg,
+                                       unsigned char *lines, int width)
+{
+    const size_t per = RADIX_LINE / (size_t)width;   /* keys a line */
+    char *d0 = dst;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t v = width == 4 ? ((const uint32_t *)src)[i] : ((const uint64_t *)src)[i];
+        size_t b = (size_t)((v >> shift) & m);
+        size_t o = off[b]++;
+        char *d = d0 + o * (size_t)width;
+        size_t slot = ((uintptr_t)d & (RADIX_LINE - 1)) / (size_t)width;
+        unsigned char *line = lines + b * RADIX_LINE;
+        if (width == 4)
+            memcpy(line + slot * 4, &(uint32_t){ (uint32_t)v }, 4);
+        else
+            memcpy(line + slot * 8, &v, 8);
+        if (slot == per - 1) {
+            char *ls = d - slot * (size_t)width;
+            if (ls >= d0 + beg[b] * (size_t)width) {
+                radix_stream_line(ls, line);
+            } else {
+                size_t mine = o + 1 - beg[b];
+                memcpy(d0 + beg[b] * (size_t)width, line + (per - mine) * (size_t)width,
+                       mine * (size_t)width);
+            }
+        }
+    }
+    for (size_t b = 0; b <= m; b++) {
+        size_t e = off[b];
+        if (e == beg[b])
+            continue;
+        size_t slot = ((uintptr_t)(d0 + e * (size_t)width) & (RADIX_LINE - 1)) / (size_t)width;
+        size_t k = slot < e - beg[b] ? slot : e - beg[b];
+        memcpy(d0 + (e - k) * (size_t)width, lines + b * RADIX_LINE + (slot - k) * (size_t)width,
+               k * (size_t)width);
+    }
+#ifdef __SSE2__
+    _mm_sfence();   /* the streamed lines are seen before the pool reports done */
+#endif
+}
+
 static void radix_scatter(void *arg, int t, int nt)
 {
     (void)nt;
@@ -106,38 +279,23 @@ static void radix_scatter(void *arg, int t, int nt)
         return;
     size_t lo, hi;
     radix_slice(j, t, &lo, &hi);
-    size_t *o = j->offs[t];
-    int shift = 8 * j->digit;
-    if (j->width == 4) {
-        const uint32_t *s = j->src;
-        uint32_t *d = j->dst;
-        for (size_t i = lo; i < hi; i++) {
-            uint32_t v = s[i];
-            d[o[(v >> shift) & 0xFF]++] = v;
-        }
-    } else {
-        const uint64_t *s = j->src;
-        uint64_t *d = j->dst;
-        for (size_t i = lo; i < hi; i++) {
-            uint64_t v = s[i];
-            d[o[(v >> shift) & 0xFF]++] = v;
-        }
+    size_t nb = (size_t)1 << j->bits;
+    size_t *off = j->hist + (size_t)t * nb;
+    size_t *beg = malloc(sizeof *beg * nb);
+    unsigned char *lines = aligned_alloc(RADIX_LINE, RADIX_LINE * nb);
+    if (!beg || !lines) {
+        j->failed = 1;
+        free(beg);
+        free(lines);
+        return;
     }
-}
-
-/* 1 if one bucket of digit d holds every key (the pass would change nothing). */
-static int radix_trivial(const radix_job_t *j, int d)
-{
-    for (int b = 0; b < RADIX_BUCKETS; b++) {
-        size_t sum = 0;
-        for (int t = 0; t < j->threads; t++)
-            sum += j->hist[(size_t)t * j->width + d][b];
-        if (sum == j->n)
-            return 1;
-        if (sum)
-            return 0;
-    }
-    return 0;
+    memcpy(beg, off, sizeof *beg * nb);
+    if (j->width == 4)
+        radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 4);
+    else
+        radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 8);
+    free(beg);
+    free(lines);
 }
 
 static void radix_run(pool_t *pool, radix_job_t *j, pool_fn_t fn)
@@ -148,138 +306,120 @@ static void radix_run(pool_t *pool, radix_job_t *j, pool_fn_t fn)
         pool_run(pool, fn, j);
 }
 
-/* Per-thread scatter offsets for digit d: bucket by bucket, thread by thread. */
-static void radix_offsets(radix_job_t *j, int d)
-{
-    size_t run = 0;
-    for (int b = 0; b < RADIX_BUCKETS; b++) {
-        for (int t = 0; t < j->threads; t++) {
-            j->offs[t][b] = run;
-            run += j->hist[(size_t)t * j->width + d][b];
-        }
-    }
-}
-
-/* LSD passes over digits [0, ndigits) of j->src, whose counts for every digit are
- * in j->hist (fresh). Returns the buffer that holds the result. */
-static void *radix_lsd(pool_t *pool, radix_job_t *j, int ndigits)
-{
-    int fresh = 1;   /* the counts in hist are those of the current src */
-    for (int d = 0; d < ndigits; d++) {
-        if (radix_trivial(j, d))
-            continue;
-        j->digit = d;
-        if (!fresh)
-            radix_run(pool, j, radix_count_one);
-        radix_offsets(j, d);
-        radix_run(pool, j, radix_scatter);
-        const void *s = j->src;
-        j->src = j->dst;
-        j->dst = (void *)s;
-        fresh = 0;
-    }
-    return (void *)j->src;
-}
-
-/* ---- MSD first, then LSD inside the cache -------------------------------------------- */
-
-/* Buckets of at most this many bytes are sorted by one thread, in its cache. */
-#define RADIX_BUCKET_CACHE (1u << 20)
+/* ---- buckets after the MSD pass ---------------------------------------------------- */
 
 typedef struct {
-    pool_t *pool;
     char *keys, *tmp;        /* after the MSD pass the buckets are in tmp */
-    size_t start[RADIX_BUCKETS + 1];   /* bucket b is [start[b], start[b+1]) */
+    const size_t *start;     /* bucket b is [start[b], start[b+1]) */
+    size_t nb;               /* buckets */
     int width;
-    int digits;              /* LSD digits below the MSD digit */
-    volatile int next;       /* the next small bucket to take (atomic) */
+    int lo, hi;              /* the bits left to sort: [lo, hi) */
+    int next;                /* the next bucket to take (atomic) */
     int failed;              /* 1: a thread could not allocate its counters */
 } msd_job_t;
 
-/* Sort bucket b (in tmp) on the low digits with one thread; leave it in tmp. */
-static int msd_sort_bucket(msd_job_t *m, int b, hist_t *hist, hist_t *offs)
-{
-    size_t lo = m->start[b], n = m->start[b + 1] - lo, w = (size_t)m->width;
-    if (n < 2)
-        return 0;
-    radix_job_t j = { .src = m->tmp + lo * w, .dst = m->keys + lo * w, .n = n,
-                      .width = m->width, .threads = 1, .hist = hist, .offs = offs };
-    radix_count_all(&j, 0, 1);
-    void *res = radix_lsd(NULL, &j, m->digits);
-    if (res != m->tmp + lo * w)
-        memcpy(m->tmp + lo * w, res, n * w);
-    return 0;
-}
-
+/* The buckets that fit the cache, each by one thread, left in tmp. */
 static void msd_small_buckets(void *arg, int t, int nt)
 {
     (void)t;
     (void)nt;
     msd_job_t *m = arg;
-    hist_t *hist = malloc(sizeof(hist_t) * (size_t)m->width);
-    hist_t *offs = malloc(sizeof(hist_t));
-    if (!hist || !offs) {
+    uint32_t *hist = malloc(sizeof *hist * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS);
+    if (!hist) {
         m->failed = 1;
-    } else {
-        for (;;) {
-            int b = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
-            if (b >= RADIX_BUCKETS)
-                break;
-            if ((m->start[b + 1] - m->start[b]) * (size_t)m->width <= RADIX_BUCKET_CACHE)
-                msd_sort_bucket(m, b, hist, offs);
-        }
+        return;
+    }
+    size_t w = (size_t)m->width;
+    for (;;) {
+        size_t b = (size_t)__atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
+        if (b >= m->nb)
+            break;
+        size_t lo = m->start[b], n = m->start[b + 1] - lo;
+        if (n < 2 || n * w > RADIX_BUCKET_CACHE)
+            continue;
+        void *res = radix_lsd(m->tmp + lo * w, m->keys + lo * w, n, m->lo, m->hi, hist,
+                              m->width);
+        if (res != m->tmp + lo * w)
+            memcpy(m->tmp + lo * w, res, n * w);
     }
     free(hist);
-    free(offs);
 }
+
+/* ---- the sort ------------------------------------------------------------------------ */
 
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
 {
     if (n < 2)
         return keys;
-    radix_job_t j = { .src = keys, .dst = tmp, .n = n, .width = width };
-    j.threads = n < RADIX_PARALLEL_MIN ? 1 : pool_size(pool);
-    j.hist = malloc(sizeof(hist_t) * (size_t)j.threads * (size_t)width);
-    j.offs = malloc(sizeof(hist_t) * (size_t)j.threads);
+    radix_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    *j = (radix_job_t){ .src = keys, .dst = tmp, .n = n, .width = width };
+    j->threads = n < RADIX_PARALLEL_MIN ? 1 : pool_size(pool);
+    if (j->threads > RADIX_MAX_THREADS)
+        j->threads = RADIX_MAX_THREADS;
     void *res = NULL;
-    if (!j.hist || !j.offs)
-        goto out;
-    radix_run(pool, &j, radix_count_all);
-    if ((size_t)width * n <= RADIX_BUCKET_CACHE) {
-        res = radix_lsd(pool, &j, width);
-        goto out;
+    radix_run(pool, j, radix_bounds);
+    uint64_t o = 0, a = ~(uint64_t)0;
+    for (int t = 0; t < j->threads; t++) {
+        o |= j->or_[t];
+        a &= j->and_[t];
     }
-    /* The most significant digit that is not the same in every key. */
-    int top = width - 1;
-    while (top >= 0 && radix_trivial(&j, top))
-        top--;
-    if (top < 0) {
+    uint64_t diff = o ^ a;   /* the bits that vary */
+    if (diff == 0) {
         res = keys;
         goto out;
     }
-    /* One parallel MSD pass on digit top, keys -> tmp. */
-    msd_job_t m = { .pool = pool, .keys = keys, .tmp = tmp, .width = width, .digits = top };
-    j.digit = top;
-    radix_offsets(&j, top);
-    for (int b = 0; b < RADIX_BUCKETS; b++)   /* thread 0's offset: the bucket's start */
-        m.start[b] = j.offs[0][b];
-    m.start[RADIX_BUCKETS] = n;
-    radix_run(pool, &j, radix_scatter);
-    if (top > 0) {
+    int hi = 64 - __builtin_clzll(diff), lo = __builtin_ctzll(diff);
+    if ((size_t)width * n <= RADIX_BUCKET_CACHE) {
+        uint32_t *hist = malloc(sizeof *hist * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS);
+        if (hist)
+            res = radix_lsd(keys, tmp, n, lo, hi, hist, width);
+        free(hist);
+        goto out;
+    }
+    /* One parallel MSD pass on the top varying bits, keys -> tmp. */
+    int mb = radix_log2(n) - RADIX_BUCKET_LOG;
+    mb = mb < 1 ? 1 : mb > RADIX_MAX_BITS ? RADIX_MAX_BITS : mb;
+    j->bits = hi - lo < mb ? hi - lo : mb;
+    j->shift = hi - j->bits;
+    size_t nb = (size_t)1 << j->bits;
+    j->hist = malloc(sizeof *j->hist * nb * (size_t)j->threads);
+    j->start = malloc(sizeof *j->start * (nb + 1));
+    if (!j->hist || !j->start)
+        goto out;
+    radix_run(pool, j, radix_count);
+    size_t run = 0;
+    for (size_t b = 0; b < nb; b++) {
+        j->start[b] = run;
+        for (int t = 0; t < j->threads; t++) {
+            size_t c = j->hist[(size_t)t * nb + b];
+            j->hist[(size_t)t * nb + b] = run;
+            run += c;
+        }
+    }
+    j->start[nb] = n;
+    radix_run(pool, j, radix_scatter);
+    if (j->failed)
+        goto out;
+    if (j->shift > lo) {
         /* Large buckets one at a time with every thread, then the small ones with
          * one thread each. */
-        for (int b = 0; b < RADIX_BUCKETS; b++) {
-            size_t lo = m.start[b], bn = m.start[b + 1] - lo;
-            if (bn * (size_t)width <= RADIX_BUCKET_CACHE)
+        size_t w = (size_t)width;
+        for (size_t b = 0; b < nb; b++) {
+            size_t blo = j->start[b], bn = j->start[b + 1] - blo;
+            if (bn * w <= RADIX_BUCKET_CACHE)
                 continue;
-            char *bk = (char *)tmp + lo * (size_t)width;
-            void *r = radix_sort_cpu(pool, bk, (char *)keys + lo * (size_t)width, bn, width);
+            char *bk = (char *)tmp + blo * w;
+            void *r = radix_sort_cpu(pool, bk, (char *)keys + blo * w, bn, width);
             if (!r)
                 goto out;
             if (r != bk)
-                memcpy(bk, r, bn * (size_t)width);
+                memcpy(bk, r, bn * w);
         }
-        if (j.threads == 1)
+        msd_job_t m = { .keys = keys, .tmp = tmp, .start = j->start, .nb = nb,
+                        .width = width, .lo = lo, .hi = j->shift };
+        if (j->threads == 1)
             msd_small_buckets(&m, 0, 1);
         else
             pool_run(pool, msd_small_buckets, &m);
@@ -288,8 +428,9 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     }
     res = tmp;
 out:
-    free(j.hist);
-    free(j.offs);
+    free(j->hist);
+    free(j->start);
+    free(j);
     return res;
 }
 

@@ -2,8 +2,10 @@
  *
  * Parsing reads digits eight at a time where eight bytes remain (a SWAR test finds
  * the first non-digit, a SWAR multiply turns up to eight digits into a number) and
- * one at a time near the end of a block. Formatting writes two digits per division
- * from a table, after counting the digits so it can write forwards.
+ * one at a time near the end of a block; the block scan takes unsigned tokens of up
+ * to 15 digits in one step from two words. Formatting turns eight digits at a time
+ * into one word of ASCII (SWAR divisions by 10^4, 100 and 10 in every lane at once),
+ * after counting the digits so it can write forwards.
  */
 #include <config.h>
 
@@ -193,12 +195,46 @@ static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km
     size_t nk = 0, nl = 0;
     res->status = TN_OK;
     for (;;) {
+        /* The fast path: a token of 1 to 15 digits, no sign, with its terminator in
+         * the 16 bytes from p. */
+        while (end - p >= 16 && tn_is_digit(*p)) {
+            uint64_t x0, x1, mag;
+            memcpy(&x0, p, 8);
+            memcpy(&x1, p + 8, 8);
+            uint64_t m0 = tn_nondigit_mask(x0);
+            unsigned len;
+            if (m0) {
+                len = (unsigned)__builtin_ctzll(m0) >> 3;
+                mag = tn_swar_value(x0, len);
+            } else {
+                uint64_t m1 = tn_nondigit_mask(x1);
+                if (!m1)
+                    break;   /* 16 digits or more: the careful path */
+                unsigned l1 = (unsigned)__builtin_ctzll(m1) >> 3;
+                /* x1's l1 digits moved to the top bytes (none when l1 is 0). */
+                uint64_t top = (x1 << 1) << (8 * (8 - l1) - 1);
+                mag = tn_swar_value(x0, 8) * tn_pow10[l1] + tn_swar_value(top, 8);
+                len = 8 + l1;
+            }
+            unsigned char term = p[len];
+            if (!tn_space_tab[term] || mag > lim.pos_max)
+                break;   /* not a number, or out of range: the careful path says which */
+            if (width == 4)
+                ((uint32_t *)out)[nk++] = (uint32_t)(mag ^ mask);
+            else
+                ((uint64_t *)out)[nk++] = mag ^ mask;
+            nl += (term == '\n');
+            p += len + 1;
+        }
+        const unsigned char *sp = p;
         while (p < end && tn_space_tab[*p]) {
             nl += (*p == '\n');
             p++;
         }
         if (p == end)
             break;
+        if (p != sp && end - p >= 16 && tn_is_digit(*p))
+            continue;   /* back to the fast path (which has not refused this token) */
         const unsigned char *tok = p;
         uint64_t mag, raw = 0;
         int neg;
@@ -256,11 +292,6 @@ size_t tn_token_offset(const char *buf, size_t len, size_t idx)
 
 /* ---- formatting ------------------------------------------------------------------ */
 
-static const char tn_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 static inline unsigned tn_ndigits(uint64_t v)
 {
     if (v < 10)
@@ -269,44 +300,70 @@ static inline unsigned tn_ndigits(uint64_t v)
     return t + (v >= tn_pow10[t]);
 }
 
-/* Write v in decimal at dst; return the end. */
-static inline char *tn_put_u64(char *dst, uint64_t v)
+/* The eight decimal digits of v (< 10^8), leading zeros included, as ASCII in one
+ * word whose lowest byte is the first digit (so a little-endian store writes them
+ * in order). Splits by 10^4, then 100, then 10 in every lane at once; each division
+ * is a multiply and a shift, exact for the lanes' ranges. */
+static inline uint64_t tn_digits8(uint32_t v)
+{
+    uint64_t x = (v / 10000) | ((uint64_t)(v % 10000) << 32);
+    uint64_t d100 = ((x * 10486) >> 20) & 0x0000007F0000007Full;
+    x = d100 | ((x - 100 * d100) << 16);
+    uint64_t d10 = ((x * 103) >> 10) & 0x000F000F000F000Full;
+    x = d10 | ((x - 10 * d10) << 8);
+    return x + 0x3030303030303030ull;
+}
+
+/* Store the eight bytes of w at dst, first byte lowest. */
+static inline void tn_store8(char *dst, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    memcpy(dst, &w, 8);
+}
+
+/* Write v (< 10^8) without leading zeros. Stores eight bytes at dst whatever its
+ * length: the caller's room covers that (TN_MAX_LINE per key). */
+static inline __attribute__((always_inline)) char *tn_put_short(char *dst, uint32_t v)
 {
     unsigned n = tn_ndigits(v);
-    char *p = dst + n;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * v, 2);
-    } else {
-        *--p = (char)('0' + v);
-    }
+    tn_store8(dst, tn_digits8(v) >> (8 * (8 - n)));
     return dst + n;
 }
 
-/* The same in 32-bit arithmetic (cheaper divisions). */
-static inline char *tn_put_u32(char *dst, uint32_t v)
+/* Write v in decimal at dst; return the end. May store up to 16 bytes past dst. */
+static inline __attribute__((always_inline)) char *tn_put_u32(char *dst, uint32_t v)
 {
-    unsigned n = tn_ndigits(v);
-    char *p = dst + n;
-    while (v >= 100) {
-        uint32_t r = v % 100;
-        v /= 100;
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * r, 2);
+    if (v < 100000000u)
+        return tn_put_short(dst, v);
+    uint32_t hi = v / 100000000u, lo = v - hi * 100000000u;   /* hi: 1..42 */
+    dst[0] = (char)('0' + hi / 10);
+    dst[1] = (char)('0' + hi % 10);
+    dst += 1 + (hi >= 10);
+    if (hi < 10)
+        dst[-1] = (char)('0' + hi);
+    tn_store8(dst, tn_digits8(lo));
+    return dst + 8;
+}
+
+/* The same for 64 bits: up to 20 digits in parts of eight. */
+static inline __attribute__((always_inline)) char *tn_put_u64(char *dst, uint64_t v)
+{
+    if (v <= UINT32_MAX)
+        return tn_put_u32(dst, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        uint64_t hi = v / 100000000u;
+        dst = tn_put_short(dst, (uint32_t)hi);
+        tn_store8(dst, tn_digits8((uint32_t)(v - hi * 100000000u)));
+        return dst + 8;
     }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, tn_pairs + 2 * v, 2);
-    } else {
-        *--p = (char)('0' + v);
-    }
-    return dst + n;
+    uint64_t top = v / 10000000000000000ull, rest = v - top * 10000000000000000ull;
+    dst = tn_put_short(dst, (uint32_t)top);   /* top: 1..1844 */
+    uint64_t mid = rest / 100000000u;
+    tn_store8(dst, tn_digits8((uint32_t)mid));
+    tn_store8(dst + 8, tn_digits8((uint32_t)(rest - mid * 100000000u)));
+    return dst + 16;
 }
 
 /* Write one raw value of type; return the end. */
@@ -339,23 +396,39 @@ size_t tn_format(uint64_t raw, key_type_t type, char *dst)
     return (size_t)(tn_put(dst, raw, type) - dst);
 }
 
+/* One loop per type, so that the conversion is inlined and nothing is decided per
+ * key but the number's length. */
 size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
 {
     char *p = dst;
     const uint64_t mask = km->mask;
-    const key_type_t type = km->type;
-    if (km->width == 4) {
-        const uint32_t *k = keys;
+    const uint32_t *k4 = keys;
+    const uint64_t *k8 = keys;
+    switch (km->type) {
+    case KEY_U32:
         for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, (uint32_t)(k[i] ^ mask), type);
+            p = tn_put_u32(p, k4[i] ^ (uint32_t)mask);
             *p++ = '\n';
         }
-    } else {
-        const uint64_t *k = keys;
+        break;
+    case KEY_I32:
         for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, k[i] ^ mask, type);
+            p = tn_put(p, k4[i] ^ (uint32_t)mask, KEY_I32);
             *p++ = '\n';
         }
+        break;
+    case KEY_I64:
+        for (size_t i = 0; i < n; i++) {
+            p = tn_put(p, k8[i] ^ mask, KEY_I64);
+            *p++ = '\n';
+        }
+        break;
+    default:
+        for (size_t i = 0; i < n; i++) {
+            p = tn_put_u64(p, k8[i] ^ mask);
+            *p++ = '\n';
+        }
+        break;
     }
     return (size_t)(p - dst);
 }

@@ -15,11 +15,12 @@
 #include "check_suites.h"
 
 enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_TOP_BYTE, D_BOTTOM_BYTE, D_SKEWED,
-       D_OUTLIERS, D_MIDDLE, D_COUNT };
+       D_OUTLIERS, D_MIDDLE, D_TOP_11, D_STRADDLE_12, D_TWO_BITS, D_COUNT };
 static const char *dist_names[D_COUNT] = { "random", "all equal", "sorted", "reversed",
                                            "3 distinct", "top byte only", "bottom byte only",
                                            "90% one top byte", "all but 1/5000 one top byte",
-                                           "middle bytes only" };
+                                           "middle bytes only", "top 11 bits only",
+                                           "bits 5..16 only", "the top and bottom bits only" };
 
 /* The sizes: 0..3, 2^k - 1 / 2^k / 2^k + 1 around 256, 1024 and 65536 (where the
  * sorter goes parallel), three random odd sizes up to 300000 (drawn in the test from
@@ -75,6 +76,17 @@ static void generate(void *keys, size_t n, int width, int dist, uint64_t *seed)
             break;
         case D_MIDDLE:      /* the top and bottom bytes fixed, the ones between random */
             v = (base & ((uint64_t)0xff << shift | 0xff)) | (ck_rng_next(seed) & (mask >> 8) & ~(uint64_t)0xff);
+            break;
+        case D_TOP_11:      /* exactly one MSD digit of 11 bits varies */
+            v = (base & ~((uint64_t)0x7ff << (shift - 3))) |
+                (ck_rng_next(seed) & 0x7ff) << (shift - 3);
+            break;
+        case D_STRADDLE_12: /* 12 bits across the 8-bit and 11-bit digit boundaries */
+            v = (base & ~((uint64_t)0xfff << 5)) | (ck_rng_next(seed) & 0xfff) << 5;
+            break;
+        case D_TWO_BITS:    /* only the top and the bottom bit vary */
+            v = (base & (mask >> 1) & ~(uint64_t)1) | (ck_rng_next(seed) & 1) |
+                (ck_rng_next(seed) & 1) << (shift + 7);
             break;
         default:            v = ck_rng_next(seed) & mask; break;
         }

@@ -203,6 +203,69 @@ START_TEST(test_textnum_parse_powers_of_ten)
 }
 END_TEST
 
+/* The block scan against tn_parse, token by token, where the scan's fast path runs
+ * (16 bytes or more left in the block): 10^k - 1, 10^k, 10^k + 1 for k up to 21 with
+ * 0 to 2 leading zeros and either sign, each type's limits and their neighbours, each
+ * followed by every kind of white space or by a letter, then 20 more tokens. */
+START_TEST(test_textnum_scan_fast_path_boundaries)
+{
+    key_type_t type = all_types[_i];
+    keymap_t km;
+    key_map_init(&km, type, 0);
+    static const char *limits[] = { "2147483647", "2147483648", "2147483646", "4294967295",
+                                    "4294967296", "4294967294", "9223372036854775807",
+                                    "9223372036854775808", "18446744073709551615",
+                                    "18446744073709551616", "999999999999999", "1000000000000000",
+                                    "9999999999999999", "99999999", "100000000" };
+    char toks[256][40];
+    int nt = 0;
+    unsigned __int128 p = 1;
+    for (int k = 0; k <= 21; k++, p *= 10)
+        for (int d = -1; d <= 1; d++)
+            for (int z = 0; z <= 2; z++) {
+                unsigned __int128 mag = p + (unsigned __int128)(__int128)d;
+                memset(toks[nt], '0', (size_t)z);
+                u128_dec(mag, toks[nt] + z);
+                nt++;
+            }
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+        strcpy(toks[nt++], limits[i]);
+    for (int t = 0; t < nt; t++) {
+        for (int sign = 0; sign < 3; sign++) {
+            for (int e = 0; e < 7; e++) {
+                char buf[128];
+                int len = snprintf(buf, sizeof buf, "%s%s", sign == 0 ? "" : sign == 1 ? "-" : "+",
+                                   toks[t]);
+                size_t toklen = (size_t)len;
+                buf[len++] = e < 6 ? spaces[e] : 'x';
+                for (int r = 0; r < 20; r++)
+                    buf[len++] = '7', buf[len++] = '\n';
+                uint64_t raw = 0;
+                int want = e < 6 ? tn_parse(buf, toklen, type, &raw) : TN_NOT_INT;
+                uint64_t out[32];
+                tn_scan_t res;
+                tn_scan(buf, (size_t)len, &km, out, &res);
+                ck_assert_msg(res.status == want, "'%s' + %d as %s: status %d, expected %d",
+                              toks[t], e, type_names[_i], res.status, want);
+                if (want != TN_OK) {
+                    ck_assert_uint_eq(res.nkeys, 0);
+                    ck_assert_uint_eq(res.err_off, 0);
+                    continue;
+                }
+                ck_assert_uint_eq(res.nkeys, 21);
+                ck_assert_uint_eq(res.nlines, 20 + (e == 3));
+                uint32_t got4;
+                memcpy(&got4, out, 4);
+                uint64_t got = type_width(type) == 4 ? got4 : out[0];
+                ck_assert_msg(ck_raw(type, got ^ km.mask) == ck_raw(type, raw),
+                              "'%s' as %s: %#" PRIx64 ", expected %#" PRIx64, buf, type_names[_i],
+                              got ^ km.mask, raw);
+            }
+        }
+    }
+}
+END_TEST
+
 /* Only s[0..len) is read: the bytes after the token do not count. */
 START_TEST(test_textnum_parse_respects_len)
 {
@@ -705,6 +768,7 @@ Suite *make_textnum_suite(void)
 
     tc = tcase_create("scan");
     tcase_add_loop_test(tc, test_textnum_scan_mixed_space, 0, 8);
+    tcase_add_loop_test(tc, test_textnum_scan_fast_path_boundaries, 0, 4);
     tcase_add_test(tc, test_textnum_scan_small_blocks);
     tcase_add_loop_test(tc, test_textnum_scan_bad_token, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
