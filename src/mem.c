@@ -36,6 +36,23 @@ void *mem_alloc(size_t size)
     return p;
 }
 
+void *mem_map(size_t size)
+{
+    if (size == 0)
+        size = 1;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    mem_hint(p, size);
+    return p;
+}
+
+void mem_unmap(void *p, size_t size)
+{
+    if (p)
+        munmap(p, size ? size : 1);
+}
+
 void *mem_realloc(void *p, size_t size)
 {
     void *q = realloc(p, size);

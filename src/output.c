@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "mem.h"
 #include "error.h"
 #include "output.h"
 #include "stats.h"
@@ -242,8 +244,11 @@ static int output_start(output_t *o)
     size_t binary = OUT_BINARY_PER_THREAD * (size_t)o->threads;
     o->bufsize = o->cfg.binary ? (binary < ((size_t)4 << 20) ? (size_t)4 << 20 : binary)
                                : (size_t)OUT_KEYS_PER_THREAD * TN_MAX_LINE;
+    o->quit = 0;   /* output_give() may have stopped an earlier writer */
     for (int i = 0; i < 2; i++) {
         batch_t *b = &o->sets[i];
+        if (b->bufs)
+            continue;   /* set up by that earlier writer */
         b->bufs = calloc((size_t)o->threads, sizeof *b->bufs);
         b->lens = calloc((size_t)o->threads, sizeof *b->lens);
         if (!b->bufs || !b->lens)
@@ -362,6 +367,53 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
         output_submit(o);
     }
     return GS_OK;
+}
+
+int output_can_give(const output_t *o)
+{
+#if defined(__linux__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    struct stat st;
+    return o->cfg.binary && !o->cfg.big_endian && o->cfg.km->mask == 0 &&
+           fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+#else
+    (void)o;
+    return 0;
+#endif
+}
+
+int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n)
+{
+    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
+    size_t len = n * (size_t)o->cfg.km->width;
+    const char *p = keys;
+    double t0 = stats_now();
+    o->bytes += len;
+#ifdef __linux__
+    while (rc == GS_OK && len > 0) {
+        struct iovec iov = { (void *)p, len };
+        ssize_t m = vmsplice(o->fd, &iov, 1, 0);
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m < 0 && errno == EPIPE)
+            rc = GS_EPIPE;     /* SIGPIPE was ignored: end quietly */
+        else if (m < 0 && (errno == EINVAL || errno == ENOSYS))
+            break;             /* no vmsplice here: write() the rest */
+        else if (m < 0)
+            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        else {
+            p += m;
+            len -= (size_t)m;
+        }
+    }
+#endif
+    if (rc == GS_OK && len > 0) {
+        o->bytes -= len;   /* output_write_bytes() counts them again */
+        rc = output_write_bytes(o, p, len);
+    } else {
+        stats_add(ST_WRITE, n * (size_t)o->cfg.km->width, stats_now() - t0);
+    }
+    mem_unmap(map, map_bytes);   /* the pipe keeps the pages it holds, unchanged */
+    return rc;
 }
 
 int output_solo(output_t *o)

@@ -271,6 +271,9 @@ typedef struct {
     pthread_cond_t cond;
     const char *keys;        /* the piece to write, */
     size_t n;                /* its keys; */
+    void *map;               /* with give: the buffer it lies in, given up */
+    size_t map_bytes;
+    int give;                /* 1: output_give() the pieces (output_can_give()) */
     int busy;                /* 1: posted and not yet written */
     int quit;
     int rc;                  /* the first error */
@@ -287,7 +290,12 @@ static void *sm_emit_main(void *arg)
         if (!e->busy)
             break;
         pthread_mutex_unlock(&e->lock);
-        int rc = e->rc ? e->rc : output_write(e->out, e->keys, e->n);
+        int rc = e->rc;
+        if (e->give)
+            rc = rc ? (mem_unmap(e->map, e->map_bytes), rc)
+                    : output_give(e->out, e->map, e->map_bytes, e->keys, e->n);
+        else if (!rc)
+            rc = output_write(e->out, e->keys, e->n);
         pthread_mutex_lock(&e->lock);
         if (rc && !e->rc)
             e->rc = rc;
@@ -311,21 +319,28 @@ static int sm_emit_wait(sm_emit_t *e)
     return rc;
 }
 
-/* Write keys[0..n): posted to the writer thread where there is one, else here. */
-static int sm_emit(sm_emit_t *e, const char *keys, size_t n)
+/* Write keys[0..n): posted to the writer thread where there is one, else here.
+ * With give, map (map_bytes, holding the keys) is given up, whatever the result. */
+static int sm_emit(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
 {
     if (!e->started) {
         double t0 = stats_now();
-        int rc = output_write(e->out, keys, n);
+        int rc = e->give ? output_give(e->out, map, map_bytes, keys, n)
+                         : output_write(e->out, keys, n);
         e->wait_s += stats_now() - t0;
         return rc;
     }
     int rc = sm_emit_wait(e);
-    if (rc)
+    if (rc) {
+        if (e->give)
+            mem_unmap(map, map_bytes);
         return rc;
+    }
     pthread_mutex_lock(&e->lock);
     e->keys = keys;
     e->n = n;
+    e->map = map;
+    e->map_bytes = map_bytes;
     e->busy = 1;
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);
@@ -354,8 +369,10 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     size_t w = (size_t)width, total = 0;
     for (int r = 0; r < nruns; r++)
         total += run_keys(runs[r]);
-    /* Binary output is written on a thread of its own, from a third buffer. */
-    sm_emit_t e = { .out = out };
+    /* Binary output is written on a thread of its own, from a third buffer. Into a
+     * pipe, where keys need no encoding, a written piece's buffer goes with it
+     * (output_give()), and a fresh one takes its place. */
+    sm_emit_t e = { .out = out, .give = output_can_give(out) };
     int nbuf = output_solo(out) ? 3 : 2;
     size_t cap = budget / ((size_t)nbuf * w);
     if (sorter->max_keys && cap > sorter->max_keys)
@@ -372,7 +389,7 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     if (rc == GS_OK)
         rc = sm_state_init(&st, runs, nruns, width, pool_size(pool), cap);
     for (int i = 0; i < nbuf && rc == GS_OK; i++)
-        if (!(buf[i] = mem_alloc(cap * w)))
+        if (!(buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w)))
             rc = err_set(GS_ENOMEM, "out of memory");
     if (rc == GS_OK && nbuf == 3) {
         pthread_mutex_init(&e.lock, NULL);
@@ -415,9 +432,17 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             have_last = 1;
         }
         stats_note_merge(m, 0);
-        rc = sm_emit(&e, (const char *)sorted + skip * w, keep - skip);
-        if (e.started)   /* the writer holds the piece's buffer until it is written */
-            writing = sorted == buf[g] ? g : s;
+        int x = sorted == buf[g] ? g : s;
+        rc = sm_emit(&e, (const char *)sorted + skip * w, keep - skip, buf[x], cap * w);
+        if (e.give) {
+            /* Given up: the slot takes a fresh buffer (its pages faulted in as the
+             * next gather fills it). */
+            buf[x] = NULL;
+            if (rc == GS_OK && done < total && !(buf[x] = mem_map(cap * w)))
+                rc = err_set(GS_ENOMEM, "out of memory");
+        } else if (e.started) {
+            writing = x;   /* the writer holds the piece's buffer until it is written */
+        }
     }
     int erc = sm_emit_stop(&e);
     if (rc == GS_OK)
@@ -428,8 +453,12 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     }
     for (int i = 0; i < opened; i++)
         run_close(runs[i]);
-    for (int i = 0; i < nbuf; i++)
-        free(buf[i]);
+    for (int i = 0; i < nbuf; i++) {
+        if (e.give)
+            mem_unmap(buf[i], cap * w);
+        else
+            free(buf[i]);
+    }
     sm_state_free(&st);
     /* The merge's own time: gathering and sorting, not waiting for the writer. */
     stats_add(ST_MERGE, total * (uint64_t)w, stats_now() - t0 - e.wait_s);

@@ -50,6 +50,7 @@ typedef struct {
     unsigned long long chunks, bytes_in, bytes_out;
     double xfer_s, sort_s;
     pool_t *pool;            /* copies staging buffers in parallel; NULL: this thread */
+    pool_t *own;             /* with several devices: this device's share of the threads */
     /* the current job: parts first, first + stride, ... of keys[0..n) */
     char *keys;
     size_t n, nparts, first, stride;
@@ -311,8 +312,8 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         g->first = (size_t)d;
         g->stride = (size_t)used;
         /* One device runs on this thread, and the pool is free to stage its copies;
-         * several run on threads of their own, each copying alone. */
-        g->pool = used == 1 ? c->pool : NULL;
+         * several run on threads of their own, each with its share of the threads. */
+        g->pool = used == 1 ? c->pool : g->own;
         g->rc = GS_OK;
         if (used == 1)
             cuda_device_main(g);
@@ -355,6 +356,8 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
 
 static void gdev_release(gdev_t *g)
 {
+    pool_destroy(g->own);
+    g->own = NULL;
     if (gk_set_device(g->dev) != GK_OK)
         return;
     gk_free(g->d_keys);
@@ -463,9 +466,15 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
     double t0 = stats_now();
     sigset_t old;
     cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
+    int share = pool_size(c->pool) / c->ndev;
     for (d = 0; d < c->ndev && rc == GS_OK; d++) {
         c->devs[d].bitonic = c->bitonic;
         rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
+        /* Several devices stage at once: each gets its share of the pool's threads
+         * as a pool of its own (pools take one job at a time). */
+        if (rc == GS_OK && c->ndev > 1 && share > 1 &&
+            pool_create(&c->devs[d].own, share) != 0)
+            rc = err_set(GS_ENOMEM, "cannot create threads");
     }
     cleanup_unblock(&old);
     c->setup_s = stats_now() - t0;

@@ -6,13 +6,18 @@
  * use up every run. smerge_runs with the CPU sorter, through a binary output file:
  * the file equals qsort of all the keys (with -u, qsort then adjacent repeats
  * dropped by a loop written here), for small caps that force many pieces, with
- * some runs spilled to files (read back by rank, block by block).
+ * some runs spilled to files (read back by rank, block by block), and through a
+ * FIFO, where the pieces' pages go into the pipe themselves (output_give).
  */
 #include <config.h>
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <check.h>
 #include "error.h"
 #include "output.h"
@@ -130,11 +135,35 @@ START_TEST(test_smerge_cut_pieces)
 }
 END_TEST
 
+/* A FIFO's reader: everything written to path, into buf (cap bytes); len set. */
+typedef struct {
+    const char *path;
+    unsigned char *buf;
+    size_t cap, len;
+} fifo_reader_t;
+
+static void *fifo_read_all(void *arg)
+{
+    fifo_reader_t *f = arg;
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    for (;;) {
+        ssize_t n = read(fd, f->buf + f->len, f->cap - f->len);
+        if (n <= 0)
+            break;
+        f->len += (size_t)n;
+    }
+    close(fd);
+    return NULL;
+}
+
 /* _i: width by parity, unique by _i / 2, some runs spilled (each with LZ4 or raw
- * blocks) by _i / 4 */
+ * blocks) by _i / 4, and by _i / 8 the output is a FIFO (read by a thread here),
+ * where unsigned binary keys go by output_give(): the pages into the pipe. */
 START_TEST(test_smerge_runs_cpu)
 {
-    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2;
+    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2, fifo = _i / 8 % 2;
     uint64_t seed = 0x5e11 + (uint64_t)_i;
     char dir[256], path[300];
     ck_tdir_make(dir, sizeof dir, "smerge");
@@ -167,7 +196,17 @@ START_TEST(test_smerge_runs_cpu)
         size_t budget = (2 * (size_t)w) << (16 + ck_rng_below(&seed, 5));
         output_t *o;
         output_cfg_t cfg = { .path = path, .km = &km, .binary = 1, .pool = pool };
+        fifo_reader_t fr = { .path = path, .cap = (size_t)w * (total + 1) };
+        pthread_t reader;
+        if (fifo) {
+            unlink(path);
+            ck_assert_int_eq(mkfifo(path, 0600), 0);
+            fr.buf = malloc(fr.cap);
+            ck_assert_ptr_nonnull(fr.buf);
+            ck_assert_int_eq(pthread_create(&reader, NULL, fifo_read_all, &fr), 0);
+        }
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+        ck_assert_int_eq(output_can_give(o), fifo);
         ck_assert_int_eq(smerge_runs(runs, nruns, w, unique, cpu, pool, budget, o), GS_OK);
         ck_assert_int_eq(output_commit(o), GS_OK);
         size_t expect = total;
@@ -177,12 +216,20 @@ START_TEST(test_smerge_runs_cpu)
                 if (all[i] != all[expect - 1])
                     all[expect++] = all[i];
         }
-        FILE *f = fopen(path, "rb");
-        ck_assert_ptr_nonnull(f);
-        unsigned char *got = malloc((size_t)w * (expect + 1));
-        ck_assert_ptr_nonnull(got);
-        ck_assert_uint_eq(fread(got, (size_t)w, expect + 1, f), expect);
-        fclose(f);
+        unsigned char *got;
+        if (fifo) {
+            pthread_join(reader, NULL);
+            unlink(path);
+            got = fr.buf;
+            ck_assert_uint_eq(fr.len, (size_t)w * expect);
+        } else {
+            FILE *f = fopen(path, "rb");
+            ck_assert_ptr_nonnull(f);
+            got = malloc((size_t)w * (expect + 1));
+            ck_assert_ptr_nonnull(got);
+            ck_assert_uint_eq(fread(got, (size_t)w, expect + 1, f), expect);
+            fclose(f);
+        }
         for (size_t i = 0; i < expect; i++)
             ck_assert_uint_eq(get(got, i, w), all[i]);
         free(got);
@@ -204,7 +251,7 @@ Suite *make_smerge_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("runs");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 8);
+    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 16);
     suite_add_tcase(s, tc);
     return s;
 }
