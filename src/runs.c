@@ -1,7 +1,8 @@
 /* runs.c: the run store (see runs.h).
  *
  * Spilling encodes a run's blocks in parallel: each pool thread encodes its share of
- * a batch of blocks into its own buffer, and the buffers are written in order. The
+ * a batch of blocks into its own buffer, and a writer thread writes the batch in
+ * order while the pool encodes the next. The
  * codec is chosen per run: --compress-temp=auto compresses the first block and keeps
  * LZ4 for the run only if that block shrank by at least a tenth.
  */
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 #include "stats.h"
 
 /* Blocks each thread encodes per batch while spilling. */
-#define RUN_SPILL_BLOCKS 8
+#define RUN_SPILL_BLOCKS 32
 
 struct run {
     int width;
@@ -156,20 +158,24 @@ uint64_t run_file_bytes(const run_t *r) { return r->offset ? r->offset[r->nblock
 
 /* ---- spilling ------------------------------------------------------------------------- */
 
+/* A spill: batches of blocks, each thread encoding RUN_SPILL_BLOCKS of them into its
+ * buffer of the current set; while the pool encodes one set, a thread writes the
+ * other, so encoding and writing overlap. */
 typedef struct {
     run_t *r;
     size_t base;                     /* first block of the batch */
     size_t nb;                       /* blocks in the batch */
     size_t per;                      /* blocks per thread */
     size_t cap;                      /* bytes of each thread's buffer */
-    unsigned char **bufs;            /* [threads] encoded blocks */
+    int threads;
+    int set;                         /* the set being encoded */
+    unsigned char **bufs[2];         /* [set][threads] encoded blocks */
+    size_t (*lens[2])[RUN_SPILL_BLOCKS]; /* [set][threads] each block's encoded bytes */
+    size_t *len[2];                  /* [set][threads] bytes in each buffer */
+    uint64_t at[2];                  /* [set] where the set's bytes go in the file */
     void **scratch;                  /* [threads] codec scratch */
-    size_t (*lens)[RUN_SPILL_BLOCKS];/* [threads] encoded length of each block */
     int failed;
-    /* writing: thread t's bytes go to the file at at[t]; the first error's errno */
-    uint64_t *at;
-    size_t *len;
-    int werr;
+    int werr;                        /* the writer's errno */
 } spill_job_t;
 
 static void run_encode_share(void *arg, int t, int nt)
@@ -178,44 +184,66 @@ static void run_encode_share(void *arg, int t, int nt)
     spill_job_t *j = arg;
     run_t *r = j->r;
     size_t w = (size_t)r->width, off = 0;
+    unsigned char *buf = j->bufs[j->set][t];
     for (size_t i = 0; i < j->per; i++) {
         size_t b = j->base + (size_t)t * j->per + i;
         if (b >= j->base + j->nb) {
-            j->lens[t][i] = 0;
+            j->lens[j->set][t][i] = 0;
             continue;
         }
         size_t k = run_block_keys(r, b);
         const char *src = (const char *)r->keys + b * RUN_BLOCK_KEYS * w;
-        size_t got = codec_encode(r->codec, src, k, r->width, j->bufs[t] + off, j->cap - off,
+        size_t got = codec_encode(r->codec, src, k, r->width, buf + off, j->cap - off,
                                   j->scratch[t]);
         if (!got)
             j->failed = 1;
-        j->lens[t][i] = got;
+        j->lens[j->set][t][i] = got;
         off += got;
     }
+    j->len[j->set][t] = off;
 }
 
-/* Each thread writes its encoded blocks at their place in the file: writes into the
- * page cache scale with threads where one thread's do not. */
-static void run_write_share(void *arg, int t, int nt)
+/* The writer: the set not being encoded, its buffers one after another at its place
+ * in the file. */
+typedef struct {
+    spill_job_t *j;
+    int set;
+} spill_write_t;
+
+static void *run_write_set(void *arg)
 {
-    (void)nt;
-    spill_job_t *j = arg;
-    const unsigned char *p = j->bufs[t];
-    size_t left = j->len[t];
-    off_t at = (off_t)j->at[t];
-    while (left > 0) {
-        ssize_t w = pwrite(j->r->fd, p, left, at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            __atomic_store_n(&j->werr, errno, __ATOMIC_RELAXED);
-            return;
+    spill_write_t *sw = arg;
+    spill_job_t *j = sw->j;
+    off_t at = (off_t)j->at[sw->set];
+    for (int t = 0; t < j->threads; t++) {
+        const unsigned char *p = j->bufs[sw->set][t];
+        size_t left = j->len[sw->set][t];
+        while (left > 0) {
+            ssize_t w = pwrite(j->r->fd, p, left, at);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                j->werr = errno;
+                return NULL;
+            }
+            p += w;
+            at += w;
+            left -= (size_t)w;
         }
-        p += w;
-        at += w;
-        left -= (size_t)w;
     }
+    return NULL;
+}
+
+/* Index the batch just encoded (set j->set): its blocks' offsets, and where the set
+ * goes in the file. */
+static void run_index_batch(spill_job_t *j)
+{
+    run_t *r = j->r;
+    size_t b = j->base;
+    j->at[j->set] = r->offset[b];
+    for (int t = 0; t < j->threads; t++)
+        for (size_t i = 0; i < j->per && b < j->base + j->nb; i++, b++)
+            r->offset[b + 1] = r->offset[b] + j->lens[j->set][t][i];
 }
 
 int run_spill(run_t *r, const runcfg_t *cfg)
@@ -225,22 +253,23 @@ int run_spill(run_t *r, const runcfg_t *cfg)
     double t0 = stats_now();
     int threads = pool_size(cfg->pool);
     size_t w = (size_t)r->width;
-    spill_job_t j = { .r = r, .per = RUN_SPILL_BLOCKS };
+    spill_job_t j = { .r = r, .per = RUN_SPILL_BLOCKS, .threads = threads };
     j.cap = codec_bound(RUN_BLOCK_KEYS, r->width) * RUN_SPILL_BLOCKS;
-    j.bufs = calloc((size_t)threads, sizeof *j.bufs);
     j.scratch = calloc((size_t)threads, sizeof *j.scratch);
-    j.lens = calloc((size_t)threads, sizeof *j.lens);
-    j.at = calloc((size_t)threads, sizeof *j.at);
-    j.len = calloc((size_t)threads, sizeof *j.len);
-    int rc = GS_OK;
-    if (!j.bufs || !j.scratch || !j.lens || !j.at || !j.len)
-        rc = err_set(GS_ENOMEM, "out of memory");
-    for (int t = 0; t < threads && rc == GS_OK; t++) {
-        j.bufs[t] = malloc(j.cap);
-        j.scratch[t] = malloc(RUN_BLOCK_KEYS * w);
-        if (!j.bufs[t] || !j.scratch[t])
+    int rc = j.scratch ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    for (int set = 0; set < 2 && rc == GS_OK; set++) {
+        j.bufs[set] = calloc((size_t)threads, sizeof *j.bufs[set]);
+        j.lens[set] = calloc((size_t)threads, sizeof *j.lens[set]);
+        j.len[set] = calloc((size_t)threads, sizeof *j.len[set]);
+        if (!j.bufs[set] || !j.lens[set] || !j.len[set])
             rc = err_set(GS_ENOMEM, "out of memory");
+        for (int t = 0; t < threads && rc == GS_OK; t++)
+            if (!(j.bufs[set][t] = malloc(j.cap)))
+                rc = err_set(GS_ENOMEM, "out of memory");
     }
+    for (int t = 0; t < threads && rc == GS_OK; t++)
+        if (!(j.scratch[t] = malloc(RUN_BLOCK_KEYS * w)))
+            rc = err_set(GS_ENOMEM, "out of memory");
     if (rc == GS_OK)
         rc = run_alloc_index(r);
     if (rc == GS_OK)
@@ -251,37 +280,45 @@ int run_spill(run_t *r, const runcfg_t *cfg)
             r->first[b] = key_get(r->keys, b * RUN_BLOCK_KEYS, r->width);
     }
     size_t per_batch = (size_t)threads * RUN_SPILL_BLOCKS;
+    pthread_t writer;
+    spill_write_t sw = { &j, 0 };
+    int writing = 0;   /* 1: the writer thread runs (on set sw.set) */
     for (size_t base = 0; rc == GS_OK && base < r->nblocks; base += per_batch) {
         j.base = base;
         j.nb = r->nblocks - base < per_batch ? r->nblocks - base : per_batch;
         pool_run(cfg->pool, run_encode_share, &j);
-        if (j.failed) {
+        if (writing) {
+            pthread_join(writer, NULL);
+            writing = 0;
+        }
+        if (j.failed)
             rc = err_set(GS_EIO, "cannot encode a run for '%s'", r->path);
-            break;
-        }
-        size_t b = base;
-        for (int t = 0; t < threads; t++) {
-            j.at[t] = r->offset[b];
-            j.len[t] = 0;
-            for (size_t i = 0; i < RUN_SPILL_BLOCKS && b < base + j.nb; i++, b++) {
-                r->offset[b + 1] = r->offset[b] + j.lens[t][i];
-                j.len[t] += j.lens[t][i];
-            }
-        }
-        pool_run(cfg->pool, run_write_share, &j);
-        if (j.werr)
+        else if (j.werr)
             rc = err_sys(GS_EIO, j.werr, "write error on temporary file '%s'", r->path);
+        if (rc)
+            break;
+        run_index_batch(&j);
+        sw.set = j.set;
+        if (cleanup_thread_create(&writer, run_write_set, &sw) == 0)
+            writing = 1;
+        else
+            run_write_set(&sw);   /* no thread to be had: write it here */
+        j.set ^= 1;
     }
-    if (j.bufs)
-        for (int t = 0; t < threads; t++) {
-            free(j.bufs[t]);
-            free(j.scratch[t]);
-        }
-    free(j.bufs);
+    if (writing)
+        pthread_join(writer, NULL);
+    if (rc == GS_OK && j.werr)
+        rc = err_sys(GS_EIO, j.werr, "write error on temporary file '%s'", r->path);
+    for (int set = 0; set < 2; set++) {
+        for (int t = 0; j.bufs[set] && t < threads; t++)
+            free(j.bufs[set][t]);
+        free(j.bufs[set]);
+        free(j.lens[set]);
+        free(j.len[set]);
+    }
+    for (int t = 0; j.scratch && t < threads; t++)
+        free(j.scratch[t]);
     free(j.scratch);
-    free(j.lens);
-    free(j.at);
-    free(j.len);
     if (rc != GS_OK) {
         run_drop_file(r);
         return rc;
