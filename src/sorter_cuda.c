@@ -9,7 +9,10 @@
  * range fits 32 bits go through as 32-bit offsets), or, with --algorithm=bitonic, our
  * bitonic sort in place (gk_bitonic_sort_range); then the part comes back the same
  * way, slice by slice.
- * Several parts are merged on the CPU (pmerge.h) into the scratch buffer. Small
+ * Where several devices share a chunk, its keys are first dealt by key range into
+ * the scratch buffer, a bucket for each device, so that the sorted buckets are the
+ * sorted chunk; only where a bucket would not fit its device (many equal keys) are
+ * parts sorted and merged on the CPU (pmerge.h) into the scratch buffer. Small
  * chunks are sorted on the CPU, and the devices are set up only at the first chunk
  * that goes to them.
  */
@@ -23,6 +26,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "kernels.h"
+#include "keys.h"
 #include "pmerge.h"
 #include "runs.h"
 #include "sorter.h"
@@ -267,6 +271,140 @@ static int cuda_sink_append(void *self, const void *bytes, size_t len)
 
 static int sorter_cuda_setup(sorter_cuda_t *c);
 
+/* ---- a chunk over several devices, by key range ---------------------------------------- */
+
+/* Keys sampled a device to choose the splitters. */
+#define CUDA_SAMPLES 1024
+
+/* Dealing a chunk's keys into buckets by key range, bucket b for device b: each
+ * pool thread counts its slice's keys of each bucket, then copies them to their
+ * places in the destination, so the buckets lie one after another, in key order. */
+typedef struct {
+    const char *keys;
+    char *dst;
+    size_t n;
+    int w, nb;
+    uint64_t split[OPT_MAX_DEVICES];        /* bucket b: keys in [split[b-1], split[b]) */
+    size_t (*count)[OPT_MAX_DEVICES];       /* [threads][nb], then each one's first place */
+} deal_job_t;
+
+static inline int cuda_bucket(const deal_job_t *j, uint64_t k)
+{
+    int b = 0;
+    while (b < j->nb - 1 && k >= j->split[b])
+        b++;
+    return b;
+}
+
+static void cuda_count_share(void *arg, int t, int nt)
+{
+    deal_job_t *j = arg;
+    size_t a = j->n * (size_t)t / (size_t)nt, e = j->n * (size_t)(t + 1) / (size_t)nt;
+    size_t *c = j->count[t];
+    for (int b = 0; b < j->nb; b++)
+        c[b] = 0;
+    for (size_t i = a; i < e; i++)
+        c[cuda_bucket(j, key_get(j->keys, i, j->w))]++;
+}
+
+static void cuda_deal_share(void *arg, int t, int nt)
+{
+    deal_job_t *j = arg;
+    size_t a = j->n * (size_t)t / (size_t)nt, e = j->n * (size_t)(t + 1) / (size_t)nt;
+    size_t *at = j->count[t];
+    if (j->w == 4) {
+        const uint32_t *k = (const uint32_t *)j->keys;
+        uint32_t *d = (uint32_t *)j->dst;
+        for (size_t i = a; i < e; i++)
+            d[at[cuda_bucket(j, k[i])]++] = k[i];
+    } else {
+        const uint64_t *k = (const uint64_t *)j->keys;
+        uint64_t *d = (uint64_t *)j->dst;
+        for (size_t i = a; i < e; i++)
+            d[at[cuda_bucket(j, k[i])]++] = k[i];
+    }
+}
+
+static int cuda_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort keys[0..n) on devices 0..used-1 at once: dealt by key range into scratch,
+ * a bucket for each device, each bucket then sorted on its device, so that scratch
+ * holds the sorted keys with no merge after. Splitters come from a sample. 1 if the
+ * keys were sorted so (rc set), 0 if a bucket would not fit its device (many equal
+ * keys): then nothing was done. */
+static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n, int width,
+                           int used, int *rc)
+{
+    deal_job_t j = { .keys = keys, .dst = scratch, .n = n, .w = width, .nb = used };
+    size_t ns = (size_t)CUDA_SAMPLES * (size_t)used;
+    uint64_t *sample = malloc(sizeof *sample * ns);
+    int threads = pool_size(c->pool);
+    j.count = calloc((size_t)threads, sizeof *j.count);
+    if (!sample || !j.count) {
+        free(sample);
+        free(j.count);
+        *rc = err_set(GS_ENOMEM, "out of memory");
+        return 1;
+    }
+    for (size_t i = 0; i < ns; i++)
+        sample[i] = key_get(keys, (size_t)((unsigned __int128)n * i / ns), width);
+    qsort(sample, ns, sizeof *sample, cuda_cmp_u64);
+    for (int b = 0; b < used - 1; b++)
+        j.split[b] = sample[ns * (size_t)(b + 1) / (size_t)used];
+    free(sample);
+    pool_run(c->pool, cuda_count_share, &j);
+    size_t total[OPT_MAX_DEVICES] = { 0 }, start[OPT_MAX_DEVICES];
+    for (int t = 0; t < threads; t++)
+        for (int b = 0; b < used; b++)
+            total[b] += j.count[t][b];
+    for (int b = 0; b < used; b++) {
+        if (total[b] > c->devs[b].cap) {
+            free(j.count);
+            return 0;
+        }
+        start[b] = b ? start[b - 1] + total[b - 1] : 0;
+    }
+    size_t at[OPT_MAX_DEVICES];
+    memcpy(at, start, sizeof at);
+    for (int t = 0; t < threads; t++)
+        for (int b = 0; b < used; b++) {
+            size_t m = j.count[t][b];
+            j.count[t][b] = at[b];
+            at[b] += m;
+        }
+    pool_run(c->pool, cuda_deal_share, &j);
+    free(j.count);
+    pthread_t threads_[OPT_MAX_DEVICES];
+    int started[OPT_MAX_DEVICES] = { 0 };
+    size_t w = (size_t)width;
+    for (int d = 0; d < used; d++) {
+        gdev_t *g = &c->devs[d];
+        g->keys = scratch + start[d] * w;
+        g->n = total[d];
+        g->nparts = 1;
+        g->first = 0;
+        g->stride = 1;
+        g->pool = g->own;
+        g->rc = GS_OK;
+        started[d] = cleanup_thread_create(&threads_[d], cuda_device_main, g) == 0;
+        if (!started[d])
+            g->rc = err_set(GS_ENOMEM, "cannot create threads");
+    }
+    *rc = GS_OK;
+    for (int d = 0; d < used; d++) {
+        if (started[d])
+            pthread_join(threads_[d], NULL);
+        if (c->devs[d].rc && *rc == GS_OK)
+            *rc = err_set(c->devs[d].rc, "%s", c->devs[d].err);
+    }
+    return 1;
+}
+
+
 /* The pipeline's call before a chunk grows past min_keys: set the devices up now,
  * so that chunks are sized to them from the start. */
 static int sorter_cuda_setup_hook(sorter_t *s)
@@ -299,6 +437,12 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
     size_t cap = c->devs[0].cap;
     for (int d = 1; d < used; d++)
         cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
+    int rc = GS_OK;
+    if (used > 1 && cuda_sort_dealt(c, keys, scratch, n, width, used, &rc)) {
+        if (rc == GS_OK)
+            *out = scratch;
+        return rc;
+    }
     size_t nparts = (n + cap - 1) / cap;
     if (nparts < (size_t)used)
         nparts = (size_t)used;
@@ -322,7 +466,6 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         if (used > 1 && !started[d])
             g->rc = err_set(GS_ENOMEM, "cannot create threads");
     }
-    int rc = GS_OK;
     for (int d = 0; d < used; d++) {
         if (started[d])
             pthread_join(threads[d], NULL);

@@ -58,6 +58,59 @@ static void put(void *a, size_t i, int width, uint64_t v)
         ((uint64_t *)a)[i] = v;
 }
 
+/* Every algorithm, width, distribution and size of sizes[] on devices devs[0..ndev),
+ * each with mem bytes; counts into *passed and *failed. 1 if a sorter could not be
+ * made. */
+static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem,
+                  const size_t *sizes, size_t nsizes, size_t max_n, int *passed, int *failed)
+{
+    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
+        for (int width = 4; width <= 8; width += 4) {
+            sorter_t *gpu;
+            /* min_keys 0: every size goes to the devices. */
+            if (sorter_cuda_create(&gpu, pool, devs, ndev, width, (algorithm_t)algo, mem, 0,
+                                   0)) {
+                printf("FAIL: sorter_cuda_create(%s, width %d, %d devices)\n",
+                       algo ? "bitonic" : "radix", width, ndev);
+                return 1;
+            }
+            for (int dist = 0; dist < D_COUNT; dist++) {
+                for (size_t si = 0; si < nsizes; si++) {
+                    size_t n = sizes[si], bytes = n * (size_t)width + 8;
+                    if (n > max_n)
+                        continue;
+                    void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
+                         *tmp = malloc(bytes);
+                    if (!a || !b || !ref || !tmp)
+                        exit(99);
+                    for (size_t i = 0; i < n; i++)
+                        put(a, i, width, draw(dist, width, i, n));
+                    memcpy(ref, a, n * (size_t)width);
+                    void *want = radix_sort_cpu(pool, ref, tmp, n, width);
+                    void *got;
+                    int rc = gpu->sort(gpu, a, b, n, width, &got);
+                    if (rc || memcmp(got, want, n * (size_t)width) != 0) {
+                        printf("FAIL: %s, width %d, %s, n = %zu, %d devices (rc %d)\n",
+                               algo ? "bitonic" : "radix", width, dist_name[dist], n, ndev,
+                               rc);
+                        (*failed)++;
+                    } else {
+                        (*passed)++;
+                    }
+                    free(a);
+                    free(b);
+                    free(ref);
+                    free(tmp);
+                }
+            }
+            if (gpu->report)
+                gpu->report(gpu);
+            gpu->destroy(gpu);
+        }
+    }
+    return 0;
+}
+
 int main(void)
 {
     if (gk_device_count() == 0) {
@@ -72,53 +125,26 @@ int main(void)
                                     2500000, 3 * (1u << 20) + 7 };
     const char *max_env = getenv("GS_MAX_N");
     size_t max_n = max_env ? (size_t)strtoull(max_env, NULL, 10) : SIZE_MAX;
+    /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes take
+     * several parts and the CPU merge of parts. */
     size_arg_t small = { .set = 1, .percent = 0, .value = (size_t)24 << 20 };
-    int devs[1] = { 0 };
+    int devs[8] = { 0 }, ndev = gk_device_count() < 8 ? gk_device_count() : 8;
+    for (int d = 0; d < ndev; d++)
+        devs[d] = d;
     int passed = 0, failed = 0;
-    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
-        for (int width = 4; width <= 8; width += 4) {
-            sorter_t *gpu;
-            /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes
-             * take several parts and the CPU merge of parts. */
-            /* min_keys 0: every size goes to the device. */
-            if (sorter_cuda_create(&gpu, pool, devs, 1, width, (algorithm_t)algo, &small, 0,
-                                   0)) {
-                printf("FAIL: sorter_cuda_create(%s, width %d)\n",
-                       algo ? "bitonic" : "radix", width);
-                return 1;
-            }
-            for (int dist = 0; dist < D_COUNT; dist++) {
-                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-                    size_t n = sizes[si], bytes = n * (size_t)width + 8;
-                    if (n > max_n)
-                        continue;
-                    void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
-                         *tmp = malloc(bytes);
-                    if (!a || !b || !ref || !tmp)
-                        return 99;
-                    for (size_t i = 0; i < n; i++)
-                        put(a, i, width, draw(dist, width, i, n));
-                    memcpy(ref, a, n * (size_t)width);
-                    void *want = radix_sort_cpu(pool, ref, tmp, n, width);
-                    void *got;
-                    int rc = gpu->sort(gpu, a, b, n, width, &got);
-                    if (rc || memcmp(got, want, n * (size_t)width) != 0) {
-                        printf("FAIL: %s, width %d, %s, n = %zu (rc %d)\n",
-                               algo ? "bitonic" : "radix", width, dist_name[dist], n, rc);
-                        failed++;
-                    } else {
-                        passed++;
-                    }
-                    free(a);
-                    free(b);
-                    free(ref);
-                    free(tmp);
-                }
-            }
-            if (gpu->report)
-                gpu->report(gpu);
-            gpu->destroy(gpu);
-        }
+    if (gs_run(pool, devs, 1, &small, sizes, sizeof sizes / sizeof sizes[0], max_n, &passed,
+               &failed))
+        return 1;
+    if (ndev > 1) {
+        /* Every device: chunks of 4 Mi keys a device and more are dealt by key range
+         * (or, where a bucket would not fit, in parts merged on the CPU). */
+        static const size_t multi[] = { 3 * (1u << 20) + 7, (1u << 23) + 3, 12000007 };
+        size_arg_t big = { .set = 1, .percent = 0, .value = (size_t)512 << 20 };
+        if (gs_run(pool, devs, ndev, &big, multi, sizeof multi / sizeof multi[0], max_n,
+                   &passed, &failed) ||
+            gs_run(pool, devs, ndev, &small, multi, sizeof multi / sizeof multi[0], max_n,
+                   &passed, &failed))
+            return 1;
     }
     pool_destroy(pool);
     printf("gpu_sorter: %d passed, %d failed\n", passed, failed);
