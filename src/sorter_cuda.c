@@ -274,7 +274,7 @@ static int sorter_cuda_setup(sorter_cuda_t *c);
 /* ---- a chunk over several devices, by key range ---------------------------------------- */
 
 /* Keys sampled a device to choose the splitters. */
-#define CUDA_SAMPLES 1024
+#define CUDA_SAMPLES 4096
 
 /* Dealing a chunk's keys into buckets by key range, bucket b for device b: each
  * pool thread counts its slice's keys of each bucket, then copies them to their
@@ -626,7 +626,11 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
         size_t cap = c->devs[0].cap;
         for (int i = 1; i < c->ndev; i++)
             cap = c->devs[i].cap < cap ? c->devs[i].cap : cap;
+        /* Several devices: a sixteenth of slack, so that the buckets a chunk is dealt
+         * into (chosen from a sample, so a little uneven) still fit their devices. */
         c->base.max_keys = cap * (size_t)c->ndev;
+        if (c->ndev > 1)
+            c->base.max_keys -= c->base.max_keys / 16;
         c->base.merge_by_sort = 1;
         return GS_OK;
     }
