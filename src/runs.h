@@ -78,7 +78,8 @@ void run_writer_abort(run_writer_t *w);
 
 /* ---- reading by rank (the merge by sorting, smerge.h) --------------------------------- */
 
-/* Keys [from, from + n) of r (from + n <= run_keys(r)) copied into dst. A spilled run
+/* Keys [from, from + n) of r (from + n <= run_keys(r)) copied into dst (aligned for
+ * the key width: whole blocks are decoded into it as keys). A spilled run
  * (open) has the blocks that hold them read and decoded, whole blocks straight into
  * dst, through buffers (run_cursor_bytes(width) bytes, the caller's own). Thread-safe:
  * threads with buffers of their own may read one run at once. GS_OK or GS_EIO. */

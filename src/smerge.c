@@ -42,11 +42,11 @@ static uint64_t sm_key(sm_view_t *v, int r, size_t i)
     const void *mem = run_memory_keys(v->runs[r]);
     if (mem)
         return key_get(mem, i, v->width);
-    unsigned char k[8];
-    int rc = run_copy_keys(v->runs[r], i, 1, k, v->buffers);
+    uint64_t k;   /* aligned: a one-key block is decoded straight into it */
+    int rc = run_copy_keys(v->runs[r], i, 1, &k, v->buffers);
     if (rc && !v->rc)
         v->rc = rc;
-    return rc ? 0 : key_get(k, 0, v->width);
+    return rc ? 0 : key_get(&k, 0, v->width);
 }
 
 /* The first index at or after pos of run r whose key is >= x. */
@@ -227,11 +227,11 @@ static int sm_state_init(sm_state_t *st, run_t **runs, int nruns, int width, int
         st->n[r] = run_keys(runs[r]);
         if (st->n[r] == 0)
             continue;
-        unsigned char key[8];
-        int rc = run_copy_keys(runs[r], st->n[r] - 1, 1, key, st->buffers);
+        uint64_t key;   /* aligned, as in sm_key() */
+        int rc = run_copy_keys(runs[r], st->n[r] - 1, 1, &key, st->buffers);
         if (rc)
             return rc;
-        st->last[r] = key_get(key, 0, width);
+        st->last[r] = key_get(&key, 0, width);
     }
     return GS_OK;
 }
