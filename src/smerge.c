@@ -219,7 +219,7 @@ static int sm_state_init(sm_state_t *st, run_t **runs, int nruns, int width, int
     st->last = calloc(k, sizeof *st->last);
     st->cap_tasks = cap / SM_TASK_KEYS + 2 * k + 1;   /* a piece's tasks, at most */
     st->tasks = malloc(sizeof *st->tasks * st->cap_tasks);
-    st->per = run_cursor_bytes(width);
+    st->per = (run_cursor_bytes(width) + 63) & ~(size_t)63;   /* each one's keys aligned */
     st->buffers = malloc(st->per * (size_t)(threads + 1));
     if (!st->n || !st->pos || !st->end || !st->last || !st->tasks || !st->buffers)
         return err_set(GS_ENOMEM, "out of memory");
