@@ -26,7 +26,9 @@ typedef struct output output_t;
 /* Open the destination. GS_OK, or GS_EIO with the message set. */
 int output_open(output_t **o, const output_cfg_t *cfg);
 
-/* Format (in parallel) and write keys[0..n), mapped keys of km's width. */
+/* Format (in parallel) and write keys[0..n), mapped keys of km's width; binary keys
+ * that are their own encoding (unsigned, this host's byte order) are written as
+ * they are, from keys. */
 int output_write(output_t *o, const void *keys, size_t n);
 
 /* 1 where output_write() can work without the pool (binary keys: encoding one
