@@ -388,7 +388,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         rc = run_open(runs[opened]);
     if (rc == GS_OK)
         rc = sm_state_init(&st, runs, nruns, width, pool_size(pool), cap);
-    for (int i = 0; i < nbuf && rc == GS_OK; i++)
+    /* Given pieces leave with their buffers: the merge itself holds two. */
+    for (int i = 0; i < (e.give ? 2 : nbuf) && rc == GS_OK; i++)
         if (!(buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w)))
             rc = err_set(GS_ENOMEM, "out of memory");
     if (rc == GS_OK && nbuf == 3) {
