@@ -29,6 +29,7 @@ typedef struct {
     const void *const *keys; /* [nruns] memory arrays, when runs is NULL */
     const size_t *n;         /* [nruns] keys in each */
     const uint64_t *last;    /* [nruns] each run's last key (n > 0) */
+    uint64_t *head;          /* [nruns] each run's key at pos, set by the cut */
     int width;
     void *buffers;           /* run_cursor_bytes(width), for spilled runs */
     int rc;                  /* the first read error */
@@ -56,6 +57,10 @@ static size_t sm_rank(sm_view_t *v, int r, size_t pos, uint64_t x)
     const void *mem = v->runs ? run_memory_keys(v->runs[r]) : v->keys[r];
     if (mem)
         return pos + key_lower_bound((const char *)mem + pos * w, v->n[r] - pos, v->width, x);
+    if (x > v->last[r])
+        return v->n[r];   /* past the run's last key: no block to read */
+    if (x <= v->head[r])
+        return pos;       /* not past its first key still to take: none either */
     size_t idx;
     int rc = run_rank(v->runs[r], x, &idx, v->buffers);
     if (rc && !v->rc)
@@ -86,6 +91,7 @@ static size_t sm_cut(sm_view_t *v, int nruns, const size_t *pos, size_t cap, siz
             continue;
         left += n[r] - pos[r];
         uint64_t a = sm_key(v, r, pos[r]), b = v->last[r];
+        v->head[r] = a;
         lo = a < lo ? a : lo;
         hi = b > hi ? b : hi;
     }
@@ -134,12 +140,12 @@ static size_t sm_cut(sm_view_t *v, int nruns, const size_t *pos, size_t cap, siz
 size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width,
                   const size_t *pos, size_t cap, size_t *end, int *same)
 {
-    uint64_t *last = malloc(sizeof *last * (size_t)(nruns > 0 ? nruns : 1));
+    uint64_t *last = malloc(sizeof *last * 2 * (size_t)(nruns > 0 ? nruns : 1));
     if (!last)
         abort();   /* a test helper: no way to report it */
     for (int r = 0; r < nruns; r++)
         last[r] = n[r] ? key_get(keys[r], n[r] - 1, width) : 0;
-    sm_view_t v = { .keys = keys, .n = n, .last = last, .width = width };
+    sm_view_t v = { .keys = keys, .n = n, .last = last, .head = last + nruns, .width = width };
     size_t taken = sm_cut(&v, nruns, pos, cap, end, same);
     free(last);
     return taken;
@@ -191,7 +197,7 @@ static void sm_gather_share(void *arg, int t, int nt)
 typedef struct {
     run_t **runs;
     size_t *n, *pos, *end;   /* [nruns] */
-    uint64_t *last;          /* [nruns] */
+    uint64_t *last, *head;   /* [nruns] */
     sm_task_t *tasks;
     size_t cap_tasks;
     char *buffers;           /* [threads + 1] block buffers: the pool's, then the cut's */
@@ -204,6 +210,7 @@ static void sm_state_free(sm_state_t *st)
     free(st->pos);
     free(st->end);
     free(st->last);
+    free(st->head);
     free(st->tasks);
     free(st->buffers);
 }
@@ -217,11 +224,13 @@ static int sm_state_init(sm_state_t *st, run_t **runs, int nruns, int width, int
     st->pos = calloc(k, sizeof *st->pos);
     st->end = calloc(k, sizeof *st->end);
     st->last = calloc(k, sizeof *st->last);
+    st->head = calloc(k, sizeof *st->head);
     st->cap_tasks = cap / SM_TASK_KEYS + 2 * k + 1;   /* a piece's tasks, at most */
     st->tasks = malloc(sizeof *st->tasks * st->cap_tasks);
     st->per = (run_cursor_bytes(width) + 63) & ~(size_t)63;   /* each one's keys aligned */
     st->buffers = malloc(st->per * (size_t)(threads + 1));
-    if (!st->n || !st->pos || !st->end || !st->last || !st->tasks || !st->buffers)
+    if (!st->n || !st->pos || !st->end || !st->last || !st->head || !st->tasks ||
+        !st->buffers)
         return err_set(GS_ENOMEM, "out of memory");
     for (int r = 0; r < nruns; r++) {
         st->n[r] = run_keys(runs[r]);
@@ -398,7 +407,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         threaded = 1;
         e.started = cleanup_thread_create(&e.thread, sm_emit_main, &e) == 0;
     }
-    sm_view_t view = { .runs = runs, .n = st.n, .last = st.last, .width = width,
+    sm_view_t view = { .runs = runs, .n = st.n, .last = st.last, .head = st.head,
+                       .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
     int have_last = 0, writing = -1;   /* writing: the buffer the writer holds */

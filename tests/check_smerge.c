@@ -174,13 +174,17 @@ START_TEST(test_smerge_runs_cpu)
     ck_assert_int_eq(sorter_cpu_create(&cpu, pool), GS_OK);
     keymap_t km;
     key_map_init(&km, w == 4 ? KEY_U32 : KEY_U64, 0);
-    for (int rep = 0; rep < 12; rep++) {
+    /* Spilled runs and FIFOs cost system calls and decoding (many times over under
+     * the sanitizers): fewer and smaller runs there, still several blocks each. */
+    int reps = spill || fifo ? 5 : 12;
+    size_t maxn = spill || fifo ? 60000 : 150000;
+    for (int rep = 0; rep < reps; rep++) {
         int nruns = 1 + (int)ck_rng_below(&seed, MAXRUNS);
         void *keys[MAXRUNS];
         size_t n[MAXRUNS];
         uint64_t *all;
         size_t total;
-        make_runs(&seed, w, nruns, keys, n, 150000, &all, &total);
+        make_runs(&seed, w, nruns, keys, n, maxn, &all, &total);
         run_t *runs[MAXRUNS];
         for (int r = 0; r < nruns; r++) {
             ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
