@@ -49,6 +49,20 @@ static size_t run_block_keys(const run_t *r, size_t b)
     return r->n - lo < RUN_BLOCK_KEYS ? r->n - lo : RUN_BLOCK_KEYS;
 }
 
+/* The first block of spilled run r whose first key is >= v (nblocks if none). */
+static size_t run_block_from(const run_t *r, uint64_t v)
+{
+    size_t a = 0, b = r->nblocks;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (r->first[m] < v)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
 static int run_write_all(int fd, const void *buf, size_t len, const char *path)
 {
     const char *p = buf;
@@ -555,14 +569,7 @@ int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
     }
     /* The last block that starts below lo holds the first key >= lo, or the block
      * after it does. */
-    size_t a = 0, b = r->nblocks;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (r->first[m] < lo)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a = run_block_from(r, lo);
     c->block = a > 0 ? a - 1 : 0;
     *out = c;
     return GS_OK;
@@ -641,15 +648,8 @@ int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers)
         *idx = r->keys ? key_lower_bound(r->keys, r->n, r->width, v) : 0;
         return GS_OK;
     }
-    /* The first block whose first key is >= v; the rank lies in the block before. */
-    size_t a = 0, b = r->nblocks;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (r->first[m] < v)
-            a = m + 1;
-        else
-            b = m;
-    }
+    /* The rank lies in the block before the first that starts at v or above. */
+    size_t a = run_block_from(r, v);
     if (a == 0) {
         *idx = 0;
         return GS_OK;

@@ -23,3 +23,14 @@ median() {
     sort -g | awk '{ v[NR] = $1 }
         END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# machine_lines NAME CPUS VERSION: the lines that say where a benchmark ran: its
+# name, the date, the CPUs, memory and OS, and gpusort --version (VERSION).
+machine_lines() {
+    echo "machine: $1"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "cpus: $2 ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
+    echo "memory: $(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+    echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}"), $(uname -r)"
+    printf '%s\n' "$3" | sed 's/^/gpusort --version: /'
+}

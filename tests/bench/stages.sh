@@ -140,12 +140,7 @@ gs_args=($GS_ARGS)
 run_cmd=("$GPUSORT" -b -t "$TYPE" "${gs_args[@]}" --stats "$keys" -o /dev/null)
 
 {
-    echo "machine: $MACHINE"
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "cpus: $threads ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
-    echo "memory: $(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-    echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}"), $(uname -r)"
-    printf '%s\n' "$version" | sed 's/^/gpusort --version: /'
+    machine_lines "$MACHINE" "$threads" "$version"
     echo "input: $N random binary $TYPE keys ($bytes bytes, genkeys -s 7), page cache; rounds: $R"
     echo "command: ${run_cmd[*]}"
     printf '%s\n' "$mem" | sed 's/^/membw: /'

@@ -112,12 +112,7 @@ check_alone() {
 }
 
 {
-    echo "machine: $MACHINE"
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "cpus: $threads ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1))"
-    echo "memory: $(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-    echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}"), $(uname -r)"
-    printf '%s\n' "$version" | sed 's/^/gpusort --version: /'
+    machine_lines "$MACHINE" "$threads" "$version"
     echo "sort: $(sort --version | head -n 1)"
     echo "sizes: $SIZES; rounds: $R; type: $TYPE; sort -S $SORT_S${SORT_MAX_N:+; sort up to N=$SORT_MAX_N}"
     for t in $tools; do
