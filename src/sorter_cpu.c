@@ -55,6 +55,20 @@ static inline int radix_log2(size_t n)
     return 63 - __builtin_clzll((unsigned long long)n);
 }
 
+/* Count nd digits of db bits (from bit lo) of keys[0..n) into hist[d * nb + digit];
+ * inlined with constant width and nd, so the loop over digits unrolls. */
+static inline void radix_hist_digits(const void *keys, size_t n, int lo, int db,
+                                     uint64_t dmask, size_t nb, uint32_t *hist, int width,
+                                     int nd)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+        v >>= lo;
+        for (int d = 0; d < nd; d++)
+            hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
+    }
+}
+
 /* Sort keys[0..n) (width 4 or 8) on bits [lo, hi) by LSD passes of equal digits of
  * 8 to 11 bits (fewer for fewer keys: the counters cost a pass of their own), using tmp (room for n keys); hist has room for RADIX_MAX_DIGITS *
  * RADIX_MAX_BUCKETS counters. A digit the same in every key is skipped. Returns the
@@ -72,20 +86,24 @@ static inline void *radix_lsd_width(void *keys, void *tmp, size_t n, int lo, int
     uint64_t dmask = ((uint64_t)1 << db) - 1;
     size_t nb = (size_t)1 << db;
     memset(hist, 0, sizeof *hist * nb * (size_t)nd);
-    if (width == 4) {
-        const uint32_t *k = keys;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t v = k[i] >> lo;
-            for (int d = 0; d < nd; d++)
-                hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
-        }
+    /* One, two or three digits (all of u32's, most buckets' after the MSD pass) by
+     * loops of their own: the general loop over digits costs twice as much. */
+    if (width == 4 && nd <= 3) {
+        if (nd == 1)
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 1);
+        else if (nd == 2)
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 2);
+        else
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 3);
+    } else if (width == 8 && nd <= 3) {
+        if (nd == 1)
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 1);
+        else if (nd == 2)
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 2);
+        else
+            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 3);
     } else {
-        const uint64_t *k = keys;
-        for (size_t i = 0; i < n; i++) {
-            uint64_t v = k[i] >> lo;
-            for (int d = 0; d < nd; d++)
-                hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
-        }
+        radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, nd);
     }
     void *src = keys, *dst = tmp;
     for (int d = 0; d < nd; d++) {

@@ -63,7 +63,11 @@ sort_cmd=(sort -n --parallel="$threads" -S "$SORT_S" "$in" -o "$out2")
 g_times=()
 s_times=()
 peak_kb=0
+# Each command starts with no dirty pages left by the other: the output of the one
+# before (about 100 MB) is written back by `sync` outside the timings, not while the
+# next one runs. Each still writes its own output only into the page cache.
 for ((i = 1; i <= R; i++)); do
+    sync
     if [ -n "$timer" ]; then
         t=$(seconds "$timer" -f %M -o "$rss" "${gpusort_cmd[@]}")
         kb=$(tail -n 1 "$rss")
@@ -72,6 +76,7 @@ for ((i = 1; i <= R; i++)); do
         t=$(seconds "${gpusort_cmd[@]}")
     fi
     g_times+=("$t")
+    sync
     s=$(seconds "${sort_cmd[@]}")
     s_times+=("$s")
     echo "round $i/$R: gpusort $t s, sort $s s" >&2
