@@ -283,6 +283,20 @@ has_gpu() {
     command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }
 
+# signals_to_send: the signals a test of gpusort's signal handling can send, as
+# words: INT TERM HUP, or TERM HUP where SIGINT is ignored by our parent (a SIGINT
+# ignored at start stays ignored in gpusort, as in sort: a background job of a
+# shell without job control starts so).
+signals_to_send() {
+    if [ -r /proc/$$/status ] &&
+        [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
+        echo "SIGINT is ignored here: sending TERM and HUP only" >&2
+        echo TERM HUP
+    else
+        echo INT TERM HUP
+    fi
+}
+
 # first_disorder MODE FILE: "N VALUE" for the first key out of order in FILE (text,
 # small values: awk computes in doubles), N its 1-based line; nothing if sorted.
 # MODE: asc, desc, asc-strict (-u), desc-strict (-r -u). For decoded binary (one

@@ -21,13 +21,7 @@ for i in $(seq 1 40); do
     sorted+=("s$i.txt")
 done
 
-sigs=(TERM HUP INT)
-# A SIGINT ignored by our parent stays ignored in gpusort (as in sort): leave it out.
-if [ -r /proc/$$/status ] &&
-    [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
-    echo "SIGINT is ignored here: testing TERM and HUP only" >&2
-    sigs=(TERM HUP)
-fi
+read -r -a sigs < <(signals_to_send)
 
 for sig in "${sigs[@]}"; do
     case $sig in

@@ -46,13 +46,7 @@ has_input() {
 has_run() { compgen -G "tdir/gpusort-run-*" >/dev/null; }
 has_output_temp() { compgen -G "$TARGET_DIR/.gpusort-*" >/dev/null; }
 
-sigs=(INT TERM HUP)
-# A SIGINT ignored by our parent stays ignored in gpusort (as in sort): leave it out.
-if [ -r /proc/$$/status ] &&
-    [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
-    echo "SIGINT is ignored here: sending TERM and HUP only" >&2
-    sigs=(TERM HUP)
-fi
+read -r -a sigs < <(signals_to_send)
 
 for moment in start spilled merging; do
     for sig in "${sigs[@]}"; do

@@ -24,13 +24,7 @@ rand_below() {
     R=$(( ((rng >> 33) & 0x7fffffff) % $1 ))
 }
 
-sigs=(INT TERM HUP)
-# A SIGINT ignored by our parent stays ignored in gpusort (as in sort): leave it out.
-if [ -r /proc/$$/status ] &&
-    [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
-    echo "SIGINT is ignored here: sending TERM and HUP only" >&2
-    sigs=(TERM HUP)
-fi
+read -r -a sigs < <(signals_to_send)
 
 mkdir in tdir
 # The jobs. Each takes a second or so here on 2 cores, spills runs to tdir, and

@@ -7,7 +7,8 @@ target_init
 mkfifo in.fifo
 "$GSGEN" -n 300000 -s 231 >data.txt
 
-for sig in TERM HUP INT; do
+read -r -a sigs < <(signals_to_send)
+for sig in "${sigs[@]}"; do
     case $sig in
         TERM) want=143 ;;
         HUP) want=129 ;;
