@@ -35,11 +35,12 @@ until_seen() {
 # handlers are set before). Not merely exec'd: a signal before main() is the
 # runtime's to take, and a sanitizer's runtime makes files of its own in TMPDIR
 # while it starts (ThreadSanitizer's tsan.rodata.PID) that such a signal leaves.
+input_path=$(pwd -P)/in.bin   # as the kernel names it: no symbolic links
 has_input() {
     [ -d "/proc/$1/fd" ] || return 0    # no /proc: assume it has
     local fd
     for fd in "/proc/$1/fd/"*; do
-        [ "$(readlink "$fd" 2>/dev/null)" = "$PWD/in.bin" ] && return 0
+        [ "$(readlink "$fd" 2>/dev/null)" = "$input_path" ] && return 0
     done
     return 1
 }
