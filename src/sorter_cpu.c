@@ -57,15 +57,30 @@ static inline int radix_log2(size_t n)
 
 /* Count nd digits of db bits (from bit lo) of keys[0..n) into hist[d * nb + digit];
  * inlined with constant width and nd, so the loop over digits unrolls. */
-static inline void radix_hist_digits(const void *keys, size_t n, int lo, int db,
-                                     uint64_t dmask, size_t nb, uint32_t *hist, int width,
-                                     int nd)
+static inline __attribute__((always_inline)) void
+radix_hist_digits(const void *keys, size_t n, int lo, int db, uint64_t dmask, size_t nb,
+                  uint32_t *hist, int width, int nd)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t v = width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
         v >>= lo;
         for (int d = 0; d < nd; d++)
             hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
+    }
+}
+
+/* radix_hist_digits with a constant count for one, two or three digits (all of
+ * u32's, most buckets' after the MSD pass): the general loop over digits costs twice
+ * as much. */
+static inline __attribute__((always_inline)) void
+radix_hist(const void *keys, size_t n, int lo, int db, uint64_t dmask, size_t nb,
+           uint32_t *hist, int width, int nd)
+{
+    switch (nd) {
+    case 1: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 1); break;
+    case 2: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 2); break;
+    case 3: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 3); break;
+    default: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, nd); break;
     }
 }
 
@@ -86,25 +101,10 @@ static inline void *radix_lsd_width(void *keys, void *tmp, size_t n, int lo, int
     uint64_t dmask = ((uint64_t)1 << db) - 1;
     size_t nb = (size_t)1 << db;
     memset(hist, 0, sizeof *hist * nb * (size_t)nd);
-    /* One, two or three digits (all of u32's, most buckets' after the MSD pass) by
-     * loops of their own: the general loop over digits costs twice as much. */
-    if (width == 4 && nd <= 3) {
-        if (nd == 1)
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 1);
-        else if (nd == 2)
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 2);
-        else
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 4, 3);
-    } else if (width == 8 && nd <= 3) {
-        if (nd == 1)
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 1);
-        else if (nd == 2)
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 2);
-        else
-            radix_hist_digits(keys, n, lo, db, dmask, nb, hist, 8, 3);
-    } else {
-        radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, nd);
-    }
+    if (width == 4)
+        radix_hist(keys, n, lo, db, dmask, nb, hist, 4, nd);
+    else
+        radix_hist(keys, n, lo, db, dmask, nb, hist, 8, nd);
     void *src = keys, *dst = tmp;
     for (int d = 0; d < nd; d++) {
         uint32_t *h = hist + (size_t)d * nb;
