@@ -25,33 +25,36 @@
  * and starting CUDA would cost more than the sort. */
 #define RUN_GPU_MIN_KEYS ((size_t)1 << 20)
 
-/* The GPUs the options ask for into devs; *n = 0 means the CPU. */
+/* The GPUs the options ask for into devs; *n = 0 means the CPU, *n = -1 every GPU
+ * there is (--device=auto: counted by the GPU backend when a chunk needs it, so that
+ * small inputs and the CPU never pay for CUDA's start). */
 static int run_pick_devices(const opts_t *o, int *devs, int *n)
 {
+    *n = 0;
+    if (o->device == DEV_CPU)
+        return GS_OK;
+    if (o->device == DEV_AUTO) {
+        *n = -1;
+        return GS_OK;
+    }
     sigset_t old;
     cleanup_block_signals(&old);   /* the driver may start threads: keep them out */
     int count = gk_device_count();
     cleanup_unblock(&old);
-    *n = 0;
-    switch (o->device) {
-    case DEV_CPU:
-        return GS_OK;
-    case DEV_AUTO:
-    case DEV_ALL:
-        if (count == 0 && o->device == DEV_ALL)
+    if (o->device == DEV_ALL) {
+        if (count == 0)
             return err_set(GS_EUSAGE, "--device=all: no usable GPU");
         for (int d = 0; d < count && d < OPT_MAX_DEVICES; d++)
             devs[(*n)++] = d;
         return GS_OK;
-    default:
-        for (int i = 0; i < o->ndevices; i++) {
-            if (o->devices[i] >= count)
-                return err_set(GS_EUSAGE, "--device=%d: no such GPU (%d found)",
-                               o->devices[i], count);
-            devs[(*n)++] = o->devices[i];
-        }
-        return GS_OK;
     }
+    for (int i = 0; i < o->ndevices; i++) {
+        if (o->devices[i] >= count)
+            return err_set(GS_EUSAGE, "--device=%d: no such GPU (%d found)",
+                           o->devices[i], count);
+        devs[(*n)++] = o->devices[i];
+    }
+    return GS_OK;
 }
 #endif
 
@@ -65,9 +68,10 @@ static int run_engine(ctx_t *c)
     int rc = o->mode == MODE_SORT ? run_pick_devices(o, devs, &n) : GS_OK;   /* -m, -c: no GPU */
     if (rc)
         return rc;
-    if (n > 0 && o->mode == MODE_SORT) {
-        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n, c->km.width, o->algorithm,
-                                &o->gpu_memory, RUN_GPU_MIN_KEYS, o->device == DEV_AUTO);
+    if (n != 0 && o->mode == MODE_SORT) {
+        rc = sorter_cuda_create(&c->sorter, c->pool, devs, n < 0 ? 0 : n, c->km.width,
+                                o->algorithm, &o->gpu_memory, RUN_GPU_MIN_KEYS,
+                                o->device == DEV_AUTO);
         if (rc)
             return rc;
         snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",

@@ -203,19 +203,23 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
     int rc;
     while (m > 0) {
         if (so->setup_keys && s->n + m > so->setup_keys) {
-            /* The backend sets itself up now: size chunks to it from here on. */
+            /* The backend sets itself up now: in the background where it can, else
+             * here, chunks sized to it from then on. */
+            rc = so->setup_begin ? so->setup_begin(so) : so->setup(so);
+            if (rc == GS_OK)
+                rc = sorting_next_limit(s);
+            if (rc)
+                return rc;
+        }
+        if (so->setup_wait_keys && s->n + m > so->setup_wait_keys) {
+            /* Past what the backend guessed it takes: wait for its set-up. */
             rc = so->setup(so);
             if (rc == GS_OK)
                 rc = sorting_next_limit(s);
             if (rc)
                 return rc;
-            if (s->n >= s->limit) {
-                rc = sorting_seal(s);
-                if (rc)
-                    return rc;
-            }
         }
-        if (s->n == s->limit && (rc = sorting_seal(s)) != GS_OK)
+        if (s->n >= s->limit && (rc = sorting_seal(s)) != GS_OK)
             return rc;
         size_t take = s->limit - s->n < m ? s->limit - s->n : m;
         if (!s->keys && (rc = sorting_chunk_alloc(s)) != GS_OK)
@@ -418,6 +422,8 @@ int sort_run(ctx_t *c)
     progress_phase("reading");
     if (rc == GS_OK)
         rc = sorting_read(&s);
+    if (rc == GS_OK && c->sorter->setup_wait_keys)
+        rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
     output_t *out = NULL;
     if (rc == GS_OK && s.nruns == 0) {
         /* One chunk in total: sort it and write it; no run store, no merge. */

@@ -17,14 +17,20 @@ struct sorter {
                             pipeline sizes chunks to it */
     int merge_by_sort;   /* 1: sorting a merge's key ranges as chunks beats a CPU
                             merge (a GPU backend, once its devices are up) */
-    size_t setup_keys;   /* 0, or: call setup() before a chunk grows past this many
-                            keys (a backend that sets itself up lazily; max_keys is
-                            known after it) */
+    size_t setup_keys;   /* 0, or: set up before a chunk grows past this many keys
+                            (a backend that sets itself up lazily; max_keys is known
+                            after setup()): by setup_begin() where there is one, else
+                            by setup() */
+    size_t setup_wait_keys;   /* after setup_begin(): call setup(), which waits for
+                                 the set-up, before a chunk grows past this many keys
+                                 (what the backend guesses it will take at once) */
     /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
      * sorter may use it and sets *out to whichever of keys and scratch holds the
      * result. Returns GS_OK or an error code with its message set. */
     int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
     int (*setup)(sorter_t *s);      /* see setup_keys; GS_OK or an error */
+    int (*setup_begin)(sorter_t *s);   /* NULL, or: begin setting up in the background
+                                          (the pipeline reads on); GS_OK or an error */
     void (*destroy)(sorter_t *s);   /* frees s */
     void (*report)(const sorter_t *s);  /* --stats lines about the backend, or NULL */
 };
@@ -35,12 +41,14 @@ int sorter_cpu_create(sorter_t **s, pool_t *pool);
 #ifdef HAVE_CUDA
 #include "options.h"
 /* The GPU backend (sorter_cuda.c): CUB radix sort (ALGO_RADIX) or our bitonic sort
- * (ALGO_BITONIC) on the devices devs[0..ndev), keys of width bytes, at most gpu_memory
- * (--gpu-memory; unset: most of the free memory) on each. Chunks under min_keys keys are sorted on the CPU (the copies
- * would cost more than the sort); devices are set up at the first chunk that goes to
- * them, their buffers halving on out-of-memory; a
- * device that cannot be used or lacks memory even for small chunks sends every sort
- * to the CPU, with one note on stderr unless quiet (--device=auto). */
+ * (ALGO_BITONIC) on the devices devs[0..ndev) (ndev 0: every device found, counted at
+ * the set-up, so that CUDA starts only where a chunk needs it), keys of width bytes,
+ * at most gpu_memory (--gpu-memory; unset: most of the free memory) on each. Chunks
+ * under min_keys keys are sorted on the CPU (the copies would cost more than the
+ * sort); devices are set up, in the background, when the first chunk grows past
+ * min_keys, their buffers halving on out-of-memory; no device, or one that cannot be
+ * used or lacks memory even for small chunks, sends every sort to the CPU, with one
+ * note on stderr unless quiet (--device=auto). */
 int sorter_cuda_create(sorter_t **s, pool_t *pool, const int *devs, int ndev, int width,
                        algorithm_t algorithm, const size_arg_t *gpu_memory, size_t min_keys,
                        int quiet);

@@ -36,6 +36,9 @@
 #define CUDA_STAGE_BYTES ((size_t)64 << 20)
 /* The least keys a device's buffers may hold before we give up on it. */
 #define CUDA_MIN_KEYS ((size_t)1 << 20)
+/* Keys a chunk may take while the devices are being set up, unless --gpu-memory says
+ * less: under what a GPU of 2 GiB or more holds. */
+#define CUDA_GUESS_KEYS ((size_t)1 << 26)
 /* Chunks smaller than this many keys a device are not split across devices. */
 #define CUDA_SPLIT_MIN ((size_t)1 << 22)
 
@@ -77,6 +80,12 @@ typedef struct {
     int *ids;                /* [ndev] device numbers */
     gdev_t *devs;            /* [ndev] once set up */
     double setup_s;          /* seconds the set-up took (CUDA's start included) */
+    double wait_s;           /* seconds the pipeline waited for it */
+    int pending;             /* 1: the set-up runs on setup_thread */
+    pthread_t setup_thread;
+    int setup_rc;            /* what the set-up returned */
+    int gk;                  /* its failure: the GK_E* class, */
+    char err[512];           /* and the message */
     char name[64];
 } sorter_cuda_t;
 
@@ -269,7 +278,7 @@ static int cuda_sink_append(void *self, const void *bytes, size_t len)
     return GS_OK;
 }
 
-static int sorter_cuda_setup(sorter_cuda_t *c);
+static int sorter_cuda_setup(sorter_t *s);
 
 /* ---- a chunk over several devices, by key range ---------------------------------------- */
 
@@ -405,15 +414,6 @@ static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n
 }
 
 
-/* The pipeline's call before a chunk grows past min_keys: set the devices up now,
- * so that chunks are sized to them from the start. */
-static int sorter_cuda_setup_hook(sorter_t *s)
-{
-    sorter_cuda_t *c = (sorter_cuda_t *)s;
-    s->setup_keys = 0;
-    return c->ready == 0 ? sorter_cuda_setup(c) : GS_OK;
-}
-
 static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
                             void **out)
 {
@@ -423,8 +423,8 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         return GS_OK;
     if (n < c->min_keys || c->ready < 0)
         return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
-    if (c->ready == 0) {
-        int rc = sorter_cuda_setup(c);
+    if (c->ready == 0 || c->pending) {
+        int rc = sorter_cuda_setup(&c->base);
         if (rc)
             return rc;
         if (c->ready < 0)
@@ -585,6 +585,8 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
 static void sorter_cuda_destroy(sorter_t *s)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
+    if (c->pending)
+        pthread_join(c->setup_thread, NULL);   /* an error ended reading meanwhile */
     if (c->devs)
         for (int d = 0; d < c->ndev; d++)
             if (c->devs[d].stream[0] || c->devs[d].h_stage[0] || c->devs[d].d_keys)
@@ -596,31 +598,65 @@ static void sorter_cuda_destroy(sorter_t *s)
     free(c);
 }
 
-/* Set every device up, at the first chunk that goes to the GPUs. A device that
- * cannot be used, or has too little memory even for small chunks, sends the sort to
- * the CPU: silently with --device=auto, else with one note; any other CUDA error is
- * an error. */
-static int sorter_cuda_setup(sorter_cuda_t *c)
+/* The devices' part of the set-up, on the set-up thread or on the caller's: with
+ * --device=auto the count of devices (CUDA's start), then every device's streams,
+ * staging and device buffers. On failure c->err and c->gk say why; nothing the
+ * pipeline reads is touched. */
+static int cuda_setup_devices(sorter_cuda_t *c)
 {
-    c->devs = calloc((size_t)c->ndev, sizeof *c->devs);
-    if (!c->devs)
-        return err_set(GS_ENOMEM, "out of memory");
-    int rc = GS_OK, d;
+    int rc = GS_OK;
     double t0 = stats_now();
     sigset_t old;
     cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
-    int share = pool_size(c->pool) / c->ndev;
-    for (d = 0; d < c->ndev && rc == GS_OK; d++) {
-        c->devs[d].bitonic = c->bitonic;
-        rc = gdev_init(&c->devs[d], c->ids[d], c->width, &c->gpu_memory);
+    if (c->ndev == 0) {
+        int count = gk_device_count();
+        for (int d = 0; d < count && d < OPT_MAX_DEVICES; d++)
+            c->ids[c->ndev++] = d;
+    }
+    if (c->ndev == 0) {
+        c->gk = GK_ENODEV;
+        snprintf(c->err, sizeof c->err, "no usable GPU");
+        rc = GS_EUSAGE;
+    } else if (!(c->devs = calloc((size_t)c->ndev, sizeof *c->devs))) {
+        c->gk = GK_EFAIL;
+        snprintf(c->err, sizeof c->err, "out of memory");
+        rc = GS_ENOMEM;
+    }
+    int share = c->ndev ? pool_size(c->pool) / c->ndev : 0;
+    for (int d = 0; d < c->ndev && rc == GS_OK; d++) {
+        gdev_t *g = &c->devs[d];
+        g->bitonic = c->bitonic;
+        rc = gdev_init(g, c->ids[d], c->width, &c->gpu_memory);
         /* Several devices stage at once: each gets its share of the pool's threads
          * as a pool of its own (pools take one job at a time). */
-        if (rc == GS_OK && c->ndev > 1 && share > 1 &&
-            pool_create(&c->devs[d].own, share) != 0)
-            rc = err_set(GS_ENOMEM, "cannot create threads");
+        if (rc == GS_OK && c->ndev > 1 && share > 1 && pool_create(&g->own, share) != 0) {
+            g->gk = GK_EFAIL;
+            snprintf(g->err, sizeof g->err, "cannot create threads");
+            rc = GS_ENOMEM;
+        }
+        if (rc != GS_OK) {
+            c->gk = g->gk;
+            snprintf(c->err, sizeof c->err, "%s", g->err);
+        }
     }
     cleanup_unblock(&old);
     c->setup_s = stats_now() - t0;
+    return rc;
+}
+
+static void *cuda_setup_main(void *arg)
+{
+    sorter_cuda_t *c = arg;
+    c->setup_rc = cuda_setup_devices(c);
+    return NULL;
+}
+
+/* The set-up's outcome, on the pipeline's thread. No device, a device that cannot be
+ * used, or one with too little memory even for small chunks sends the sort to the
+ * CPU: silently with --device=auto, else with one note; any other failure is an
+ * error. */
+static int cuda_setup_finish(sorter_cuda_t *c, int rc)
+{
     if (rc == GS_OK) {
         c->ready = 1;
         size_t cap = c->devs[0].cap;
@@ -632,19 +668,75 @@ static int sorter_cuda_setup(sorter_cuda_t *c)
         if (c->ndev > 1)
             c->base.max_keys -= c->base.max_keys / 16;
         c->base.merge_by_sort = 1;
+        snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s", c->bitonic ? "bitonic" : "radix",
+                 c->ndev, c->ndev > 1 ? "s" : "");
         return GS_OK;
     }
-    const char *why = c->devs[d - 1].err;
-    int gk = c->devs[d - 1].gk;
-    if (gk != GK_ENODEV && gk != GK_ENOMEM)
-        return err_set(rc, "%s", why);
+    if (c->gk != GK_ENODEV && c->gk != GK_ENOMEM)
+        return err_set(rc, "%s", c->err);
     if (!c->quiet)
-        fprintf(stderr, "gpusort: %s; sorting on the CPU\n", why);
-    for (int i = 0; i < c->ndev; i++)
+        fprintf(stderr, "gpusort: %s; sorting on the CPU\n", c->err);
+    for (int i = 0; c->devs && i < c->ndev; i++)
         gdev_release(&c->devs[i]);
     c->ready = -1;
     c->base.max_keys = 0;
     return GS_OK;
+}
+
+/* Keys a chunk may take before the set-up is known to be done: three quarters of
+ * what --gpu-memory given as a size holds as gdev_buffers shares it (the sort's
+ * scratch takes a little of it), else CUDA_GUESS_KEYS; either for one device. A
+ * guess too large costs a chunk sorted in parts, never a wrong result. */
+static size_t cuda_guess_keys(const sorter_cuda_t *c)
+{
+    size_t w = (size_t)c->width;
+    size_t a = !c->bitonic ? w : w == 8 ? 4 : 0;
+    size_t keys = CUDA_GUESS_KEYS;
+    if (c->gpu_memory.set && !c->gpu_memory.percent) {
+        size_t k = (size_t)(c->gpu_memory.value / (w + a));
+        k -= k / 4;
+        if (k < keys)
+            keys = k > CUDA_MIN_KEYS ? k : CUDA_MIN_KEYS;
+    }
+    return keys;
+}
+
+/* Begin the set-up on a thread of its own: CUDA's start and the buffers' allocation
+ * (a fifth of a second on the H100) then overlap reading. Until setup() waits for
+ * it, chunks are held to a guess of what the devices will take. Where no thread can
+ * be had, the set-up is done here. */
+static int sorter_cuda_setup_begin(sorter_t *s)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    s->setup_keys = 0;
+    if (c->ready != 0 || c->pending)
+        return GS_OK;
+    if (cleanup_thread_create(&c->setup_thread, cuda_setup_main, c) != 0)
+        return cuda_setup_finish(c, cuda_setup_devices(c));
+    c->pending = 1;
+    s->setup_wait_keys = cuda_guess_keys(c);
+    return GS_OK;
+}
+
+/* Set every device up, or wait for the set-up begun in the background. */
+static int sorter_cuda_setup(sorter_t *s)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    s->setup_keys = 0;
+    s->setup_wait_keys = 0;
+    if (c->pending) {
+        double t0 = stats_now();
+        pthread_join(c->setup_thread, NULL);
+        c->pending = 0;
+        c->wait_s += stats_now() - t0;
+        return cuda_setup_finish(c, c->setup_rc);
+    }
+    if (c->ready != 0)
+        return GS_OK;
+    double t0 = stats_now();
+    int rc = cuda_setup_devices(c);
+    c->wait_s += stats_now() - t0;
+    return cuda_setup_finish(c, rc);
 }
 
 /* --stats: a line per device: chunks, bytes in and out, transfer and sort time. */
@@ -652,11 +744,15 @@ static void sorter_cuda_report(const sorter_t *s)
 {
     const sorter_cuda_t *c = (const sorter_cuda_t *)s;
     if (c->ready <= 0) {
-        fprintf(stderr, "gpusort: stats: gpus unused: %s\n", c->ready < 0
-                ? "they could not be used; the CPU sorted" : "every chunk was small enough for the CPU");
+        if (c->ready < 0)
+            fprintf(stderr, "gpusort: stats: gpus unused: %s; the CPU sorted\n", c->err);
+        else
+            fprintf(stderr, "gpusort: stats: gpus unused: every chunk was small enough for "
+                    "the CPU\n");
         return;
     }
-    fprintf(stderr, "gpusort: stats: gpus set up in %.3f s\n", c->setup_s);
+    fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for\n",
+            c->setup_s, c->wait_s);
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
@@ -670,7 +766,7 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
                        int quiet)
 {
     sorter_cuda_t *c = calloc(1, sizeof *c);
-    if (!c || !(c->ids = calloc((size_t)ndev, sizeof *c->ids))) {
+    if (!c || !(c->ids = calloc(OPT_MAX_DEVICES, sizeof *c->ids))) {
         free(c);
         return err_set(GS_ENOMEM, "out of memory");
     }
@@ -686,16 +782,23 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
     c->quiet = quiet;
     c->min_keys = min_keys;
     c->gpu_memory = *gpu_memory;
-    memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
-    snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s", c->bitonic ? "bitonic" : "radix",
-             ndev, ndev > 1 ? "s" : "");
+    if (ndev > 0) {
+        memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
+        snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s",
+                 c->bitonic ? "bitonic" : "radix", ndev, ndev > 1 ? "s" : "");
+    } else {
+        snprintf(c->name, sizeof c->name, "cuda %s, every GPU found",
+                 c->bitonic ? "bitonic" : "radix");
+    }
     c->base.name = c->name;
     /* The devices are set up when a chunk first grows past min_keys (setup_keys),
-     * or at the first large sort; max_keys then bounds the chunks. */
+     * in the background while reading goes on, or at the first large sort; max_keys
+     * then bounds the chunks. */
     c->base.max_keys = 0;
     c->base.sort = sorter_cuda_sort;
     c->base.setup_keys = min_keys;
-    c->base.setup = sorter_cuda_setup_hook;
+    c->base.setup = sorter_cuda_setup;
+    c->base.setup_begin = sorter_cuda_setup_begin;
     c->base.destroy = sorter_cuda_destroy;
     c->base.report = sorter_cuda_report;
     *out = &c->base;
