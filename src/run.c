@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "ctx.h"
@@ -56,6 +58,27 @@ static int run_pick_devices(const opts_t *o, int *devs, int *n)
     }
     return GS_OK;
 }
+
+/* The most keys the inputs can hold, from their sizes: binary keys fill their width,
+ * text keys take at least a digit and a newline (the last may lack it). 0 where an
+ * input is not a regular file (a pipe): unknown. */
+static size_t run_input_keys(const ctx_t *c)
+{
+    char *const *files;
+    int n;
+    ctx_inputs(c, &files, &n);
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        int r = strcmp(files[i], "-") == 0 ? fstat(0, &st) : stat(files[i], &st);
+        if (r != 0 || !S_ISREG(st.st_mode))
+            return 0;
+        bytes += (uint64_t)st.st_size;
+    }
+    uint64_t keys = c->o->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
+                                                  : bytes / 2 + (uint64_t)n;
+    return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
+}
 #endif
 
 /* Pick the chunk sorter: the GPUs asked for (auto: every GPU there is), or the CPU. */
@@ -74,6 +97,7 @@ static int run_engine(ctx_t *c)
                                 o->device == DEV_AUTO);
         if (rc)
             return rc;
+        c->sorter->input_keys = run_input_keys(c);
         snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
                  c->sorter->name, o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
         stats_set_device(text);

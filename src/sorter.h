@@ -21,6 +21,9 @@ struct sorter {
                             (a backend that sets itself up lazily; max_keys is known
                             after setup()): by setup_begin() where there is one, else
                             by setup() */
+    size_t input_keys;   /* 0, or the most keys the input can hold (its files' sizes),
+                            set before the first sort: a backend need not take room
+                            for more */
     size_t setup_wait_keys;   /* after setup_begin(): call setup(), which waits for
                                  the set-up, before a chunk grows past this many keys
                                  (what the backend guesses it will take at once) */

@@ -556,7 +556,8 @@ static int gdev_buffers(gdev_t *g, size_t budget)
     return GS_ENOMEM;
 }
 
-static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory)
+static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory,
+                     size_t want_keys)
 {
     g->dev = dev;
     g->width = width;
@@ -575,6 +576,18 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
                                            info.free_bytes / 10 * 9);
     if (budget > info.free_bytes)
         budget = info.free_bytes;
+    size_t w = (size_t)width, a = !g->bitonic ? w : w == 8 ? 4 : 0;
+    if (want_keys && want_keys < budget / (w + a)) {
+        /* No more than the input needs: the rest stays free for others (and an
+         * input of 400 MB no longer takes 71 GB of an H100). */
+        size_t scratch;
+        if ((gk = (g->bitonic ? gk_bitonic_scratch : gk_radix_scratch)(want_keys, width,
+                                                                        &scratch)))
+            return cuda_fail(g, gk);
+        size_t need = want_keys * (w + a) + scratch + ((size_t)16 << 20);
+        if (need < budget)
+            budget = need;
+    }
     /* A --gpu-memory too small to work with is raised to the least that works. */
     size_t least = 2 * CUDA_MIN_KEYS * (size_t)width + ((size_t)64 << 20);
     if (budget < least)
@@ -626,7 +639,7 @@ static int cuda_setup_devices(sorter_cuda_t *c)
     for (int d = 0; d < c->ndev && rc == GS_OK; d++) {
         gdev_t *g = &c->devs[d];
         g->bitonic = c->bitonic;
-        rc = gdev_init(g, c->ids[d], c->width, &c->gpu_memory);
+        rc = gdev_init(g, c->ids[d], c->width, &c->gpu_memory, c->base.input_keys);
         /* Several devices stage at once: each gets its share of the pool's threads
          * as a pool of its own (pools take one job at a time). */
         if (rc == GS_OK && c->ndev > 1 && share > 1 && pool_create(&g->own, share) != 0) {
