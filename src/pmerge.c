@@ -18,6 +18,9 @@
 
 /* Keys merged between two prepare() calls. */
 #define PM_BATCH (16u << 10)
+/* Bytes the thread holding the turn delivers at a time: written while still in the
+ * cache, they cost write(2) a fraction of what 16 MB at a time did. */
+#define PM_STREAM ((size_t)512 << 10)
 /* The most bytes one thread holds before its turn. */
 #define PM_HOLD_MAX ((size_t)256 << 20)
 /* Samples taken from each run to choose splitters. */
@@ -141,8 +144,9 @@ static int pm_flush(pm_thread_t *t, size_t p)
         memcpy(t->out + t->outlen, t->batch, n * w);
         t->outlen += n * w;
     }
-    if (__atomic_load_n(&j->turn, __ATOMIC_ACQUIRE) == p && t->outlen >= t->outcap / 2)
-        /* our turn: stream */
+    if (__atomic_load_n(&j->turn, __ATOMIC_ACQUIRE) == p &&
+        (t->outlen >= PM_STREAM || t->outlen >= t->outcap / 2))
+        /* our turn: stream, while the bytes are still in the cache */
         return pm_deliver(t);
     return GS_OK;
 }

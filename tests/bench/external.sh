@@ -64,14 +64,23 @@ spilled() {
     awk '$3 == "spill" { print $4; exit }' "$stats"
 }
 
+# Before each command, outside the timings: its output of the round before is
+# removed and the dirty pages of the command before are written back (`sync`), as in
+# vs-sort.sh, so that no command pays for another's 1 GB or for dropping its own.
 e_times=()
 s_times=()
 m_times=()
 for ((i = 1; i <= R; i++)); do
+    rm -f "$out1"
+    sync
     e=$(seconds "${external_cmd[@]}")
     e_times+=("$e")
+    rm -f "$out2"
+    sync
     s=$(seconds "${sort_cmd[@]}")
     s_times+=("$s")
+    rm -f "$out3"
+    sync
     m=$(seconds "${memory_cmd[@]}")
     m_times+=("$m")
     echo "round $i/$R: gpusort -S $S $e s, sort -S $S $s s, gpusort -S 8G $m s" >&2
