@@ -1,7 +1,9 @@
 /* sort.c: the sort: inputs -> chunks -> chunk sorter -> runs -> merge -> output.
  *
- * Keys are read into a chunk of at most what -S leaves; a full chunk is sorted and
- * kept as a run, in memory while the runs fit -S, else spilled under -T (runs.h).
+ * Keys are read into a chunk of half of -S (the other half is the sort's scratch);
+ * a full chunk is sorted and kept as a run, in memory while the runs and the chunk
+ * being filled fit -S, the largest spilled under -T as the chunk needs the room
+ * (runs.h).
  * An input that fits one chunk is sorted and written directly: no run, no merge.
  * Otherwise, merge passes bring the runs down to what one merge takes, and the
  * parallel merge (pmerge.h) writes the output. Nothing is written before every input
@@ -61,14 +63,30 @@ static size_t sort_read_block(size_t budget)
     return b;
 }
 
-/* Keys the next chunk may take: what the budget leaves after the runs in memory,
- * halved for the sort's scratch. Spills the largest memory runs first when that
- * would be under a quarter of a full chunk. */
+/* Keys a chunk may take: half the budget (the other half is the sort's scratch),
+ * within what the backend takes at once. Room for them is made as the chunk grows
+ * (sorting_room), so chunks are full-sized and runs few. */
 static int sorting_next_limit(sorting_t *s)
 {
     size_t w = (size_t)s->c->km.width;
-    size_t full = s->budget / (2 * w), floor = full / 4;
-    while ((s->budget - s->mem_bytes) / (2 * w) < floor) {
+    s->limit = s->budget / (2 * w);
+    if (s->c->sorter->max_keys && s->limit > s->c->sorter->max_keys)
+        s->limit = s->c->sorter->max_keys;   /* what the backend takes at once */
+    if (s->limit < 1024)
+        s->limit = 1024;
+    return GS_OK;
+}
+
+/* Room in the budget for a chunk of want keys and its scratch, made by spilling the
+ * largest runs held in memory, only as the chunk comes to need it: an input that
+ * fits the budget never touches the disk, and one that does not is spilled in runs
+ * of full chunks (few runs make a fast merge). With every run spilled, a chunk of
+ * the limit fits. */
+static int sorting_room(sorting_t *s, size_t want)
+{
+    size_t w = (size_t)s->c->km.width;
+    while (s->mem_bytes > 0 &&
+           (s->mem_bytes >= s->budget || (s->budget - s->mem_bytes) / (2 * w) < want)) {
         int big = -1;
         for (int i = 0; i < s->nruns; i++)
             if (run_in_memory(s->runs[i]) && run_keys(s->runs[i]) > 0 &&
@@ -82,13 +100,6 @@ static int sorting_next_limit(sorting_t *s)
             return rc;
         s->mem_bytes -= bytes;
     }
-    s->limit = (s->budget - s->mem_bytes) / (2 * w);
-    if (s->limit < floor)
-        s->limit = floor;
-    if (s->c->sorter->max_keys && s->limit > s->c->sorter->max_keys)
-        s->limit = s->c->sorter->max_keys;   /* what the backend takes at once */
-    if (s->limit < 1024)
-        s->limit = 1024;
     return GS_OK;
 }
 
@@ -222,6 +233,8 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
         if (s->n >= s->limit && (rc = sorting_seal(s)) != GS_OK)
             return rc;
         size_t take = s->limit - s->n < m ? s->limit - s->n : m;
+        if ((rc = sorting_room(s, s->n + take)) != GS_OK)
+            return rc;
         if (!s->keys && (rc = sorting_chunk_alloc(s)) != GS_OK)
             return rc;
         if (s->n + take > s->cap) {

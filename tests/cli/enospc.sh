@@ -10,8 +10,9 @@
 . "$srcdir/extlib.sh"
 need_faultfs
 
-# 1M u32 keys (4 MB) against -S 1M: a dozen runs spill (about 4 MB uncompressed),
-# then merge passes write more runs (tens of MB), then the output (10.8 MB of text).
+# 1M u32 keys (4 MB) against -S 1M: eight runs of 128 Ki keys spill (about 4 MB
+# uncompressed), then merge passes write more runs, then the output (10.8 MB of
+# text).
 "$GSGEN" -t u32 -n 1000000 -s 701 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
 mkdir tdir full

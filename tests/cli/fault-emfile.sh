@@ -15,9 +15,10 @@
 need_faultfs
 
 mkdir in tdir
-# 1M u32 keys against -S 1M under ulimit -n 32: a dozen runs spill, and with
-# --parallel=1 the merge takes few enough at once that a merge pass runs first.
-"$GSGEN" -t u32 -n 1000000 -s 1501 >in/in.txt
+# 2M u32 keys against -S 1M (chunks of 128 Ki keys) under ulimit -n 16: about 16
+# runs spill, and with --parallel=1 the merge takes few enough at once that a merge
+# pass runs first.
+"$GSGEN" -t u32 -n 2000000 -s 1501 >in/in.txt
 LC_ALL=C sort -n in/in.txt >exp.txt
 # 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
 sorted=()

@@ -13,8 +13,9 @@
 need_faultfs
 
 mkdir in tdir
-# 1M u32 keys (10.8 MB of text, 4 MB binary) against -S 1M: runs spill to tdir
-# within the first 2 MB read, then merge passes read them back.
+# 1M u32 keys (10.8 MB of text, 4 MB binary) against -S 1M: chunks of 128 Ki keys,
+# the first run spilled once the second chunk is half full (about 2.1 MB of text
+# read), then merge passes read the runs back.
 "$GSGEN" -t u32 -n 1000000 -s 1301 >in/in.txt
 "$GSGEN" -b -t u32 -n 1000000 -s 1301 >in/in.bin
 LC_ALL=C sort -n in/in.txt >exp.txt

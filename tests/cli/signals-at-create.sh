@@ -11,7 +11,7 @@
 . "$srcdir/extlib.sh"
 need_faultfs
 
-# 1M u32 keys against -S 1M: a dozen runs spill to -T, then the output is written.
+# 1M u32 keys against -S 1M: eight runs spill to -T, then the output is written.
 "$GSGEN" -t u32 -n 1000000 -s 1201 >in.txt
 mkdir tdir
 # 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
