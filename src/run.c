@@ -5,8 +5,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "ctx.h"
@@ -59,25 +61,72 @@ static int run_pick_devices(const opts_t *o, int *devs, int *n)
     return GS_OK;
 }
 
-/* The most keys the inputs can hold, from their sizes: binary keys fill their width,
- * text keys take at least a digit and a newline (the last may lack it). 0 where an
- * input is not a regular file (a pipe): unknown. */
-static size_t run_input_keys(const ctx_t *c)
+/* With --device=auto, an input of known size with fewer keys than this many a CPU
+ * thread is sorted on the CPU: there the parallel radix sort beats what the GPU
+ * costs before and after its sort (set-up, transfers, the driver's teardown at
+ * exit). On the H100 machine (16 threads, tests/bench/RESULTS.md) the GPU began to
+ * win between 200M and 400M keys of text and between 400M and 1G binary keys. */
+#define RUN_GPU_KEYS_PER_THREAD ((uint64_t)1 << 25)
+
+/* The inputs' bytes, where every one is a regular file (1); 0 where one is not (a
+ * pipe): unknown. */
+static int run_input_bytes(const ctx_t *c, uint64_t *bytes)
 {
     char *const *files;
     int n;
     ctx_inputs(c, &files, &n);
-    uint64_t bytes = 0;
+    *bytes = 0;
     for (int i = 0; i < n; i++) {
         struct stat st;
         int r = strcmp(files[i], "-") == 0 ? fstat(0, &st) : stat(files[i], &st);
         if (r != 0 || !S_ISREG(st.st_mode))
             return 0;
-        bytes += (uint64_t)st.st_size;
+        *bytes += (uint64_t)st.st_size;
     }
+    return 1;
+}
+
+/* The most keys the inputs can hold: binary keys fill their width, text keys take
+ * at least a digit and a newline (the last may lack it). 0: unknown. */
+static size_t run_input_keys(const ctx_t *c)
+{
+    uint64_t bytes;
+    if (!run_input_bytes(c, &bytes))
+        return 0;
+    int n;
+    char *const *files;
+    ctx_inputs(c, &files, &n);
     uint64_t keys = c->o->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
                                                   : bytes / 2 + (uint64_t)n;
     return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
+}
+
+/* About how many keys the inputs hold: binary, exactly; text, their bytes over the
+ * bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
+static uint64_t run_estimate_keys(const ctx_t *c)
+{
+    uint64_t bytes;
+    if (!run_input_bytes(c, &bytes))
+        return 0;
+    if (c->o->in_format == FMT_BINARY || bytes == 0)
+        return bytes / (uint64_t)c->km.width;
+    char *const *files;
+    int n;
+    ctx_inputs(c, &files, &n);
+    int stdin_ = strcmp(files[0], "-") == 0;
+    int fd = stdin_ ? 0 : open(files[0], O_RDONLY);
+    if (fd < 0)
+        return 0;
+    char sample[64 << 10];
+    ssize_t got = pread(fd, sample, sizeof sample, 0);   /* the offset stays */
+    if (!stdin_)
+        close(fd);
+    if (got <= 0)
+        return 0;
+    uint64_t lines = 0;
+    for (ssize_t i = 0; i < got; i++)
+        lines += sample[i] == '\n';
+    return lines ? (uint64_t)((unsigned __int128)bytes * lines / (uint64_t)got) : 1;
 }
 #endif
 
@@ -86,11 +135,19 @@ static int run_engine(ctx_t *c)
 {
     const opts_t *o = c->o;
     char text[200];
+    uint64_t est = 0;   /* --device=auto: the keys estimated, where that chose the CPU */
 #ifdef HAVE_CUDA
     int devs[OPT_MAX_DEVICES], n = 0;
     int rc = o->mode == MODE_SORT ? run_pick_devices(o, devs, &n) : GS_OK;   /* -m, -c: no GPU */
     if (rc)
         return rc;
+    if (n < 0 && o->mode == MODE_SORT) {
+        est = run_estimate_keys(c);
+        if (est > 0 && est < RUN_GPU_KEYS_PER_THREAD * (uint64_t)pool_size(c->pool))
+            n = 0;   /* the CPU is the faster here */
+        else
+            est = 0;
+    }
     if (n != 0 && o->mode == MODE_SORT) {
         rc = sorter_cuda_create(&c->sorter, c->pool, devs, n < 0 ? 0 : n, c->km.width,
                                 o->algorithm, &o->gpu_memory, RUN_GPU_MIN_KEYS,
@@ -114,9 +171,10 @@ static int run_engine(ctx_t *c)
     int rc2 = sorter_cpu_create(&c->sorter, c->pool);
     if (rc2)
         return rc2;
-    snprintf(text, sizeof text, "cpu (%s, %d threads; --algorithm=%s applies to GPUs)",
+    snprintf(text, sizeof text, "cpu (%s, %d threads; --algorithm=%s applies to GPUs%s)",
              c->sorter->name, pool_size(c->pool),
-             o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
+             o->algorithm == ALGO_RADIX ? "radix" : "bitonic",
+             est ? "; --device=auto: the CPU is faster for this many keys" : "");
     stats_set_device(text);
     return GS_OK;
 }
