@@ -584,7 +584,10 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
         if ((gk = (g->bitonic ? gk_bitonic_scratch : gk_radix_scratch)(want_keys, width,
                                                                         &scratch)))
             return cuda_fail(g, gk);
-        size_t need = want_keys * (w + a) + scratch + ((size_t)16 << 20);
+        /* An eighth to spare: gdev_buffers trims its keys by sixteenths until they
+         * and the scratch fit, and a chunk of all the input must still fit. */
+        size_t need = want_keys * (w + a) + want_keys * (w + a) / 8 + scratch +
+                      ((size_t)16 << 20);
         if (need < budget)
             budget = need;
     }
