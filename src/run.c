@@ -86,13 +86,10 @@ static int run_input_bytes(const ctx_t *c, uint64_t *bytes)
     return 1;
 }
 
-/* The most keys the inputs can hold: binary keys fill their width, text keys take
- * at least a digit and a newline (the last may lack it). 0: unknown. */
-static size_t run_input_keys(const ctx_t *c)
+/* The most keys the inputs' bytes can hold: binary keys fill their width, text keys
+ * take at least a digit and a newline (the last may lack it). */
+static size_t run_input_keys(const ctx_t *c, uint64_t bytes)
 {
-    uint64_t bytes;
-    if (!run_input_bytes(c, &bytes))
-        return 0;
     int n;
     char *const *files;
     ctx_inputs(c, &files, &n);
@@ -101,13 +98,10 @@ static size_t run_input_keys(const ctx_t *c)
     return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
 }
 
-/* About how many keys the inputs hold: binary, exactly; text, their bytes over the
- * bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
-static uint64_t run_estimate_keys(const ctx_t *c)
+/* About how many keys the inputs' bytes hold: binary, exactly; text, the bytes over
+ * the bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
+static uint64_t run_estimate_keys(const ctx_t *c, uint64_t bytes)
 {
-    uint64_t bytes;
-    if (!run_input_bytes(c, &bytes))
-        return 0;
     if (c->o->in_format == FMT_BINARY || bytes == 0)
         return bytes / (uint64_t)c->km.width;
     char *const *files;
@@ -141,8 +135,10 @@ static int run_engine(ctx_t *c)
     int rc = o->mode == MODE_SORT ? run_pick_devices(o, devs, &n) : GS_OK;   /* -m, -c: no GPU */
     if (rc)
         return rc;
-    if (n < 0 && o->mode == MODE_SORT) {
-        est = run_estimate_keys(c);
+    uint64_t bytes = 0;
+    int sized = n != 0 && o->mode == MODE_SORT && run_input_bytes(c, &bytes);
+    if (n < 0 && sized) {
+        est = run_estimate_keys(c, bytes);
         if (est > 0 && est < RUN_GPU_KEYS_PER_THREAD * (uint64_t)pool_size(c->pool))
             n = 0;   /* the CPU is the faster here */
         else
@@ -154,7 +150,7 @@ static int run_engine(ctx_t *c)
                                 o->device == DEV_AUTO);
         if (rc)
             return rc;
-        c->sorter->input_keys = run_input_keys(c);
+        c->sorter->input_keys = sized ? run_input_keys(c, bytes) : 0;
         snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
                  c->sorter->name, o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
         stats_set_device(text);

@@ -64,9 +64,10 @@ static size_t sort_read_block(size_t budget)
 }
 
 /* Keys a chunk may take: half the budget (the other half is the sort's scratch),
- * within what the backend takes at once. Room for them is made as the chunk grows
- * (sorting_room), so chunks are full-sized and runs few. */
-static int sorting_next_limit(sorting_t *s)
+ * within what the backend takes at once (known from the start, or once it is set
+ * up). Room for them is made as the chunk grows (sorting_room), so chunks are
+ * full-sized and runs few. */
+static void sorting_set_limit(sorting_t *s)
 {
     size_t w = (size_t)s->c->km.width;
     s->limit = s->budget / (2 * w);
@@ -74,7 +75,6 @@ static int sorting_next_limit(sorting_t *s)
         s->limit = s->c->sorter->max_keys;   /* what the backend takes at once */
     if (s->limit < 1024)
         s->limit = 1024;
-    return GS_OK;
 }
 
 /* Room in the budget for a chunk of want keys and its scratch, made by spilling the
@@ -179,7 +179,7 @@ static int sorting_seal(sorting_t *s)
     s->nruns++;
     stats_note_run();
     s->mem_bytes += (uint64_t)n * (uint64_t)s->c->km.width;
-    return sorting_next_limit(s);
+    return GS_OK;
 }
 
 /* A buffer for a new chunk: the spare where it holds the chunk's limit, else the
@@ -217,18 +217,15 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
             /* The backend sets itself up now: in the background where it can, else
              * here, chunks sized to it from then on. */
             rc = so->setup_begin ? so->setup_begin(so) : so->setup(so);
-            if (rc == GS_OK)
-                rc = sorting_next_limit(s);
             if (rc)
                 return rc;
+            sorting_set_limit(s);
         }
         if (so->setup_wait_keys && s->n + m > so->setup_wait_keys) {
             /* Past what the backend guessed it takes: wait for its set-up. */
-            rc = so->setup(so);
-            if (rc == GS_OK)
-                rc = sorting_next_limit(s);
-            if (rc)
+            if ((rc = so->setup(so)) != GS_OK)
                 return rc;
+            sorting_set_limit(s);
         }
         if (s->n >= s->limit && (rc = sorting_seal(s)) != GS_OK)
             return rc;
@@ -431,10 +428,9 @@ int sort_run(ctx_t *c)
     s.budget = sort_budget(c->o);
     s.rcfg = (runcfg_t){ .tmpdir = ctx_tmpdir(c->o), .compress = c->o->compress,
                          .width = c->km.width, .pool = c->pool };
-    int rc = sorting_next_limit(&s);
+    sorting_set_limit(&s);
     progress_phase("reading");
-    if (rc == GS_OK)
-        rc = sorting_read(&s);
+    int rc = sorting_read(&s);
     if (rc == GS_OK && c->sorter->setup_wait_keys)
         rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
     output_t *out = NULL;

@@ -517,14 +517,18 @@ static void gdev_release(gdev_t *g)
     }
 }
 
-/* Device buffers for as many keys as budget bytes allow, halving on out-of-memory.
- * Radix sorts between d_keys and d_alt; bitonic sorts in place (keys past a part's end
- * are virtual, never stored) and wants d_alt only for 64-bit keys narrowed to 32-bit
- * offsets, 4 bytes a key. */
+/* Bytes of d_alt a key: radix sorts between d_keys and d_alt; bitonic sorts in place
+ * (keys past a part's end are virtual, never stored) and wants d_alt only for 64-bit
+ * keys narrowed to 32-bit offsets, 4 bytes a key. */
+static size_t cuda_alt_bytes(int bitonic, int width)
+{
+    return !bitonic ? (size_t)width : width == 8 ? 4 : 0;
+}
+
+/* Device buffers for as many keys as budget bytes allow, halving on out-of-memory. */
 static int gdev_buffers(gdev_t *g, size_t budget)
 {
-    size_t w = (size_t)g->width;
-    size_t a = !g->bitonic ? w : w == 8 ? 4 : 0;   /* d_alt bytes a key */
+    size_t w = (size_t)g->width, a = cuda_alt_bytes(g->bitonic, g->width);
     size_t cap = budget / (w + a);
     int gk;
     while (cap >= CUDA_MIN_KEYS) {
@@ -576,7 +580,7 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
                                            info.free_bytes / 10 * 9);
     if (budget > info.free_bytes)
         budget = info.free_bytes;
-    size_t w = (size_t)width, a = !g->bitonic ? w : w == 8 ? 4 : 0;
+    size_t w = (size_t)width, a = cuda_alt_bytes(g->bitonic, width);
     if (want_keys && want_keys < budget / (w + a)) {
         /* No more than the input needs: the rest stays free for others (and an
          * input of 400 MB no longer takes 71 GB of an H100). */
@@ -667,6 +671,18 @@ static void *cuda_setup_main(void *arg)
     return NULL;
 }
 
+/* The name --stats shows: the algorithm and the devices, or "every GPU found" before
+ * --device=auto has counted them. */
+static void cuda_name(sorter_cuda_t *c)
+{
+    const char *algo = c->bitonic ? "bitonic" : "radix";
+    if (c->ndev > 0)
+        snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s", algo, c->ndev,
+                 c->ndev > 1 ? "s" : "");
+    else
+        snprintf(c->name, sizeof c->name, "cuda %s, every GPU found", algo);
+}
+
 /* The set-up's outcome, on the pipeline's thread. No device, a device that cannot be
  * used, or one with too little memory even for small chunks sends the sort to the
  * CPU: silently with --device=auto, else with one note; any other failure is an
@@ -684,8 +700,7 @@ static int cuda_setup_finish(sorter_cuda_t *c, int rc)
         if (c->ndev > 1)
             c->base.max_keys -= c->base.max_keys / 16;
         c->base.merge_by_sort = 1;
-        snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s", c->bitonic ? "bitonic" : "radix",
-                 c->ndev, c->ndev > 1 ? "s" : "");
+        cuda_name(c);
         return GS_OK;
     }
     if (c->gk != GK_ENODEV && c->gk != GK_ENOMEM)
@@ -705,8 +720,7 @@ static int cuda_setup_finish(sorter_cuda_t *c, int rc)
  * guess too large costs a chunk sorted in parts, never a wrong result. */
 static size_t cuda_guess_keys(const sorter_cuda_t *c)
 {
-    size_t w = (size_t)c->width;
-    size_t a = !c->bitonic ? w : w == 8 ? 4 : 0;
+    size_t w = (size_t)c->width, a = cuda_alt_bytes(c->bitonic, c->width);
     size_t keys = CUDA_GUESS_KEYS;
     if (c->gpu_memory.set && !c->gpu_memory.percent) {
         size_t k = (size_t)(c->gpu_memory.value / (w + a));
@@ -798,14 +812,8 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
     c->quiet = quiet;
     c->min_keys = min_keys;
     c->gpu_memory = *gpu_memory;
-    if (ndev > 0) {
-        memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
-        snprintf(c->name, sizeof c->name, "cuda %s, %d GPU%s",
-                 c->bitonic ? "bitonic" : "radix", ndev, ndev > 1 ? "s" : "");
-    } else {
-        snprintf(c->name, sizeof c->name, "cuda %s, every GPU found",
-                 c->bitonic ? "bitonic" : "radix");
-    }
+    memcpy(c->ids, devs, sizeof *devs * (size_t)ndev);
+    cuda_name(c);
     c->base.name = c->name;
     /* The devices are set up when a chunk first grows past min_keys (setup_keys),
      * in the background while reading goes on, or at the first large sort; max_keys
