@@ -64,8 +64,9 @@ static int run_pick_devices(const opts_t *o, int *devs, int *n)
 /* With --device=auto, an input of known size with fewer keys than this many a CPU
  * thread is sorted on the CPU: there the parallel radix sort beats what the GPU
  * costs before and after its sort (set-up, transfers, the driver's teardown at
- * exit). On the H100 machine (16 threads, tests/bench/RESULTS.md) the GPU began to
- * win between 200M and 400M keys of text and between 400M and 1G binary keys. */
+ * exit). On the H100 machine (16 threads; tests/bench/crossover.sh, RESULTS.md) the
+ * GPU began to win between 200M and 400M keys of text, and at 400M binary keys was
+ * within a few percent of the CPU either way. */
 #define RUN_GPU_KEYS_PER_THREAD ((uint64_t)1 << 25)
 
 /* The inputs' bytes, where every one is a regular file (1); 0 where one is not (a
