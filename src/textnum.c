@@ -3,15 +3,38 @@
  * Parsing reads digits eight at a time where eight bytes remain (a SWAR test finds
  * the first non-digit, a SWAR multiply turns up to eight digits into a number) and
  * one at a time near the end of a block; the block scan takes unsigned tokens of up
- * to 15 digits in one step from two words. Formatting turns eight digits at a time
- * into one word of ASCII (SWAR divisions by 10^4, 100 and 10 in every lane at once),
- * after counting the digits so it can write forwards.
+ * to 15 digits in one step from two words. Where the text is one key a line (the
+ * common case) and the processor has SSSE3, the scan classifies 32 bytes at once and
+ * converts every line that ends in them independently, 16 digits in a few vector
+ * multiply-adds; anything else in a window hands it back to the word scan.
+ * Formatting turns eight digits at a time into one word of ASCII (SWAR divisions by
+ * 10^4, 100 and 10 in every lane at once), after counting the digits so it can write
+ * forwards; keys in order share all but their last four digits with the key before
+ * them most of the time, so a line is a prefix kept in a register and four digits.
  */
 #include <config.h>
 
 #include <string.h>
 
 #include "textnum.h"
+
+/* The line scan: x86-64 with GCC or clang, taken at run time where the processor
+ * has SSSE3. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TN_LINES 1
+#include <immintrin.h>
+#else
+#define TN_LINES 0
+#endif
+
+int tn_lines_supported(void)
+{
+#if TN_LINES
+    return __builtin_cpu_supports("ssse3");
+#else
+    return 0;
+#endif
+}
 
 /* ---- character classes ---------------------------------------------------- */
 
@@ -183,18 +206,147 @@ int tn_parse(const char *s, size_t len, key_type_t type, uint64_t *raw)
     return TN_OK;
 }
 
+/* ---- block scanning: one key a line, 32 bytes at a time (x86 with SSSE3) ------- */
+
+#if TN_LINES
+/* Bytes of lenmask + k: 16 - k zeros, then k bytes of 0xFF (0 <= k <= 16). */
+static const unsigned char tn_lenmask[32] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
+
+/* Masks of the bytes in the 16 at q that are digits, LF and '-'. */
+#define TN_CLASSES(q, dig, lf, minus)                                                  \
+    do {                                                                               \
+        __m128i x_ = _mm_loadu_si128((const __m128i *)(q));                            \
+        __m128i t_ = _mm_sub_epi8(x_, _mm_set1_epi8('0'));                             \
+        dig = (uint32_t)_mm_movemask_epi8(                                             \
+            _mm_cmpeq_epi8(_mm_min_epu8(t_, _mm_set1_epi8(9)), t_));                   \
+        lf = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x_, _mm_set1_epi8('\n')));     \
+        minus = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x_, _mm_set1_epi8('-')));   \
+    } while (0)
+
+/* The value of the dl (1..16) digits that end just before q (all digits). */
+__attribute__((target("ssse3"))) static inline uint64_t tn_lines_value16(const unsigned char *q,
+                                                                        unsigned dl)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(q - 16));
+    v = _mm_and_si128(_mm_sub_epi8(v, _mm_set1_epi8('0')),
+                      _mm_loadu_si128((const __m128i *)(tn_lenmask + dl)));
+    v = _mm_maddubs_epi16(v, _mm_set1_epi16(0x010A));        /* pairs: 10a + b */
+    v = _mm_madd_epi16(v, _mm_set1_epi32(0x00010064));       /* fours: 100ab + cd */
+    v = _mm_packs_epi32(v, v);                               /* each <= 9999 */
+    v = _mm_madd_epi16(v, _mm_set1_epi32(0x00012710));       /* eights: 10^4 abcd + efgh */
+    uint64_t x = (uint64_t)_mm_cvtsi128_si64(v);
+    return (x & 0xFFFFFFFFu) * 100000000u + (x >> 32);
+}
+
+/* Scan from *pp while whole 32-byte windows hold nothing but digits, LF and a '-'
+ * opening a token: the tokens that end in a window (at an LF) are converted with no
+ * dependence on one another, each from one 16-byte load. Stops, with *pp at the
+ * start of a token, at the first window or token it does not take (other white
+ * space, a long token, a value out of range, a lone '-'): the caller's careful path
+ * decides about it. Keys go to out from index nk; returns the new count; adds the
+ * LF bytes passed to *nl. base is the start of the block (loads reach 16 bytes back
+ * from a token's end). */
+__attribute__((target("ssse3"))) static size_t
+tn_scan_lines(const unsigned char *base, const unsigned char **pp, const unsigned char *end,
+              void *out, size_t nk, size_t *nl, tn_limits_t lim, uint64_t mask, int width)
+{
+    const unsigned char *p = *pp;
+    size_t lines = 0;
+    if (p - base < 16)
+        return nk;
+    while (end - p >= 32) {
+        uint32_t d0, l0, m0, d1, l1, m1;
+        TN_CLASSES(p, d0, l0, m0);
+        TN_CLASSES(p + 16, d1, l1, m1);
+        uint32_t dig = d0 | d1 << 16, lf = l0 | l1 << 16, minus = m0 | m1 << 16;
+        uint32_t starts = lf << 1 | 1;
+        if ((dig | lf | minus) != 0xFFFFFFFFu || lf == 0 || (minus & ~starts))
+            break;
+        unsigned s = 0;
+        for (uint32_t rest = lf; rest; rest &= rest - 1) {
+            unsigned e = (unsigned)__builtin_ctz(rest);
+            unsigned neg = (minus >> s) & 1, dl = e - s - neg;
+            if (e == s) {            /* a blank line */
+                lines++;
+                s = e + 1;
+                continue;
+            }
+            if (dl == 0 || dl > 20)
+                goto stop;
+            const unsigned char *q = p + e;
+            uint64_t mag = tn_lines_value16(q, dl > 16 ? 16 : dl);
+            if (dl > 16) {
+                /* The 1..4 digits before the last 16, first digit lowest. */
+                uint32_t h;
+                memcpy(&h, q - 20, 4);
+                h = (h & 0x0F0F0F0Fu) & (0xFFFFFFFFu << (8 * (20 - dl)));
+                h = (h * 10 + (h >> 8)) & 0x00FF00FFu;
+                h = (h * 100 + (h >> 16)) & 0xFFFFu;
+                uint64_t hi;
+                if (__builtin_mul_overflow((uint64_t)h, 10000000000000000ull, &hi) ||
+                    __builtin_add_overflow(hi, mag, &mag))
+                    goto stop;
+            }
+            uint64_t raw;
+            if (neg) {
+                if (mag > lim.neg_max)
+                    goto stop;
+                raw = 0 - mag;
+            } else {
+                if (mag > lim.pos_max)
+                    goto stop;
+                raw = mag;
+            }
+            if (width == 4)
+                ((uint32_t *)out)[nk++] = (uint32_t)(raw ^ mask);
+            else
+                ((uint64_t *)out)[nk++] = raw ^ mask;
+            lines++;
+            s = e + 1;
+        }
+        p += s;
+        continue;
+    stop:
+        p += s;
+        break;
+    }
+    *pp = p;
+    *nl += lines;
+    return nk;
+}
+#endif
+
 /* ---- block scanning ------------------------------------------------------------ */
 
 /* The scan loop for one key width; inlined twice so the store is a plain one. */
 static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km,
-                                 void *out, tn_scan_t *res, int width)
+                                 void *out, tn_scan_t *res, int width, int lines)
 {
     const unsigned char *p = (const unsigned char *)buf, *end = p + len;
     const tn_limits_t lim = tn_limits(km->type);
     const uint64_t mask = km->mask;
     size_t nk = 0, nl = 0;
+#if TN_LINES
+    /* Where the line scan last gave up: it is tried again only past this. */
+    const unsigned char *lines_retry = p;
+#else
+    (void)lines;
+#endif
     res->status = TN_OK;
     for (;;) {
+#if TN_LINES
+        if (lines && p >= lines_retry) {
+            const unsigned char *at = p;
+            nk = tn_scan_lines((const unsigned char *)buf, &p, end, out, nk, &nl, lim, mask,
+                               width);
+            if (p == at)
+                lines_retry = p + 32;   /* a window it cannot take: the word path's */
+        }
+#endif
         /* The fast path: a token of 1 to 15 digits, no sign, with its terminator in
          * the 16 bytes from p. */
         while (end - p >= 16 && tn_is_digit(*p)) {
@@ -225,6 +377,10 @@ static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km
                 ((uint64_t *)out)[nk++] = mag ^ mask;
             nl += (term == '\n');
             p += len + 1;
+#if TN_LINES
+            if (lines && p >= lines_retry)
+                goto next;   /* past what the line scan refused: it may take over */
+#endif
         }
         const unsigned char *sp = p;
         while (p < end && tn_space_tab[*p]) {
@@ -255,17 +411,27 @@ static inline void tn_scan_width(const char *buf, size_t len, const keymap_t *km
             ((uint32_t *)out)[nk++] = (uint32_t)(raw ^ mask);
         else
             ((uint64_t *)out)[nk++] = raw ^ mask;
+#if TN_LINES
+    next:;
+#endif
     }
     res->nkeys = nk;
     res->nlines = nl;
 }
 
+void tn_scan_with(const char *buf, size_t len, const keymap_t *km, void *out, tn_scan_t *res,
+                  int lines)
+{
+    lines = lines && tn_lines_supported();
+    if (km->width == 4)
+        tn_scan_width(buf, len, km, out, res, 4, lines);
+    else
+        tn_scan_width(buf, len, km, out, res, 8, lines);
+}
+
 void tn_scan(const char *buf, size_t len, const keymap_t *km, void *out, tn_scan_t *res)
 {
-    if (km->width == 4)
-        tn_scan_width(buf, len, km, out, res, 4);
-    else
-        tn_scan_width(buf, len, km, out, res, 8);
+    tn_scan_with(buf, len, km, out, res, 1);
 }
 
 size_t tn_count_lines(const char *buf, size_t len)
@@ -396,39 +562,94 @@ size_t tn_format(uint64_t raw, key_type_t type, char *dst)
     return (size_t)(tn_put(dst, raw, type) - dst);
 }
 
-/* One loop per type, so that the conversion is inlined and nothing is decided per
- * key but the number's length. */
+/* Four digits of r (< 10^4), leading zeros included, as ASCII in one word whose
+ * lowest byte is the first digit: split by 100, then by 10 in both lanes at once. */
+static inline uint32_t tn_digits4(uint32_t r)
+{
+    uint32_t x = r / 100 | (r % 100) << 16;
+    uint32_t d10 = ((x * 103) >> 10) & 0x000F000Fu;
+    x = d10 | (x - 10 * d10) << 8;
+    return x + 0x30303030u;
+}
+
+/* Format n keys of one type as lines, the shared part of neighbours reused: keys in
+ * order mostly share all digits but the last four with the key before them, so a
+ * line of five digits or more is a prefix (the sign and value / 10^4, kept in one
+ * or two words and made again only when it changes) followed by four digits. Any
+ * order is right; sorted keys take about half the time of formatting each whole.
+ * One loop per type, so that nothing is decided per key that the type decides. */
+static inline __attribute__((always_inline)) char *
+tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char *p)
+{
+    const int wide = type == KEY_I64 || type == KEY_U64;
+    const int sgn = type == KEY_I32 || type == KEY_I64;
+    uint64_t pq = UINT64_MAX;   /* value / 10^4 of the prefix held; none: UINT64_MAX */
+    int pneg = 0;
+    size_t plen = 0;
+    uint64_t w0 = 0, w1 = 0;    /* the prefix: narrow, a tn_store8 word; wide, bytes */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t raw = wide ? ((const uint64_t *)keys)[i] ^ mask
+                            : (uint64_t)(((const uint32_t *)keys)[i] ^ (uint32_t)mask);
+        int neg = 0;
+        uint64_t mag = raw, q;
+        if (sgn && wide) {
+            neg = (int64_t)raw < 0;
+            mag = neg ? 0 - raw : raw;
+        } else if (sgn) {
+            neg = (int32_t)(uint32_t)raw < 0;
+            mag = neg ? (uint64_t)(0u - (uint32_t)raw) : raw;
+        }
+        if (mag < 10000) {
+            *p = '-';
+            p = tn_put_short(p + neg, (uint32_t)mag);
+            *p++ = '\n';
+            continue;
+        }
+        q = wide ? mag / 10000 : (uint64_t)((uint32_t)mag / 10000u);
+        if (q != pq || neg != pneg) {
+            pq = q;
+            pneg = neg;
+            if (!wide) {
+                /* q < 430000: its digits in one word, the sign below them. */
+                unsigned nd = tn_ndigits(q);
+                w0 = tn_digits8((uint32_t)q) >> (8 * (8 - nd));
+                if (neg)
+                    w0 = w0 << 8 | '-';
+                plen = nd + (size_t)neg;
+            } else {
+                char pb[40];
+                pb[0] = '-';
+                plen = (size_t)(tn_put_u64(pb + neg, q) - pb);
+                memcpy(&w0, pb, 8);
+                memcpy(&w1, pb + 8, 8);
+            }
+        }
+        if (!wide) {
+            tn_store8(p, w0);
+        } else {
+            memcpy(p, &w0, 8);
+            memcpy(p + 8, &w1, 8);
+        }
+        p += plen;
+        uint32_t d = tn_digits4((uint32_t)(mag - q * 10000));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        d = __builtin_bswap32(d);
+#endif
+        memcpy(p, &d, 4);
+        p[4] = '\n';
+        p += 5;
+    }
+    return p;
+}
+
 size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
 {
-    char *p = dst;
-    const uint64_t mask = km->mask;
-    const uint32_t *k4 = keys;
-    const uint64_t *k8 = keys;
+    char *p;
     switch (km->type) {
-    case KEY_U32:
-        for (size_t i = 0; i < n; i++) {
-            p = tn_put_u32(p, k4[i] ^ (uint32_t)mask);
-            *p++ = '\n';
-        }
-        break;
-    case KEY_I32:
-        for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, k4[i] ^ (uint32_t)mask, KEY_I32);
-            *p++ = '\n';
-        }
-        break;
-    case KEY_I64:
-        for (size_t i = 0; i < n; i++) {
-            p = tn_put(p, k8[i] ^ mask, KEY_I64);
-            *p++ = '\n';
-        }
-        break;
-    default:
-        for (size_t i = 0; i < n; i++) {
-            p = tn_put_u64(p, k8[i] ^ mask);
-            *p++ = '\n';
-        }
-        break;
+    case KEY_U32: p = tn_format_type(keys, n, km->mask, KEY_U32, dst); break;
+    case KEY_I32: p = tn_format_type(keys, n, km->mask, KEY_I32, dst); break;
+    case KEY_I64: p = tn_format_type(keys, n, km->mask, KEY_I64, dst); break;
+    default:      p = tn_format_type(keys, n, km->mask, KEY_U64, dst); break;
     }
     return (size_t)(p - dst);
 }

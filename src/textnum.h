@@ -36,6 +36,15 @@ int tn_is_space(unsigned char c);
  * (km->width bytes) to out, in order, and stops at the first bad token. */
 void tn_scan(const char *buf, size_t len, const keymap_t *km, void *out, tn_scan_t *res);
 
+/* tn_scan with the line scan (lines: 1, where tn_lines_supported()) or without it
+ * (0): the same results; for the tests and the benchmarks, which compare the two. */
+void tn_scan_with(const char *buf, size_t len, const keymap_t *km, void *out, tn_scan_t *res,
+                  int lines);
+
+/* 1 where tn_scan takes runs of one key a line 32 bytes at a time (x86-64 with
+ * SSSE3), 0 where it reads every token a word at a time. */
+int tn_lines_supported(void);
+
 /* Parse one whole token s[0..len) (no white space) as type: 0 and *raw (the value's
  * two's complement bits), or TN_NOT_INT / TN_RANGE. Any number of leading zeros. */
 int tn_parse(const char *s, size_t len, key_type_t type, uint64_t *raw);

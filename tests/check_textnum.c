@@ -363,6 +363,74 @@ END_TEST
 /* ------------------------------------------------------------------------------ */
 /* tn_format_keys                                                                  */
 
+/* Keys in order, as the output formats them, where neighbours share all but their
+ * last digits: walks from a start by steps of 0 to 3, or up to 30000, across
+ * multiples of 10^4, across zero (signed types) and up to each type's largest and
+ * from its smallest, against snprintf. _i: type. */
+START_TEST(test_textnum_format_keys_sorted)
+{
+    key_type_t type = all_types[_i];
+    int width = type_width(type);
+    uint64_t seed = 0x736f72746564 + (uint64_t)_i;
+    keymap_t km;
+    key_map_init(&km, type, 0);
+    uint64_t lo, hi;   /* the type's least and greatest values, as raw bits */
+    switch (type) {
+    case KEY_I32: lo = UINT64_C(0x80000000); hi = UINT64_C(0x7fffffff); break;
+    case KEY_U32: lo = 0; hi = UINT32_MAX; break;
+    case KEY_I64: lo = UINT64_C(1) << 63; hi = INT64_MAX; break;
+    default:      lo = 0; hi = UINT64_MAX; break;
+    }
+    for (int rep = 0; rep < 40; rep++) {
+        size_t n = 1 + (size_t)ck_rng_below(&seed, 4000);
+        uint64_t step = rep % 3 == 0 ? 30000 : 4;
+        /* The walk's mapped keys (ascending): from a random start, or ending at the
+         * greatest value, or starting at the least, or, signed, around zero. */
+        uint64_t span = n * step, start;
+        uint64_t klo = ck_ref_key(type, 0, lo), khi = ck_ref_key(type, 0, hi);
+        switch (rep % 4) {
+        case 0: start = klo + ck_rng_below(&seed, khi - klo - span); break;
+        case 1: start = khi - span; break;
+        case 2: start = klo; break;
+        default: start = ck_ref_key(type, 0, ck_raw(type, 0 - (uint64_t)(span / 2))); break;
+        }
+        if (rep % 4 == 3 && (type == KEY_U32 || type == KEY_U64))
+            start = klo;
+        void *keys = malloc(n * 8);
+        char *want = malloc(n * TN_MAX_LINE + 1);
+        char *got = malloc(n * TN_MAX_LINE + 64);
+        ck_assert(keys && want && got);
+        size_t wlen = 0;
+        uint64_t k = start;
+        for (size_t i = 0; i < n; i++) {
+            if (width == 4)
+                ((uint32_t *)keys)[i] = (uint32_t)k;
+            else
+                ((uint64_t *)keys)[i] = k;
+            wlen += (size_t)ref_format(ck_raw(type, k ^ km.mask), type, want + wlen, 32);
+            want[wlen++] = '\n';
+            uint64_t d = ck_rng_below(&seed, step);
+            k = khi - k < d ? khi : k + d;
+        }
+        memset(got, '#', n * TN_MAX_LINE + 64);
+        size_t glen = tn_format_keys(keys, n, &km, got);
+        ck_assert_uint_eq(glen, wlen);
+        if (memcmp(got, want, wlen) != 0) {
+            size_t d = 0;
+            while (got[d] == want[d])
+                d++;
+            ck_abort_msg("%s walk %d: text differs at byte %zu: '%.24s', expected '%.24s'",
+                         type_names[_i], rep, d, got + (d > 8 ? d - 8 : 0),
+                         want + (d > 8 ? d - 8 : 0));
+        }
+        ck_assert_msg(got[n * TN_MAX_LINE] == '#', "wrote past n * TN_MAX_LINE bytes");
+        free(keys);
+        free(want);
+        free(got);
+    }
+}
+END_TEST
+
 /* _i: type * 2 + reverse */
 START_TEST(test_textnum_format_keys_random)
 {
@@ -535,6 +603,179 @@ START_TEST(test_textnum_scan_mixed_space)
         check_keys_out(out, b.raw, b.ntok, type, rev);
         free(out);
         free_block(&b);
+    }
+}
+END_TEST
+
+/* The line scan (one token a line, 32 bytes at a time) at the same boundaries: each
+ * token, with either sign and 0 to 2 leading zeros, on a line of its own among lines
+ * of "7", at each of the 32 places in a window, against tn_parse; and the scan a
+ * word at a time, which must say the same (status, keys, lines, the bad token). */
+START_TEST(test_textnum_scan_lines_boundaries)
+{
+    key_type_t type = all_types[_i];
+    keymap_t km;
+    key_map_init(&km, type, 0);
+    char toks[256][40];
+    int nt = 0;
+    unsigned __int128 p = 1;
+    for (int k = 0; k <= 21; k++, p *= 10)
+        for (int d = -1; d <= 1; d++)
+            for (int z = 0; z <= 2; z++) {
+                unsigned __int128 mag = p + (unsigned __int128)(__int128)d;
+                memset(toks[nt], '0', (size_t)z);
+                u128_dec(mag, toks[nt] + z);
+                nt++;
+            }
+    strcpy(toks[nt++], "");   /* a blank line */
+    for (int t = 0; t < nt; t++) {
+        for (int sign = 0; sign < 3; sign++) {
+            for (int at = 0; at < 32; at++) {
+                char buf[256];
+                size_t len = 0;
+                /* 16 lines of "7", then `at` bytes of "7\n" (a lone "\n" to even it),
+                 * so the token starts at each place in a 32-byte window. */
+                for (int r = 0; r < 16 + at / 2; r++)
+                    buf[len++] = '7', buf[len++] = '\n';
+                if (at % 2)
+                    buf[len++] = '\n';
+                size_t tok = len;
+                len += (size_t)snprintf(buf + len, 64, "%s%s",
+                                        sign == 0 ? "" : sign == 1 ? "-" : "+", toks[t]);
+                size_t toklen = len - tok;
+                buf[len++] = '\n';
+                for (int r = 0; r < 24; r++)
+                    buf[len++] = '7', buf[len++] = '\n';
+                size_t before = 16 + (size_t)at / 2;
+                size_t lines_before = before + (size_t)(at % 2);
+                uint64_t raw = 0;
+                int blank = toklen == 0;
+                int want = blank ? TN_OK : tn_parse(buf + tok, toklen, type, &raw);
+                for (int lines = 0; lines < 2; lines++) {
+                    uint64_t out[128];
+                    tn_scan_t res;
+                    memset(&res, 0xa5, sizeof res);
+                    tn_scan_with(buf, len, &km, out, &res, lines);
+                    ck_assert_msg(res.status == want, "'%s' at %d as %s (lines %d): status %d, expected %d",
+                                  buf + tok, at, type_names[_i], lines, res.status, want);
+                    if (want != TN_OK) {
+                        ck_assert_uint_eq(res.nkeys, before);
+                        ck_assert_uint_eq(res.nlines, lines_before);
+                        ck_assert_uint_eq(res.err_off, tok);
+                        ck_assert_uint_eq(res.err_len, toklen);
+                        continue;
+                    }
+                    ck_assert_uint_eq(res.nkeys, before + 24 + !blank);
+                    ck_assert_uint_eq(res.nlines, lines_before + 25);
+                    for (size_t i = 0; i < res.nkeys; i++) {
+                        uint32_t got4;
+                        memcpy(&got4, (char *)out + i * (size_t)type_width(type), 4);
+                        uint64_t got = type_width(type) == 4 ? got4 : out[i];
+                        uint64_t exp = (!blank && i == before) ? raw : 7;
+                        ck_assert_msg(ck_raw(type, got ^ km.mask) == ck_raw(type, exp),
+                                      "'%s' at %d as %s (lines %d): key %zu is %#" PRIx64
+                                      ", expected %#" PRIx64, buf + tok, at, type_names[_i], lines,
+                                      i, got ^ km.mask, exp);
+                    }
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Long blocks of one token a line, as files of keys are: every length of token,
+ * signs where the type has them, leading zeros, a blank line now and then; the keys
+ * and lines counted with the line scan and without it, against the generated values;
+ * then with one bad token put in, the same first error both ways. _i: type. */
+START_TEST(test_textnum_scan_lines_blocks)
+{
+    static const char *bad[] = { "12abc", "-", "+", "--3", "1-2", "99999999999999999999999",
+                                 "4294967296", "-2147483649", "18446744073709551616",
+                                 "000000000000000000000000000000000000000000001x" };
+    key_type_t type = all_types[_i];
+    uint64_t seed = 0x6c696e6573 + (uint64_t)_i;
+    keymap_t km;
+    key_map_init(&km, type, 0);
+    for (int rep = 0; rep < 60; rep++) {
+        size_t ntok = 1 + (size_t)ck_rng_below(&seed, 3000);
+        size_t cap = ntok * 60 + 128;
+        char *buf = malloc(cap);
+        uint64_t *raw = malloc(ntok * sizeof *raw);
+        size_t *off = malloc(ntok * sizeof *off), *line = malloc(ntok * sizeof *line);
+        ck_assert(buf && raw && off && line);
+        size_t len = (size_t)ck_rng_below(&seed, 3), nlf = 0;   /* a first LF or two */
+        memset(buf, '\n', len);
+        nlf = len;
+        for (size_t i = 0; i < ntok; i++) {
+            if (ck_rng_below(&seed, 100) == 0)
+                buf[len++] = '\n', nlf++;
+            uint64_t v = ck_raw(type, ck_rng_varied(&seed));
+            char digits[32];
+            ref_format(v, type, digits, sizeof digits);
+            int zeros = ck_rng_below(&seed, 20) == 0 ? (int)ck_rng_below(&seed, 8) : 0;
+            const char *mag = digits[0] == '-' ? digits + 1 : digits;
+            raw[i] = v;
+            off[i] = len;
+            line[i] = nlf;
+            len += (size_t)snprintf(buf + len, 64, "%s%.*s%s", digits[0] == '-' ? "-" : "", zeros,
+                                    "00000000", mag);
+            buf[len++] = '\n';
+            nlf++;
+        }
+        if (rep % 2)
+            len--, nlf--;   /* no LF at the end */
+        void *out = malloc(tn_max_keys(len + 64) * 8);
+        void *out2 = malloc(tn_max_keys(len + 64) * 8);
+        ck_assert(out && out2);
+        for (int lines = 0; lines < 2; lines++) {
+            tn_scan_t res;
+            tn_scan_with(buf, len, &km, out, &res, lines);
+            ck_assert_int_eq(res.status, TN_OK);
+            ck_assert_uint_eq(res.nkeys, ntok);
+            ck_assert_uint_eq(res.nlines, nlf);
+            check_keys_out(out, raw, ntok, type, 0);
+        }
+        /* One bad token in place of token `at`. */
+        size_t at = (size_t)ck_rng_below(&seed, ntok);
+        const char *t = bad[ck_rng_below(&seed, sizeof bad / sizeof bad[0])];
+        size_t tlen = strlen(t), end = off[at];
+        while (end < len && buf[end] != '\n')
+            end++;
+        char *text = malloc(len + 64);
+        ck_assert_ptr_nonnull(text);
+        memcpy(text, buf, off[at]);
+        memcpy(text + off[at], t, tlen);
+        memcpy(text + off[at] + tlen, buf + end, len - end);
+        size_t tl = off[at] + tlen + (len - end);
+        uint64_t tr;
+        int want = tn_parse(t, tlen, type, &tr);
+        tn_scan_t r0, r1;
+        tn_scan_with(text, tl, &km, out, &r0, 0);
+        tn_scan_with(text, tl, &km, out2, &r1, 1);
+        ck_assert_int_eq(r1.status, r0.status);
+        ck_assert_uint_eq(r1.nkeys, r0.nkeys);
+        ck_assert_uint_eq(r1.nlines, r0.nlines);
+        if (want != TN_OK) {
+            ck_assert_int_eq(r1.status, want);
+            ck_assert_uint_eq(r1.nkeys, at);
+            ck_assert_uint_eq(r1.nlines, line[at]);
+            ck_assert_uint_eq(r1.err_off, off[at]);
+            ck_assert_uint_eq(r1.err_len, tlen);
+            ck_assert_uint_eq(r0.err_off, off[at]);
+        } else {
+            ck_assert_int_eq(r1.status, TN_OK);
+            ck_assert_uint_eq(r1.nkeys, ntok);
+        }
+        check_keys_out(out2, raw, at, type, 0);
+        ck_assert(memcmp(out, out2, r0.nkeys * (size_t)type_width(type)) == 0);
+        free(text);
+        free(out);
+        free(out2);
+        free(buf);
+        free(raw);
+        free(off);
+        free(line);
     }
 }
 END_TEST
@@ -763,12 +1004,15 @@ Suite *make_textnum_suite(void)
     tcase_add_test(tc, test_textnum_format_boundaries);
     tcase_add_loop_test(tc, test_textnum_format_random, 0, 4);
     tcase_add_loop_test(tc, test_textnum_format_keys_random, 0, 8);
+    tcase_add_loop_test(tc, test_textnum_format_keys_sorted, 0, 4);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("scan");
     tcase_add_loop_test(tc, test_textnum_scan_mixed_space, 0, 8);
     tcase_add_loop_test(tc, test_textnum_scan_fast_path_boundaries, 0, 4);
+    tcase_add_loop_test(tc, test_textnum_scan_lines_boundaries, 0, 4);
+    tcase_add_loop_test(tc, test_textnum_scan_lines_blocks, 0, 4);
     tcase_add_test(tc, test_textnum_scan_small_blocks);
     tcase_add_loop_test(tc, test_textnum_scan_bad_token, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));

@@ -12,6 +12,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,21 @@ static void check_sorted(const uint32_t *k, size_t n, const char *who)
         }
 }
 
+/* The text is the keys' lines as the C library prints them. */
+static void check_text(const char *text, size_t len, const uint32_t *k, size_t n)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        char line[16];
+        int l = snprintf(line, sizeof line, "%" PRIu32 "\n", k[i]);
+        if (off + (size_t)l > len || memcmp(text + off, line, (size_t)l) != 0)
+            die("tn_format_keys: a line differs from printf's");
+        off += (size_t)l;
+    }
+    if (off != len)
+        die("tn_format_keys: the text is longer than the keys' lines");
+}
+
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
@@ -77,8 +93,10 @@ int main(int argc, char **argv)
     double *t_radix = malloc(sizeof(double) * (size_t)rounds);
     double *t_qsort = malloc(sizeof(double) * (size_t)rounds);
     double *t_scan = malloc(sizeof(double) * (size_t)rounds);
+    double *t_words = malloc(sizeof(double) * (size_t)rounds);
     double *t_fmt = malloc(sizeof(double) * (size_t)rounds);
-    if (!orig || !keys || !tmp || !text || !t_radix || !t_qsort || !t_scan || !t_fmt)
+    double *t_fmts = malloc(sizeof(double) * (size_t)rounds);
+    if (!orig || !keys || !tmp || !text || !t_radix || !t_qsort || !t_scan || !t_words || !t_fmt || !t_fmts)
         die("out of memory");
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < n; i++) {
@@ -110,6 +128,13 @@ int main(int argc, char **argv)
         t_qsort[r] = now() - t0;
         check_sorted(keys, n, "qsort");
 
+        /* Format the sorted keys, as the output does. */
+        t0 = now();
+        size_t sorted_len = tn_format_keys(keys, n, &km, text);
+        t_fmts[r] = now() - t0;
+        if (r == 0)
+            check_text(text, sorted_len, keys, n);
+
         /* Format the unsorted keys (a text file as gsgen writes it), then scan it. */
         t0 = now();
         text_len = tn_format_keys(orig, n, &km, text);
@@ -120,10 +145,18 @@ int main(int argc, char **argv)
         t_scan[r] = now() - t0;
         if (sc.status != TN_OK || sc.nkeys != n || memcmp(keys, orig, n * 4) != 0)
             die("tn_scan did not give back the formatted keys");
+        /* The same scan a word at a time, as where the line scan is not supported. */
+        memset(keys, 0, n * 4);
+        t0 = now();
+        tn_scan_with(text, text_len, &km, keys, &sc, 0);
+        t_words[r] = now() - t0;
+        if (sc.status != TN_OK || sc.nkeys != n || memcmp(keys, orig, n * 4) != 0)
+            die("tn_scan_with(words) did not give back the formatted keys");
     }
 
     double mr = median(t_radix, rounds), mq = median(t_qsort, rounds);
     double ms = median(t_scan, rounds), mf = median(t_fmt, rounds);
+    double mw = median(t_words, rounds), mfs = median(t_fmts, rounds);
     printf("%zu random u32 keys, %zu bytes as text; medians of %d rounds\n", n, text_len,
            rounds);
     printf("%-34s %10s %12s\n", "stage", "ms", "Mkeys/s");
@@ -131,10 +164,15 @@ int main(int argc, char **argv)
     snprintf(what, sizeof what, "radix_sort_cpu (%d threads)", threads);
     printf("%-34s %10.1f %12.1f\n", what, mr * 1e3, (double)n / mr / 1e6);
     printf("%-34s %10.1f %12.1f\n", "qsort (1 thread)", mq * 1e3, (double)n / mq / 1e6);
-    printf("%-34s %10.1f %12.1f   %.0f MB/s\n", "tn_scan (1 thread)", ms * 1e3,
+    printf("%-34s %10.1f %12.1f   %.0f MB/s\n",
+           tn_lines_supported() ? "tn_scan, lines (1 thread)" : "tn_scan (1 thread)", ms * 1e3,
            (double)n / ms / 1e6, (double)text_len / ms / 1e6);
-    printf("%-34s %10.1f %12.1f   %.0f MB/s\n", "tn_format_keys (1 thread)", mf * 1e3,
-           (double)n / mf / 1e6, (double)text_len / mf / 1e6);
+    printf("%-34s %10.1f %12.1f   %.0f MB/s\n", "tn_scan, words (1 thread)", mw * 1e3,
+           (double)n / mw / 1e6, (double)text_len / mw / 1e6);
+    printf("%-34s %10.1f %12.1f   %.0f MB/s\n", "tn_format_keys, sorted (1 thread)",
+           mfs * 1e3, (double)n / mfs / 1e6, (double)text_len / mfs / 1e6);
+    printf("%-34s %10.1f %12.1f   %.0f MB/s\n", "tn_format_keys, random (1 thread)",
+           mf * 1e3, (double)n / mf / 1e6, (double)text_len / mf / 1e6);
     printf("radix_sort_cpu against qsort: %.1fx\n", mq / mr);
     pool_destroy(pool);
     free(orig);
@@ -144,6 +182,8 @@ int main(int argc, char **argv)
     free(t_radix);
     free(t_qsort);
     free(t_scan);
+    free(t_words);
     free(t_fmt);
+    free(t_fmts);
     return 0;
 }
