@@ -11,13 +11,21 @@
 #include "mem.h"
 
 #define MEM_HUGE (2u << 20)
+/* Buffers smaller than this keep small pages. Asking for huge pages makes the kernel
+ * find (compact, or have its hypervisor fill) 2 MiB at a time on the first touch,
+ * which right after another process freed much memory can stall: 40 MB first
+ * touched in 97-127 ms where small pages took 15-19 ms, on the 2-core VM after a
+ * process had touched and freed 1 GB (as sort does before gpusort in vs-sort.sh).
+ * Larger buffers, sorted for seconds, gain more from huge pages' fewer faults and
+ * TLB misses than such a stall costs them. */
+#define MEM_HUGE_MIN ((size_t)256 << 20)
 
-/* Ask for huge pages on the 2 MiB-aligned interior of [p, p+size). A hint: its
- * failure (no THP on this kernel) changes nothing. */
+/* Ask for huge pages on the 2 MiB-aligned interior of [p, p+size) where size is at
+ * least MEM_HUGE_MIN. A hint: its failure (no THP on this kernel) changes nothing. */
 static void mem_hint(void *p, size_t size)
 {
 #ifdef MADV_HUGEPAGE
-    if (!p || size < 2 * MEM_HUGE)
+    if (!p || size < MEM_HUGE_MIN)
         return;
     uintptr_t lo = ((uintptr_t)p + MEM_HUGE - 1) & ~(uintptr_t)(MEM_HUGE - 1);
     uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MEM_HUGE - 1);

@@ -52,14 +52,23 @@ static size_t sort_budget(const opts_t *o)
     return (size_t)b;
 }
 
-/* Read blocks: an eighth of the budget, within 64 KiB .. 16 MiB. */
-static size_t sort_read_block(size_t budget)
+/* Read blocks: an eighth of the budget, within 64 KiB .. 1 MiB a thread (at least
+ * 4 MiB, at most 16 MiB): enough for every thread's share of a parse, and no more
+ * fresh memory than that on a machine of few cores, where first touches of new pages
+ * are a good part of a small sort (10M keys of text on the 2-core VM, each run right
+ * after a process freed 800 MB: medians 0.230 s with 16 MiB blocks, 0.205 s with 4). */
+static size_t sort_read_block(size_t budget, int threads)
 {
+    size_t cap = (size_t)threads << 20;
+    if (cap < ((size_t)4 << 20))
+        cap = (size_t)4 << 20;
+    if (cap > ((size_t)16 << 20))
+        cap = (size_t)16 << 20;
     size_t b = budget / 8;
     if (b < ((size_t)64 << 10))
         b = (size_t)64 << 10;
-    if (b > ((size_t)16 << 20))
-        b = (size_t)16 << 20;
+    if (b > cap)
+        b = cap;
     return b;
 }
 
@@ -265,7 +274,7 @@ static int sorting_read(sorting_t *s)
     int nfiles;
     ctx_inputs(c, &files, &nfiles);
     carry_t carry = { .n = 0 };
-    kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget));
+    kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget, pool_size(c->pool)));
     cfg.carry = &carry;
     const char *last_name = NULL;
     uint64_t last_bytes = 0;
