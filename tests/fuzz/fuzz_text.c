@@ -3,8 +3,9 @@
  *
  * Input: byte 0 picks the key type (bits 0-1), -r (bit 2) and the reader's block
  * size (bits 3-7); the rest is the text. Checked, for every input:
- *   - tn_scan: the same keys, status, line count and bad token (offset, length) as
- *     the reference;
+ *   - tn_scan, with the line scan and without it: the same keys, status, line count
+ *     and bad token (offset, length) as the reference;
+ *   - tn_format_keys of those keys: the reference's lines;
  *   - tn_format: each key back as the reference's canonical decimal, and tn_parse
  *     of that gives the key again;
  *   - the reader (kreader over a memory file, blocks of 1 byte to 8 KiB): the same
@@ -132,19 +133,51 @@ static uint64_t get_key(const void *keys, size_t i, int width)
     return v;
 }
 
+/* tn_format_keys of keys[0..n) is the reference's lines, one after another. */
+static void check_format_keys(const void *keys, size_t n, const keymap_t *km)
+{
+    char *got = malloc(n * TN_MAX_LINE + 1);
+    char *want = malloc(n * TN_MAX_LINE + 1);
+    if (!got || !want)
+        fuzz_fail("out of memory");
+    size_t glen = tn_format_keys(keys, n, km, got), wlen = 0;
+    for (size_t i = 0; i < n; i++) {
+        char line[32];
+        ref_format(key_map(km, get_key(keys, i, km->width)), km->type, line, sizeof line);
+        size_t l = strlen(line);
+        memcpy(want + wlen, line, l);
+        wlen += l;
+        want[wlen++] = '\n';
+    }
+    if (glen != wlen || memcmp(got, want, wlen) != 0)
+        fuzz_fail("tn_format_keys: %zu bytes unlike the reference's %zu lines", glen, n);
+    free(got);
+    free(want);
+}
+
 static void check_scan(const uint8_t *text, size_t len, const keymap_t *km, const ref_t *ref)
 {
-    void *out = malloc(tn_max_keys(len) * (size_t)km->width);
-    if (!out)
+    size_t room = tn_max_keys(len) * (size_t)km->width;
+    void *out = malloc(room), *words = malloc(room);
+    if (!out || !words)
         fuzz_fail("out of memory");
     tn_scan_t res;
-    tn_scan((const char *)text, len, km, out, &res);
-    if (res.status != ref->status || res.nkeys != ref->nkeys || res.nlines != ref->nlines)
-        fuzz_fail("tn_scan: status %d, %zu keys, %zu lines; the reference: %d, %zu, %zu",
-                  res.status, res.nkeys, res.nlines, ref->status, ref->nkeys, ref->nlines);
-    if (res.status != TN_OK && (res.err_off != ref->err_off || res.err_len != ref->err_len))
-        fuzz_fail("tn_scan: bad token at %zu+%zu; the reference: %zu+%zu", res.err_off,
-                  res.err_len, ref->err_off, ref->err_len);
+    /* Without the line scan (lines 0, into words) and with it where the CPU has it
+     * (1, last, into out): the keys of both are compared below. */
+    for (int lines = 0; lines < 2; lines++) {
+        tn_scan_with((const char *)text, len, km, lines ? out : words, &res, lines);
+        if (res.status != ref->status || res.nkeys != ref->nkeys || res.nlines != ref->nlines)
+            fuzz_fail("tn_scan (lines %d): status %d, %zu keys, %zu lines; the reference: %d, "
+                      "%zu, %zu", lines, res.status, res.nkeys, res.nlines, ref->status,
+                      ref->nkeys, ref->nlines);
+        if (res.status != TN_OK && (res.err_off != ref->err_off || res.err_len != ref->err_len))
+            fuzz_fail("tn_scan (lines %d): bad token at %zu+%zu; the reference: %zu+%zu", lines,
+                      res.err_off, res.err_len, ref->err_off, ref->err_len);
+    }
+    if (memcmp(out, words, res.nkeys * (size_t)km->width) != 0)
+        fuzz_fail("tn_scan: the keys with the line scan differ from those without it");
+    free(words);
+    check_format_keys(out, res.nkeys, km);
     for (size_t i = 0; i < res.nkeys; i++) {
         uint64_t raw = key_map(km, get_key(out, i, km->width));
         if (raw != ref->raw[i])
