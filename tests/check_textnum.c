@@ -203,6 +203,23 @@ START_TEST(test_textnum_parse_powers_of_ten)
 }
 END_TEST
 
+/* The digits of 10^k - 1, 10^k and 10^k + 1 for k up to 21, each with 0 to 2 leading
+ * zeros, into toks; returns how many (198). */
+static int power_tokens(char toks[][40])
+{
+    int nt = 0;
+    unsigned __int128 p = 1;
+    for (int k = 0; k <= 21; k++, p *= 10)
+        for (int d = -1; d <= 1; d++)
+            for (int z = 0; z <= 2; z++) {
+                unsigned __int128 mag = p + (unsigned __int128)(__int128)d;
+                memset(toks[nt], '0', (size_t)z);
+                u128_dec(mag, toks[nt] + z);
+                nt++;
+            }
+    return nt;
+}
+
 /* The block scan against tn_parse, token by token, where the scan's fast path runs
  * (16 bytes or more left in the block): 10^k - 1, 10^k, 10^k + 1 for k up to 21 with
  * 0 to 2 leading zeros and either sign, each type's limits and their neighbours, each
@@ -218,16 +235,7 @@ START_TEST(test_textnum_scan_fast_path_boundaries)
                                     "18446744073709551616", "999999999999999", "1000000000000000",
                                     "9999999999999999", "99999999", "100000000" };
     char toks[256][40];
-    int nt = 0;
-    unsigned __int128 p = 1;
-    for (int k = 0; k <= 21; k++, p *= 10)
-        for (int d = -1; d <= 1; d++)
-            for (int z = 0; z <= 2; z++) {
-                unsigned __int128 mag = p + (unsigned __int128)(__int128)d;
-                memset(toks[nt], '0', (size_t)z);
-                u128_dec(mag, toks[nt] + z);
-                nt++;
-            }
+    int nt = power_tokens(toks);
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
         strcpy(toks[nt++], limits[i]);
     for (int t = 0; t < nt; t++) {
@@ -617,16 +625,7 @@ START_TEST(test_textnum_scan_lines_boundaries)
     keymap_t km;
     key_map_init(&km, type, 0);
     char toks[256][40];
-    int nt = 0;
-    unsigned __int128 p = 1;
-    for (int k = 0; k <= 21; k++, p *= 10)
-        for (int d = -1; d <= 1; d++)
-            for (int z = 0; z <= 2; z++) {
-                unsigned __int128 mag = p + (unsigned __int128)(__int128)d;
-                memset(toks[nt], '0', (size_t)z);
-                u128_dec(mag, toks[nt] + z);
-                nt++;
-            }
+    int nt = power_tokens(toks);
     strcpy(toks[nt++], "");   /* a blank line */
     for (int t = 0; t < nt; t++) {
         for (int sign = 0; sign < 3; sign++) {
