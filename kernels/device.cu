@@ -101,6 +101,18 @@ extern "C" void gk_host_free(void *h_ptr)
         cudaFreeHost(h_ptr);
 }
 
+extern "C" int gk_host_register(void *h_ptr, size_t bytes)
+{
+    GK_CHECK(cudaHostRegister(h_ptr, bytes, cudaHostRegisterPortable));
+    return GK_OK;
+}
+
+extern "C" void gk_host_unregister(void *h_ptr)
+{
+    if (h_ptr)
+        cudaHostUnregister(h_ptr);
+}
+
 extern "C" int gk_stream_create(gk_stream_t *stream)
 {
     cudaStream_t s;

@@ -54,6 +54,10 @@ int gk_malloc(void **d_ptr, size_t bytes);
 void gk_free(void *d_ptr);
 int gk_host_alloc(void **h_ptr, size_t bytes);   /* pinned */
 void gk_host_free(void *h_ptr);
+/* Pin (page-lock) memory the caller allocated, for copies with no staging; undone
+ * by gk_host_unregister before it is freed. */
+int gk_host_register(void *h_ptr, size_t bytes);
+void gk_host_unregister(void *h_ptr);
 
 int gk_stream_create(gk_stream_t *stream);
 void gk_stream_destroy(gk_stream_t stream);

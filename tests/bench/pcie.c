@@ -3,7 +3,11 @@
  * Copies a MIB-MiB pinned buffer to device 0 and back, ROUNDS times each after a
  * warm-up, timed with CUDA events, then both directions at once on two streams
  * (timed on the host clock); prints the best round of each in GB/s, one line each,
- * in the form tests/bench/stages.sh reads. Exits 77 where there is no GPU.
+ * in the form tests/bench/stages.sh reads. Then what pinning costs and what copies
+ * from pageable memory give: cudaHostAlloc of the buffer, cudaHostRegister of a
+ * malloc'd buffer already touched (and its unregistering), and each direction's copy
+ * to and from that buffer unpinned (the driver stages it). Exits 77 where there is
+ * no GPU.
  * Usage: pcie [MIB] [ROUNDS]   (default 1024 MiB, 5 rounds)
  */
 #include <config.h>
@@ -72,7 +76,9 @@ int main(int argc, char **argv)
     void *h_a, *h_b, *d_a, *d_b;
     gk_stream_t s1, s2;
     gk_event_t e0, e1;
+    double ta = now();
     CHECK(gk_host_alloc(&h_a, bytes));
+    ta = now() - ta;
     CHECK(gk_host_alloc(&h_b, bytes));
     CHECK(gk_malloc(&d_a, bytes));
     CHECK(gk_malloc(&d_b, bytes));
@@ -101,6 +107,28 @@ int main(int argc, char **argv)
     printf("pcie: device->host pinned %zu MiB: %.1f GB/s (best of %d)\n", mib, d2h, rounds);
     printf("pcie: both ways at once pinned %zu MiB: %.1f GB/s (sum, best of %d)\n", mib, both,
            rounds);
+
+    printf("pcie: pinning: cudaHostAlloc %zu MiB: %.3f s (%.1f GB/s)\n", mib, ta,
+           bytes / ta / 1e9);
+    char *p = malloc(bytes);
+    if (!p) {
+        fputs("pcie: out of memory\n", stderr);
+        return 1;
+    }
+    memset(p, 3, bytes);
+    double tr = now();
+    CHECK(gk_host_register(p, bytes));
+    tr = now() - tr;
+    double tu = now();
+    gk_host_unregister(p);
+    tu = now() - tu;
+    printf("pcie: pinning: cudaHostRegister %zu MiB touched: %.3f s (%.1f GB/s), "
+           "unregister %.3f s\n", mib, tr, bytes / tr / 1e9, tu);
+    double ph2d = pcie_one_way(1, p, d_a, bytes, rounds, s1, e0, e1);
+    double pd2h = pcie_one_way(0, p, d_b, bytes, rounds, s1, e0, e1);
+    printf("pcie: pageable host->device %zu MiB: %.1f GB/s, device->host %.1f GB/s "
+           "(best of %d)\n", mib, ph2d, pd2h, rounds);
+    free(p);
 
     gk_event_destroy(e0);
     gk_event_destroy(e1);
