@@ -103,6 +103,12 @@ int gk_sort_range(void *d_keys, void *d_alt, size_t n, int width, uint64_t min,
                   uint64_t max, void *d_scratch, size_t scratch_bytes, void **result,
                   gk_stream_t stream);
 
+/* The least and the greatest of d_keys[0..n) (width 4 or 8) into h_minmax[0] and
+ * h_minmax[1] (pinned host memory; n 0 gives UINT64_MAX and 0), using d_tmp (16
+ * bytes of device memory). Asynchronous on stream. */
+int gk_minmax(const void *d_keys, size_t n, int width, void *d_tmp, uint64_t *h_minmax,
+              gk_stream_t stream);
+
 /* Device-to-device copy. */
 int gk_copy_d2d(void *d_dst, const void *d_src, size_t bytes, gk_stream_t stream);
 

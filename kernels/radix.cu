@@ -95,6 +95,55 @@ extern "C" int gk_rebase(const void *d_in, int in_width, void *d_out, int out_wi
     return gk_rebase_t<uint64_t, uint64_t>(d_in, d_out, n, base, subtract, s);
 }
 
+/* Min and max of keys[0..n): each thread over a grid-strided share, a warp's folded
+ * by shuffles, then one atomic each into out[0] (min) and out[1] (max). */
+constexpr int MINMAX_THREADS = 256;
+
+template <typename KeyT>
+__global__ void gk_minmax_kernel(const KeyT *keys, size_t n, unsigned long long *out)
+{
+    unsigned long long lo = ~0ull, hi = 0;
+    size_t stride = (size_t)gridDim.x * MINMAX_THREADS;
+    for (size_t i = (size_t)blockIdx.x * MINMAX_THREADS + threadIdx.x; i < n; i += stride) {
+        unsigned long long v = keys[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    for (int d = 16; d > 0; d /= 2) {
+        unsigned long long a = __shfl_down_sync(0xffffffffu, lo, d);
+        unsigned long long b = __shfl_down_sync(0xffffffffu, hi, d);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&out[0], lo);
+        atomicMax(&out[1], hi);
+    }
+}
+
+extern "C" int gk_minmax(const void *d_keys, size_t n, int width, void *d_tmp,
+                         uint64_t *h_minmax, gk_stream_t stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    unsigned long long *out = (unsigned long long *)d_tmp;
+    GK_CHECK(cudaMemsetAsync(out, 0xff, 8, s));
+    GK_CHECK(cudaMemsetAsync(out + 1, 0, 8, s));
+    if (n > 0) {
+        size_t blocks = (n + MINMAX_THREADS * 16 - 1) / (MINMAX_THREADS * 16);
+        if (blocks > 4096)
+            blocks = 4096;
+        if (width == 4)
+            gk_minmax_kernel<uint32_t><<<(unsigned)blocks, MINMAX_THREADS, 0, s>>>(
+                (const uint32_t *)d_keys, n, out);
+        else
+            gk_minmax_kernel<uint64_t><<<(unsigned)blocks, MINMAX_THREADS, 0, s>>>(
+                (const uint64_t *)d_keys, n, out);
+        GK_CHECK_LAUNCH();
+    }
+    GK_CHECK(cudaMemcpyAsync(h_minmax, out, 16, cudaMemcpyDeviceToHost, s));
+    return GK_OK;
+}
+
 static int gk_bits(uint64_t v)
 {
     return v ? 64 - __builtin_clzll(v) : 0;

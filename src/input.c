@@ -506,9 +506,10 @@ void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *k
     }
 }
 
-/* Decoding a block of binary keys in place, a share per pool thread. */
+/* Decoding binary keys in place, a share per pool thread. */
 typedef struct {
     kreader_t *r;
+    char *keys;
     size_t n;
 } decode_job_t;
 
@@ -517,8 +518,37 @@ static void kreader_decode_share(void *arg, int t, int nt)
     decode_job_t *j = arg;
     size_t w = (size_t)j->r->width;
     size_t lo = j->n * (size_t)t / (size_t)nt, hi = j->n * (size_t)(t + 1) / (size_t)nt;
-    char *p = j->r->buf + lo * w;
+    char *p = j->keys + lo * w;
     input_decode_binary(p, p, hi - lo, j->r->cfg.km, j->r->cfg.big_endian);
+}
+
+/* Decode keys[0..n) in place, on the pool where there are many; counted as parsing.
+ * Unsigned keys in the host's order are their own mapping: nothing to do. */
+static void kreader_decode(kreader_t *r, char *keys, size_t n)
+{
+    if (r->cfg.km->mask == 0 && !r->cfg.big_endian)
+        return;
+    double t0 = stats_now();
+    if (n * (size_t)r->width < KREADER_PARALLEL_MIN) {
+        input_decode_binary(keys, keys, n, r->cfg.km, r->cfg.big_endian);
+    } else {
+        decode_job_t j = { r, keys, n };
+        pool_run(r->cfg.pool, kreader_decode_share, &j);
+    }
+    stats_add(ST_PARSE, n * (size_t)r->width, stats_now() - t0);
+}
+
+/* A partial key of part bytes at p ends the input: carried to the next input, or an
+ * error reported after the whole keys before it (r->pending). */
+static void kreader_partial(kreader_t *r, const char *p, size_t part)
+{
+    if (r->cfg.carry) {
+        r->cfg.carry->n = (int)part;
+        memcpy(r->cfg.carry->bytes, p, part);
+    } else {
+        r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
+                             r->name, (unsigned long long)r->bytes, r->width);
+    }
 }
 
 static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
@@ -530,16 +560,7 @@ static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
     if (rc)
         return rc;
     if (r->last && r->have[r->cur] > r->used) {
-        /* A partial key at the end: carried to the next input, or an error that is
-         * reported after the whole keys before it. */
-        size_t part = r->have[r->cur] - r->used;
-        if (r->cfg.carry) {
-            r->cfg.carry->n = (int)part;
-            memcpy(r->cfg.carry->bytes, r->buf + r->used, part);
-        } else {
-            r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %zu-byte keys",
-                                 r->name, (unsigned long long)r->bytes, w);
-        }
+        kreader_partial(r, r->buf + r->used, r->have[r->cur] - r->used);
         r->have[r->cur ^ 1] = 0;
         if (r->used == 0 && r->pending) {
             int rc = r->pending;
@@ -548,19 +569,60 @@ static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
         }
     }
     size_t whole = r->used / w;
-    double t0 = stats_now();
-    if (r->cfg.km->mask == 0 && !r->cfg.big_endian) {
-        /* Unsigned keys in the host's order are their own mapping: nothing to do. */
-    } else if (whole * w < KREADER_PARALLEL_MIN) {
-        input_decode_binary(r->buf, r->buf, whole, r->cfg.km, r->cfg.big_endian);
-    } else {
-        decode_job_t j = { r, whole };
-        pool_run(r->cfg.pool, kreader_decode_share, &j);
-    }
-    stats_add(ST_PARSE, whole * w, stats_now() - t0);
+    kreader_decode(r, r->buf, whole);
     r->block_keys = whole;
     *keys = r->buf;
     *n = whole;
+    return GS_OK;
+}
+
+int kreader_direct(const kreader_t *r)
+{
+    return r->cfg.binary && r->regular;
+}
+
+uint64_t kreader_left(const kreader_t *r)
+{
+    return (r->size > r->off ? r->size - r->off : 0) + r->have[0];
+}
+
+int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n)
+{
+    size_t w = (size_t)r->width;
+    *n = 0;
+    if (r->pending) {
+        int rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
+    if (max == 0 || r->eof)
+        return GS_OK;
+    /* Bytes carried from the input before (kreader_open put them in bufs[0]) begin
+     * the first key. */
+    char *d = dst;
+    size_t pre = r->have[0];
+    memcpy(d, r->bufs[0], pre);
+    r->have[0] = 0;
+    r->started = 1;
+    double t0 = stats_now();
+    size_t got;
+    int rc = kreader_pread(r, d + pre, max * w - pre, &got);
+    if (rc)
+        return rc;
+    r->bytes += got;
+    stats_add(ST_READ, got, stats_now() - t0);
+    size_t total = pre + got, keys = total / w;
+    if (total % w)   /* only at the end of the file */
+        kreader_partial(r, d + keys * w, total % w);
+    kreader_decode(r, d, keys);
+    r->keys_before += r->block_keys;
+    r->block_keys = keys;
+    *n = keys;
+    if (keys == 0 && r->pending) {
+        rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
     return GS_OK;
 }
 

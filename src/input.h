@@ -40,6 +40,20 @@ int kreader_open(kreader_t **r, const char *path, const kreader_cfg_t *cfg);
  * with the message set (the file, its line or byte offset, and what was wrong). */
 int kreader_next(kreader_t *r, const void **keys, size_t *n);
 
+/* 1 if keys can be read straight into the caller's memory (kreader_read_keys):
+ * binary keys from a regular file. */
+int kreader_direct(const kreader_t *r);
+
+/* Bytes still to read by the file's size when opened, those carried from the input
+ * before included (a file that grows meanwhile holds more). */
+uint64_t kreader_left(const kreader_t *r);
+
+/* Binary keys from a regular file (kreader_direct), read straight into dst: up to
+ * max keys, decoded in place, *n of them; *n == 0 at the end. Partial keys at the
+ * end are carried or reported as kreader_next() does. Not mixed with kreader_next()
+ * on one reader. */
+int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n);
+
 /* 1-based position of key i of the last block returned: its line for text, its key
  * index in the file for binary. */
 uint64_t kreader_position(kreader_t *r, size_t i);

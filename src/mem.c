@@ -106,3 +106,22 @@ void mem_copy(pool_t *pool, void *dst, const void *src, size_t len)
     copy_job_t j = { dst, src, len };
     pool_run(pool, mem_copy_share, &j);
 }
+
+/* Touching a buffer: a byte written in each page of a share. */
+static void mem_touch_share(void *arg, int t, int nt)
+{
+    copy_job_t *j = arg;
+    size_t pages = (j->len + 4095) / 4096;
+    size_t a = pages * (size_t)t / (size_t)nt, b = pages * (size_t)(t + 1) / (size_t)nt;
+    for (size_t i = a; i < b; i++)
+        j->dst[i * 4096] = 0;
+}
+
+void mem_touch(pool_t *pool, void *p, size_t len)
+{
+    copy_job_t j = { p, NULL, len };
+    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2)
+        mem_touch_share(&j, 0, 1);
+    else
+        pool_run(pool, mem_touch_share, &j);
+}

@@ -31,4 +31,9 @@ void mem_trim(void *p, size_t keep, size_t size);
  * pages fault in parallel). */
 void mem_copy(pool_t *pool, void *dst, const void *src, size_t len);
 
+/* Fault in every page of p[0..len) (writing a zero at the start of each), shared
+ * among the pool's threads: the kernel zeroes new pages at several times one
+ * thread's rate when several fault at once. */
+void mem_touch(pool_t *pool, void *p, size_t len);
+
 #endif

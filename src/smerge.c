@@ -401,6 +401,14 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     for (int i = 0; i < (e.give ? 2 : nbuf) && rc == GS_OK; i++)
         if (!(buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w)))
             rc = err_set(GS_ENOMEM, "out of memory");
+    /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
+     * staging copy, at PCIe's speed), faulted in first on every thread. Given ones
+     * leave with the output, so are not. */
+    int pinned = rc == GS_OK && !e.give && sorter->pin;
+    for (int i = 0; pinned && i < nbuf; i++) {
+        mem_touch(pool, buf[i], cap * w);
+        rc = sorter->pin(sorter, buf[i], cap * w);
+    }
     if (rc == GS_OK && nbuf == 3) {
         pthread_mutex_init(&e.lock, NULL);
         pthread_cond_init(&e.cond, NULL);
@@ -465,6 +473,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     for (int i = 0; i < opened; i++)
         run_close(runs[i]);
     for (int i = 0; i < nbuf; i++) {
+        if (pinned && buf[i])
+            sorter->unpin(sorter, buf[i]);
         if (e.give)
             mem_unmap(buf[i], cap * w);
         else

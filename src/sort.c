@@ -39,6 +39,10 @@ typedef struct {
     uint64_t mem_bytes;      /* bytes of the runs held in memory */
     char *spare;             /* a buffer the last sort left free, or NULL */
     size_t spare_cap;        /* its room, in keys */
+    /* a chunk the sorter sorts aside (sort_begin) while the next one is read */
+    int aside;               /* 1: one is being sorted */
+    char *a_keys, *a_scratch;
+    size_t a_cap, a_scap, a_n;   /* their room, and its keys */
 } sorting_t;
 
 static size_t sort_budget(const opts_t *o)
@@ -156,9 +160,100 @@ static int sorting_sort(sorting_t *s, void *keys, size_t cap, size_t *n, void **
     return GS_OK;
 }
 
-/* Sort the chunk and keep it as a run; start an empty chunk. */
+/* Keep sorted[0..n) as a new run in memory. */
+static int sorting_add_run(sorting_t *s, void *sorted, size_t n)
+{
+    if (s->nruns == s->caprun) {
+        int nc = s->caprun ? 2 * s->caprun : 16;
+        run_t **nr = realloc(s->runs, sizeof *nr * (size_t)nc);
+        if (!nr) {
+            free(sorted);
+            return err_set(GS_ENOMEM, "out of memory");
+        }
+        s->runs = nr;
+        s->caprun = nc;
+    }
+    int rc = run_from_memory(&s->runs[s->nruns], sorted, n, s->c->km.width);
+    if (rc) {
+        free(sorted);
+        return rc;
+    }
+    s->nruns++;
+    stats_note_run();
+    s->mem_bytes += (uint64_t)n * (uint64_t)s->c->km.width;
+    return GS_OK;
+}
+
+/* Chunks are sorted aside, while the next one is read, where the sorter can (a GPU)
+ * and the budget holds two chunks and their scratch (the one aside is counted in
+ * mem_bytes meanwhile). */
+static int sorting_aside_ok(const sorting_t *s)
+{
+    const sorter_t *so = s->c->sorter;
+    return so->sort_begin && s->n > 1 &&
+           s->limit <= s->budget / (4 * (size_t)s->c->km.width);
+}
+
+/* Wait for the chunk aside, if any, and keep it as a run. */
+static int sorting_aside_end(sorting_t *s)
+{
+    if (!s->aside)
+        return GS_OK;
+    size_t w = (size_t)s->c->km.width;
+    void *sorted;
+    int rc = s->c->sorter->sort_end(s->c->sorter, &sorted);
+    s->aside = 0;
+    s->mem_bytes -= (uint64_t)(s->a_cap + s->a_scap) * w;
+    if (rc) {
+        free(s->a_keys);
+        free(s->a_scratch);
+        return rc;
+    }
+    /* The buffer the sort left free is the spare, as in sorting_sort(). */
+    free(s->spare);
+    s->spare = sorted == s->a_scratch ? s->a_keys : s->a_scratch;
+    s->spare_cap = sorted == s->a_scratch ? s->a_cap : s->a_scap;
+    size_t n = s->a_n;
+    if (s->c->o->unique)
+        n = key_unique(sorted, n, s->c->km.width);
+    return sorting_add_run(s, sorted, n);
+}
+
+/* Hand the chunk to the sorter to sort aside; start an empty chunk. */
+static int sorting_aside_begin(sorting_t *s)
+{
+    size_t w = (size_t)s->c->km.width, n = s->n;
+    char *scratch = s->spare;
+    size_t scap = s->spare_cap;
+    s->spare = NULL;
+    s->spare_cap = 0;
+    if (!scratch || scap < n) {
+        free(scratch);
+        scap = n;
+        if (!(scratch = mem_alloc(scap * w)))
+            return err_set(GS_ENOMEM, "out of memory");
+    }
+    s->c->sorter->sort_begin(s->c->sorter, s->keys, scratch, n, s->c->km.width);
+    s->aside = 1;
+    s->a_keys = s->keys;
+    s->a_cap = s->cap;
+    s->a_scratch = scratch;
+    s->a_scap = scap;
+    s->a_n = n;
+    s->mem_bytes += (uint64_t)(s->cap + scap) * w;
+    s->keys = NULL;
+    s->n = s->cap = 0;
+    return GS_OK;
+}
+
+/* Sort the chunk and keep it as a run (aside where it can, the one before it then
+ * waited for); start an empty chunk. */
 static int sorting_seal(sorting_t *s)
 {
+    if (sorting_aside_ok(s)) {
+        int rc = sorting_aside_end(s);
+        return rc ? rc : sorting_aside_begin(s);
+    }
     void *sorted;
     size_t n = s->n;
     progress_phase("sorting");
@@ -170,25 +265,7 @@ static int sorting_seal(sorting_t *s)
         free(sorted);
         return rc;
     }
-    if (s->nruns == s->caprun) {
-        int nc = s->caprun ? 2 * s->caprun : 16;
-        run_t **nr = realloc(s->runs, sizeof *nr * (size_t)nc);
-        if (!nr) {
-            free(sorted);
-            return err_set(GS_ENOMEM, "out of memory");
-        }
-        s->runs = nr;
-        s->caprun = nc;
-    }
-    rc = run_from_memory(&s->runs[s->nruns], sorted, n, s->c->km.width);
-    if (rc) {
-        free(sorted);
-        return rc;
-    }
-    s->nruns++;
-    stats_note_run();
-    s->mem_bytes += (uint64_t)n * (uint64_t)s->c->km.width;
-    return GS_OK;
+    return sorting_add_run(s, sorted, n);
 }
 
 /* A buffer for a new chunk: the spare where it holds the chunk's limit, else the
@@ -215,47 +292,60 @@ static int sorting_chunk_alloc(sorting_t *s)
     return GS_OK;
 }
 
-/* Add keys[0..m) to the chunk, sealing it each time it reaches its limit. */
-static int sorting_add(sorting_t *s, const char *keys, size_t m)
+/* Room for up to m more keys at the chunk's end: the backend set up where the chunk
+ * grows past its threshold, the chunk sealed where it is full, the budget made room
+ * in, the chunk allocated or grown. *take (1..m) keys fit at keys + n * width. */
+static int sorting_make_room(sorting_t *s, size_t m, size_t *take)
 {
     size_t w = (size_t)s->c->km.width;
     sorter_t *so = s->c->sorter;
     int rc;
+    if (so->setup_keys && s->n + m > so->setup_keys) {
+        /* The backend sets itself up now: in the background where it can, else
+         * here, chunks sized to it from then on. */
+        rc = so->setup_begin ? so->setup_begin(so) : so->setup(so);
+        if (rc)
+            return rc;
+        sorting_set_limit(s);
+    }
+    if (so->setup_wait_keys && s->n + m > so->setup_wait_keys) {
+        /* Past what the backend guessed it takes: wait for its set-up. */
+        if ((rc = so->setup(so)) != GS_OK)
+            return rc;
+        sorting_set_limit(s);
+    }
+    if (s->n >= s->limit && (rc = sorting_seal(s)) != GS_OK)
+        return rc;
+    *take = s->limit - s->n < m ? s->limit - s->n : m;
+    if ((rc = sorting_room(s, s->n + *take)) != GS_OK)
+        return rc;
+    if (!s->keys && (rc = sorting_chunk_alloc(s)) != GS_OK)
+        return rc;
+    if (s->n + *take > s->cap) {
+        /* Only where the chunk could not be had whole: grow it. */
+        size_t ncap = s->cap ? 2 * s->cap : ((size_t)1 << 16);
+        while (ncap < s->n + *take)
+            ncap *= 2;
+        if (ncap > s->limit)
+            ncap = s->limit;
+        char *nk = mem_realloc(s->keys, ncap * w);
+        if (!nk)
+            return err_set(GS_ENOMEM, "out of memory");
+        s->keys = nk;
+        s->cap = ncap;
+    }
+    return GS_OK;
+}
+
+/* Add keys[0..m) to the chunk, sealing it each time it reaches its limit. */
+static int sorting_add(sorting_t *s, const char *keys, size_t m)
+{
+    size_t w = (size_t)s->c->km.width;
     while (m > 0) {
-        if (so->setup_keys && s->n + m > so->setup_keys) {
-            /* The backend sets itself up now: in the background where it can, else
-             * here, chunks sized to it from then on. */
-            rc = so->setup_begin ? so->setup_begin(so) : so->setup(so);
-            if (rc)
-                return rc;
-            sorting_set_limit(s);
-        }
-        if (so->setup_wait_keys && s->n + m > so->setup_wait_keys) {
-            /* Past what the backend guessed it takes: wait for its set-up. */
-            if ((rc = so->setup(so)) != GS_OK)
-                return rc;
-            sorting_set_limit(s);
-        }
-        if (s->n >= s->limit && (rc = sorting_seal(s)) != GS_OK)
+        size_t take;
+        int rc = sorting_make_room(s, m, &take);
+        if (rc)
             return rc;
-        size_t take = s->limit - s->n < m ? s->limit - s->n : m;
-        if ((rc = sorting_room(s, s->n + take)) != GS_OK)
-            return rc;
-        if (!s->keys && (rc = sorting_chunk_alloc(s)) != GS_OK)
-            return rc;
-        if (s->n + take > s->cap) {
-            /* Only where the chunk could not be had whole: grow it. */
-            size_t ncap = s->cap ? 2 * s->cap : ((size_t)1 << 16);
-            while (ncap < s->n + take)
-                ncap *= 2;
-            if (ncap > s->limit)
-                ncap = s->limit;
-            char *nk = mem_realloc(s->keys, ncap * w);
-            if (!nk)
-                return err_set(GS_ENOMEM, "out of memory");
-            s->keys = nk;
-            s->cap = ncap;
-        }
         double t0 = stats_now();
         mem_copy(s->c->pool, s->keys + s->n * w, keys, take * w);
         stats_add(ST_PARSE, 0, stats_now() - t0);   /* placing keys is part of parsing */
@@ -264,6 +354,40 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
         m -= take;
     }
     return GS_OK;
+}
+
+/* Keys read straight into the chunk at a time (kreader_read_keys), at most: small
+ * enough that the backend's set-up thresholds are met on time. */
+#define SORT_DIRECT_KEYS ((size_t)1 << 24)
+
+/* Read binary keys from a regular file straight into chunks, as many at a time as
+ * its size says are left (so that a small file never sets up a GPU, nor a full
+ * chunk is sealed before the input is known to go on). */
+static int sorting_read_direct(sorting_t *s, kreader_t *r)
+{
+    size_t w = (size_t)s->c->km.width;
+    for (;;) {
+        uint64_t left = kreader_left(r) / w;
+        size_t take, got;
+        int rc;
+        if (left == 0) {
+            /* Done by its size: a key more would show that it grew (a partial one
+             * is carried or reported by the reader). */
+            uint64_t k;
+            if ((rc = kreader_read_keys(r, &k, 1, &got)) != GS_OK || got == 0)
+                return rc;
+            if ((rc = sorting_add(s, (const char *)&k, 1)) != GS_OK)
+                return rc;
+            continue;
+        }
+        rc = sorting_make_room(s, left < SORT_DIRECT_KEYS ? (size_t)left : SORT_DIRECT_KEYS,
+                               &take);
+        if (rc == GS_OK)
+            rc = kreader_read_keys(r, s->keys + s->n * w, take, &got);
+        if (rc || got == 0)
+            return rc;
+        s->n += got;
+    }
 }
 
 /* Read every input into chunks and runs. */
@@ -284,7 +408,9 @@ static int sorting_read(sorting_t *s)
         rc = kreader_open(&r, files[f], &cfg);
         if (rc)
             break;
-        for (;;) {
+        if (kreader_direct(r))
+            rc = sorting_read_direct(s, r);
+        for (; rc == GS_OK && !kreader_direct(r);) {
             const void *blk;
             size_t m;
             rc = kreader_next(r, &blk, &m);
@@ -424,6 +550,12 @@ static void sorting_drop_spare(sorting_t *s)
 
 static void sorting_free(sorting_t *s)
 {
+    if (s->aside) {
+        void *sorted;
+        s->c->sorter->sort_end(s->c->sorter, &sorted);
+        free(s->a_keys);
+        free(s->a_scratch);
+    }
     free(s->keys);
     free(s->spare);
     for (int i = 0; i < s->nruns; i++)
@@ -440,6 +572,8 @@ int sort_run(ctx_t *c)
     sorting_set_limit(&s);
     progress_phase("reading");
     int rc = sorting_read(&s);
+    if (rc == GS_OK)
+        rc = sorting_aside_end(&s);
     if (rc == GS_OK && c->sorter->setup_wait_keys)
         rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
     output_t *out = NULL;
@@ -463,6 +597,8 @@ int sort_run(ctx_t *c)
     }
     if (rc == GS_OK && s.n > 0)
         rc = sorting_seal(&s);
+    if (rc == GS_OK)
+        rc = sorting_aside_end(&s);
     sorting_drop_spare(&s);   /* the merge has the budget to itself */
     progress_phase("merging");
     if (rc == GS_OK)

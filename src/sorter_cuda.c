@@ -41,8 +41,13 @@
 #define CUDA_GUESS_KEYS ((size_t)1 << 26)
 /* Chunks smaller than this many keys a device are not split across devices. */
 #define CUDA_SPLIT_MIN ((size_t)1 << 22)
+/* Buffers pinned at once by pin(), at most. */
+#define CUDA_MAX_PINS 8
+
+typedef struct sorter_cuda sorter_cuda_t;
 
 typedef struct {
+    sorter_cuda_t *owner;
     int dev;
     int width;               /* key bytes */
     int bitonic;             /* --algorithm=bitonic: our bitonic sort, not CUB radix */
@@ -51,6 +56,7 @@ typedef struct {
     gk_event_t staged[2];    /* staging buffer i may be refilled once this fires */
     void *h_stage[2];
     void *d_keys, *d_alt, *d_scratch;
+    void *d_tmp;             /* 16 bytes: gk_minmax's */
     size_t scratch_bytes;
     size_t cap;              /* keys per part */
     /* for --stats */
@@ -66,7 +72,7 @@ typedef struct {
     char err[512];
 } gdev_t;
 
-typedef struct {
+struct sorter_cuda {
     sorter_t base;
     pool_t *pool;
     sorter_t *cpu;           /* for small chunks, and after a fallback */
@@ -87,7 +93,25 @@ typedef struct {
     int gk;                  /* its failure: the GK_E* class, */
     char err[512];           /* and the message */
     char name[64];
-} sorter_cuda_t;
+    /* host memory pinned by pin() */
+    pthread_mutex_t pin_lock;
+    struct {
+        char *p;
+        size_t bytes;
+    } pins[CUDA_MAX_PINS];
+    int npins;
+    unsigned long long pinned_bytes;
+    double pin_s;            /* seconds pinning and unpinning took */
+    /* the sort aside (sort_begin) */
+    int aside;               /* 0: none; 1: on aside_thread; 2: done at sort_begin */
+    unsigned asides;         /* chunks sorted on aside_thread, for --stats */
+    pthread_t aside_thread;
+    pool_t *aside_pool;      /* its staging threads */
+    char *a_keys, *a_scratch;
+    size_t a_n;
+    int a_width, a_rc;
+    void *a_out;
+};
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
@@ -211,6 +235,18 @@ static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int
     return GS_OK;
 }
 
+/* 1 if keys[0..bytes) lies in memory pinned by pin(). */
+static int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes)
+{
+    int found = 0;
+    pthread_mutex_lock(&c->pin_lock);
+    for (int i = 0; i < c->npins && !found; i++)
+        found = keys >= c->pins[i].p && bytes <= c->pins[i].bytes &&
+                (size_t)(keys - c->pins[i].p) <= c->pins[i].bytes - bytes;
+    pthread_mutex_unlock(&c->pin_lock);
+    return found;
+}
+
 /* Sort keys[0..n) (n <= g->cap) in place on device g. */
 static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
 {
@@ -218,12 +254,25 @@ static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
         return GS_OK;
     double t0 = stats_now();
     uint64_t min, max;
-    int rc = cuda_copy_in(g, keys, n, w, &min, &max), gk;
-    if (rc)
-        return rc;
-    /* The sort runs on stream 0, after both copy streams. */
-    if ((gk = gk_stream_sync(g->stream[0])) || (gk = gk_stream_sync(g->stream[1])))
-        return cuda_fail(g, gk);
+    int rc, gk;
+    int direct = cuda_pinned(g->owner, keys, n * (size_t)w);
+    if (direct) {
+        /* Pinned: one DMA in, min and max on the device (into the pinned staging
+         * buffer, free on this path). */
+        uint64_t *mm = g->h_stage[1];
+        if ((gk = gk_copy_h2d(g->d_keys, keys, n * (size_t)w, g->stream[0])) ||
+            (gk = gk_minmax(g->d_keys, n, w, g->d_tmp, mm, g->stream[0])) ||
+            (gk = gk_stream_sync(g->stream[0])))
+            return cuda_fail(g, gk);
+        min = mm[0];
+        max = mm[1];
+    } else {
+        if ((rc = cuda_copy_in(g, keys, n, w, &min, &max)))
+            return rc;
+        /* The sort runs on stream 0, after both copy streams. */
+        if ((gk = gk_stream_sync(g->stream[0])) || (gk = gk_stream_sync(g->stream[1])))
+            return cuda_fail(g, gk);
+    }
     double t1 = stats_now();
     void *res;
     if ((gk = (g->bitonic ? gk_bitonic_sort_range : gk_sort_range)(
@@ -233,7 +282,14 @@ static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
     if ((gk = gk_stream_sync(g->stream[0])))
         return cuda_fail(g, gk);
     double t2 = stats_now();
-    rc = cuda_copy_out(g, res, keys, n, w);
+    if (direct) {
+        rc = GS_OK;
+        if ((gk = gk_copy_d2h(keys, res, n * (size_t)w, g->stream[0])) ||
+            (gk = gk_stream_sync(g->stream[0])))
+            rc = cuda_fail(g, gk);
+    } else {
+        rc = cuda_copy_out(g, res, keys, n, w);
+    }
     double t3 = stats_now();
     g->bytes_in += n * (uint64_t)w;
     g->bytes_out += n * (uint64_t)w;
@@ -345,13 +401,13 @@ static int cuda_cmp_u64(const void *a, const void *b)
  * holds the sorted keys with no merge after. Splitters come from a sample. 1 if the
  * keys were sorted so (rc set), 0 if a bucket would not fit its device (many equal
  * keys): then nothing was done. */
-static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n, int width,
-                           int used, int *rc)
+static int cuda_sort_dealt(sorter_cuda_t *c, pool_t *pool, char *keys, char *scratch, size_t n,
+                           int width, int used, int *rc)
 {
     deal_job_t j = { .keys = keys, .dst = scratch, .n = n, .w = width, .nb = used };
     size_t ns = (size_t)CUDA_SAMPLES * (size_t)used;
     uint64_t *sample = malloc(sizeof *sample * ns);
-    int threads = pool_size(c->pool);
+    int threads = pool_size(pool);
     j.count = calloc((size_t)threads, sizeof *j.count);
     if (!sample || !j.count) {
         free(sample);
@@ -365,7 +421,7 @@ static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n
     for (int b = 0; b < used - 1; b++)
         j.split[b] = sample[ns * (size_t)(b + 1) / (size_t)used];
     free(sample);
-    pool_run(c->pool, cuda_count_share, &j);
+    pool_run(pool, cuda_count_share, &j);
     size_t total[OPT_MAX_DEVICES] = { 0 }, start[OPT_MAX_DEVICES];
     for (int t = 0; t < threads; t++)
         for (int b = 0; b < used; b++)
@@ -385,7 +441,7 @@ static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n
             j.count[t][b] = at[b];
             at[b] += m;
         }
-    pool_run(c->pool, cuda_deal_share, &j);
+    pool_run(pool, cuda_deal_share, &j);
     free(j.count);
     pthread_t threads_[OPT_MAX_DEVICES];
     int started[OPT_MAX_DEVICES] = { 0 };
@@ -414,22 +470,12 @@ static int cuda_sort_dealt(sorter_cuda_t *c, char *keys, char *scratch, size_t n
 }
 
 
-static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
-                            void **out)
+/* Sort keys[0..n) on the devices, set up, with pool's threads for the host's part
+ * (staging copies, dealing, merging parts); sorter.h's sort() otherwise. */
+static int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, char *keys, char *scratch, size_t n,
+                        int width, void **out)
 {
-    sorter_cuda_t *c = (sorter_cuda_t *)s;
     *out = keys;
-    if (n < 2)
-        return GS_OK;
-    if (n < c->min_keys || c->ready < 0)
-        return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
-    if (c->ready == 0 || c->pending) {
-        int rc = sorter_cuda_setup(&c->base);
-        if (rc)
-            return rc;
-        if (c->ready < 0)
-            return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
-    }
     /* Devices: split a chunk only where each device gets a good share. */
     int used = c->ndev;
     while (used > 1 && n / (size_t)used < CUDA_SPLIT_MIN)
@@ -438,7 +484,7 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
     for (int d = 1; d < used; d++)
         cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
     int rc = GS_OK;
-    if (used > 1 && cuda_sort_dealt(c, keys, scratch, n, width, used, &rc)) {
+    if (used > 1 && cuda_sort_dealt(c, pool, keys, scratch, n, width, used, &rc)) {
         if (rc == GS_OK)
             *out = scratch;
         return rc;
@@ -457,7 +503,7 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
         g->stride = (size_t)used;
         /* One device runs on this thread, and the pool is free to stage its copies;
          * several run on threads of their own, each with its share of the threads. */
-        g->pool = used == 1 ? c->pool : g->own;
+        g->pool = used == 1 ? pool : g->own;
         g->rc = GS_OK;
         if (used == 1)
             cuda_device_main(g);
@@ -486,13 +532,92 @@ static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, in
     array_sink_t a = { .dst = scratch };
     pmerge_sink_t sink = { NULL, cuda_sink_append, w, &a };
     if (rc == GS_OK)
-        rc = pmerge_runs(runs, (int)nparts, width, 0, c->pool, (size_t)256 << 20, &sink);
+        rc = pmerge_runs(runs, (int)nparts, width, 0, pool, (size_t)256 << 20, &sink);
     for (size_t p = 0; p < nparts; p++)
         run_free(runs[p]);
     free(runs);
     if (rc == GS_OK)
         *out = scratch;
     return rc;
+}
+
+/* Where keys[0..n) go: *gpu 1 to the devices (set up first where they are not yet),
+ * 0 to the CPU (few keys, or no device); GS_OK or the set-up's error. */
+static int cuda_route(sorter_cuda_t *c, size_t n, int *gpu)
+{
+    *gpu = 0;
+    if (n < 2 || n < c->min_keys || c->ready < 0)
+        return GS_OK;
+    if (c->ready == 0 || c->pending) {
+        int rc = sorter_cuda_setup(&c->base);
+        if (rc || c->ready < 0)
+            return rc;
+    }
+    *gpu = 1;
+    return GS_OK;
+}
+
+static int sorter_cuda_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
+                            void **out)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    *out = keys;
+    int gpu, rc = cuda_route(c, n, &gpu);
+    if (rc || n < 2)
+        return rc;
+    if (!gpu)
+        return c->cpu->sort(c->cpu, keys, scratch, n, width, out);
+    return cuda_sort_on(c, c->pool, keys, scratch, n, width, out);
+}
+
+/* ---- a chunk sorted aside ------------------------------------------------------------------ */
+
+static void *cuda_aside_main(void *arg)
+{
+    sorter_cuda_t *c = arg;
+    c->a_rc = cuda_sort_on(c, c->aside_pool, c->a_keys, c->a_scratch, c->a_n, c->a_width,
+                           &c->a_out);
+    return NULL;
+}
+
+/* Begin a sort aside (sorter.h): on a thread of its own, staging through a pool of its
+ * own (half the pipeline's threads), so that reading goes on meanwhile. Chunks for
+ * the CPU, and any failure to start, sort here and now; sort_end() gives the result
+ * either way. */
+static int sorter_cuda_sort_begin(sorter_t *s, void *keys, void *scratch, size_t n, int width)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    c->a_keys = keys;
+    c->a_scratch = scratch;
+    c->a_n = n;
+    c->a_width = width;
+    c->a_out = keys;
+    int gpu, rc = cuda_route(c, n, &gpu);
+    if (rc == GS_OK && gpu && !c->aside_pool) {
+        int k = pool_size(c->pool) / 2;
+        rc = pool_create(&c->aside_pool, k < 1 ? 1 : k);
+        if (rc)
+            c->aside_pool = NULL;
+    }
+    if (rc == GS_OK && gpu &&
+        cleanup_thread_create(&c->aside_thread, cuda_aside_main, c) == 0) {
+        c->aside = 1;
+        c->asides++;
+        return GS_OK;
+    }
+    c->a_rc = rc ? rc : sorter_cuda_sort(s, keys, scratch, n, width, &c->a_out);
+    c->aside = 2;
+    return GS_OK;
+}
+
+static int sorter_cuda_sort_end(sorter_t *s, void **out)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    if (c->aside == 1)
+        pthread_join(c->aside_thread, NULL);
+    c->aside = 0;
+    *out = c->a_out;
+    return c->a_rc;
 }
 
 /* ---- setting up and tearing down -------------------------------------------------------------- */
@@ -506,7 +631,8 @@ static void gdev_release(gdev_t *g)
     gk_free(g->d_keys);
     gk_free(g->d_alt);
     gk_free(g->d_scratch);
-    g->d_keys = g->d_alt = g->d_scratch = NULL;
+    gk_free(g->d_tmp);
+    g->d_keys = g->d_alt = g->d_scratch = g->d_tmp = NULL;
     for (int i = 0; i < 2; i++) {
         gk_host_free(g->h_stage[i]);
         gk_stream_destroy(g->stream[i]);
@@ -575,6 +701,8 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
             (gk = gk_host_alloc(&g->h_stage[i], CUDA_STAGE_BYTES)))
             return cuda_fail(g, gk);
     }
+    if ((gk = gk_malloc(&g->d_tmp, 16)))
+        return cuda_fail(g, gk);
     /* Default: all but a tenth of what is free (the runtime and CUB want some). */
     size_t budget = (size_t)opt_size_bytes(gpu_memory, info.total_bytes,
                                            info.free_bytes / 10 * 9);
@@ -602,11 +730,54 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
     return gdev_buffers(g, budget);
 }
 
+/* Page-lock buf for DMA (sorter.h): only once the devices are up; a failure leaves it
+ * as it was (its parts are then staged), with no error. */
+static int sorter_cuda_pin(sorter_t *s, void *buf, size_t bytes)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    if (c->ready != 1 || !buf || bytes == 0)
+        return GS_OK;
+    pthread_mutex_lock(&c->pin_lock);
+    if (c->npins < CUDA_MAX_PINS) {
+        double t0 = stats_now();
+        if (gk_host_register(buf, bytes) == GK_OK) {
+            c->pins[c->npins].p = buf;
+            c->pins[c->npins].bytes = bytes;
+            c->npins++;
+            c->pinned_bytes += bytes;
+        }
+        c->pin_s += stats_now() - t0;
+    }
+    pthread_mutex_unlock(&c->pin_lock);
+    return GS_OK;
+}
+
+static void sorter_cuda_unpin(sorter_t *s, void *buf)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    pthread_mutex_lock(&c->pin_lock);
+    for (int i = 0; i < c->npins; i++)
+        if (c->pins[i].p == buf) {
+            double t0 = stats_now();
+            gk_host_unregister(buf);
+            c->pin_s += stats_now() - t0;
+            c->pins[i] = c->pins[--c->npins];
+            break;
+        }
+    pthread_mutex_unlock(&c->pin_lock);
+}
+
 static void sorter_cuda_destroy(sorter_t *s)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
     if (c->pending)
         pthread_join(c->setup_thread, NULL);   /* an error ended reading meanwhile */
+    if (c->aside == 1)
+        pthread_join(c->aside_thread, NULL);   /* an error ended reading meanwhile */
+    pool_destroy(c->aside_pool);
+    while (c->npins > 0)
+        sorter_cuda_unpin(s, c->pins[0].p);
+    pthread_mutex_destroy(&c->pin_lock);
     if (c->devs)
         for (int d = 0; d < c->ndev; d++)
             if (c->devs[d].stream[0] || c->devs[d].h_stage[0] || c->devs[d].d_keys)
@@ -645,6 +816,7 @@ static int cuda_setup_devices(sorter_cuda_t *c)
     int share = c->ndev ? pool_size(c->pool) / c->ndev : 0;
     for (int d = 0; d < c->ndev && rc == GS_OK; d++) {
         gdev_t *g = &c->devs[d];
+        g->owner = c;
         g->bitonic = c->bitonic;
         rc = gdev_init(g, c->ids[d], c->width, &c->gpu_memory, c->base.input_keys);
         /* Several devices stage at once: each gets its share of the pool's threads
@@ -783,6 +955,12 @@ static void sorter_cuda_report(const sorter_t *s)
     }
     fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for\n",
             c->setup_s, c->wait_s);
+    if (c->asides)
+        fprintf(stderr, "gpusort: stats: %u chunks sorted aside while the next was read\n",
+                c->asides);
+    if (c->pinned_bytes)
+        fprintf(stderr, "gpusort: stats: pinned %llu bytes of host memory for DMA, %.3f s "
+                "with unpinning\n", c->pinned_bytes, c->pin_s);
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
@@ -800,6 +978,7 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
         free(c);
         return err_set(GS_ENOMEM, "out of memory");
     }
+    pthread_mutex_init(&c->pin_lock, NULL);
     int rc = sorter_cpu_create(&c->cpu, pool);
     if (rc) {
         sorter_cuda_destroy(&c->base);
@@ -823,6 +1002,10 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const int *devs, int ndev, 
     c->base.setup_keys = min_keys;
     c->base.setup = sorter_cuda_setup;
     c->base.setup_begin = sorter_cuda_setup_begin;
+    c->base.sort_begin = sorter_cuda_sort_begin;
+    c->base.sort_end = sorter_cuda_sort_end;
+    c->base.pin = sorter_cuda_pin;
+    c->base.unpin = sorter_cuda_unpin;
     c->base.destroy = sorter_cuda_destroy;
     c->base.report = sorter_cuda_report;
     *out = &c->base;
