@@ -189,14 +189,15 @@ static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
                      .got = npieces > 1 ? calloc(npieces, sizeof *j.got) : &one };
     if (!j.got)
         return err_set(GS_ENOMEM, "out of memory");
-    if (npieces > 1 && left > KREADER_PIECE && !r->readers) {
+    int pooled = npieces > 1 && left > KREADER_PIECE;
+    if (pooled && !r->readers) {
         int k = pool_size(r->cfg.pool);
         k = k < KREADER_READERS_MIN ? KREADER_READERS_MIN : k;
         k = k > KREADER_READERS_MAX ? KREADER_READERS_MAX : k;
         if (pool_create(&r->readers, k) != GS_OK)
             r->readers = NULL;   /* read on this thread alone */
     }
-    if (npieces > 1 && left > KREADER_PIECE && r->readers)
+    if (pooled && r->readers)
         pool_run(r->readers, kreader_fill_share, &j);
     else
         kreader_fill_share(&j, 0, 1);
@@ -643,7 +644,6 @@ int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n)
     size_t pre = r->have[0];
     memcpy(d, r->bufs[0], pre);
     r->have[0] = 0;
-    r->started = 1;
     double t0 = stats_now();
     size_t got;
     int rc = kreader_pread(r, d + pre, max * w - pre, &got);

@@ -116,6 +116,33 @@ static int sorting_room(sorting_t *s, size_t want)
     return GS_OK;
 }
 
+/* Scratch for a sort of n keys: the spare where it is large enough, else new memory
+ * (the spare, too small, freed). The spare is taken either way. */
+static int sorting_scratch(sorting_t *s, size_t n, void **scratch, size_t *scap)
+{
+    *scratch = s->spare;
+    *scap = s->spare_cap;
+    s->spare = NULL;
+    s->spare_cap = 0;
+    if (!*scratch || *scap < n) {
+        free(*scratch);
+        *scap = n;
+        if (!(*scratch = mem_alloc(n * (size_t)s->c->km.width)))
+            return err_set(GS_ENOMEM, "out of memory");
+    }
+    return GS_OK;
+}
+
+/* After a sort of keys (room for cap) with scratch (scap) whose result is sorted:
+ * the buffer it left free becomes the spare. */
+static void sorting_keep_spare(sorting_t *s, const void *sorted, void *keys, size_t cap,
+                               void *scratch, size_t scap)
+{
+    free(s->spare);
+    s->spare = sorted == scratch ? keys : scratch;
+    s->spare_cap = sorted == scratch ? cap : scap;
+}
+
 /* Sort keys[0..n) with the chunk sorter; *out is the buffer that holds the result.
  * The other buffer (the chunk's, or the scratch) is kept as the spare, for the next
  * sort's scratch or the next chunk: reusing memory already faulted in costs nothing,
@@ -126,34 +153,18 @@ static int sorting_sort(sorting_t *s, void *keys, size_t cap, size_t *n, void **
     int width = c->km.width;
     *out = keys;
     if (*n > 1) {
-        void *scratch = s->spare;
-        size_t scap = s->spare_cap;
-        if (!scratch || scap < *n) {
-            free(scratch);
-            scap = *n;
-            scratch = mem_alloc(scap * (size_t)width);
-            if (!scratch) {
-                s->spare = NULL;
-                s->spare_cap = 0;
-                return err_set(GS_ENOMEM, "out of memory");
-            }
-        }
-        s->spare = NULL;
-        s->spare_cap = 0;
-        void *sorted;
-        int rc = c->sorter->sort(c->sorter, keys, scratch, *n, width, &sorted);
+        void *scratch;
+        size_t scap;
+        int rc = sorting_scratch(s, *n, &scratch, &scap);
+        if (rc)
+            return rc;
+        rc = c->sorter->sort(c->sorter, keys, scratch, *n, width, out);
         if (rc) {
+            *out = keys;
             free(scratch);
             return rc;
         }
-        if (sorted == scratch) {
-            *out = scratch;
-            s->spare = keys;
-            s->spare_cap = cap;
-        } else {
-            s->spare = scratch;
-            s->spare_cap = scap;
-        }
+        sorting_keep_spare(s, *out, keys, cap, scratch, scap);
     }
     if (c->o->unique)
         *n = key_unique(*out, *n, width);
@@ -209,10 +220,7 @@ static int sorting_aside_end(sorting_t *s)
         free(s->a_scratch);
         return rc;
     }
-    /* The buffer the sort left free is the spare, as in sorting_sort(). */
-    free(s->spare);
-    s->spare = sorted == s->a_scratch ? s->a_keys : s->a_scratch;
-    s->spare_cap = sorted == s->a_scratch ? s->a_cap : s->a_scap;
+    sorting_keep_spare(s, sorted, s->a_keys, s->a_cap, s->a_scratch, s->a_scap);
     size_t n = s->a_n;
     if (s->c->o->unique)
         n = key_unique(sorted, n, s->c->km.width);
@@ -223,16 +231,11 @@ static int sorting_aside_end(sorting_t *s)
 static int sorting_aside_begin(sorting_t *s)
 {
     size_t w = (size_t)s->c->km.width, n = s->n;
-    char *scratch = s->spare;
-    size_t scap = s->spare_cap;
-    s->spare = NULL;
-    s->spare_cap = 0;
-    if (!scratch || scap < n) {
-        free(scratch);
-        scap = n;
-        if (!(scratch = mem_alloc(scap * w)))
-            return err_set(GS_ENOMEM, "out of memory");
-    }
+    void *scratch;
+    size_t scap;
+    int rc = sorting_scratch(s, n, &scratch, &scap);
+    if (rc)
+        return rc;
     s->c->sorter->sort_begin(s->c->sorter, s->keys, scratch, n, s->c->km.width);
     s->aside = 1;
     s->a_keys = s->keys;
