@@ -4,7 +4,8 @@
  * decoded block at a time. A piece is gathered by the pool's threads, task by task,
  * spilled blocks decoded straight into the piece; the chunk sorter sorts it; and,
  * for binary output, a writer thread writes it while the next piece is gathered and
- * sorted in the other two of three buffers.
+ * sorted in the other two of three buffers. A sorter that sorts aside into pinned
+ * memory (a GPU) sorts each piece while the next is gathered, in a buffer more.
  */
 #include <config.h>
 
@@ -371,8 +372,66 @@ static int sm_emit_stop(sm_emit_t *e)
     return rc;
 }
 
+/* The merge loop's buffers and the state of what it writes. */
+typedef struct {
+    sm_emit_t *e;
+    char *buf[4];
+    int pinned[4];           /* 1: buf[i] is pinned (lent, or by us) */
+    int lent[4];             /* 1: buf[i] is lent (not ours to unpin or free) */
+    int nbuf;
+    size_t bytes;            /* of each buffer */
+    int writing;             /* the buffer the writer holds, or -1 */
+    int unique, have_last;
+    uint64_t last;           /* with unique: the last key written */
+    int width;
+} sm_bufs_t;
+
+/* A buffer that none of the writer, x and y holds: a pinned one where pinned (a
+ * piece is gathered into it), else an unpinned one (a sort's scratch, which the
+ * sorter leaves untouched where it sorts in place) where there is such. */
+static int sm_free_buf(const sm_bufs_t *b, int x, int y, int pinned)
+{
+    int any = -1;
+    for (int i = 0; i < b->nbuf; i++)
+        if (i != b->writing && i != x && i != y) {
+            if (b->pinned[i] == pinned)
+                return i;
+            if (any < 0)
+                any = i;
+        }
+    return any;   /* never -1: there are enough buffers */
+}
+
+/* Write the sorted piece in buffer x (m keys, all one value where same), repeats
+ * dropped with unique; a given buffer is replaced by a fresh one where more is to
+ * come. */
+static int sm_put(sm_bufs_t *b, int x, size_t m, int same, int more)
+{
+    size_t w = (size_t)b->width, skip = 0, keep = m;
+    const char *sorted = b->buf[x];
+    if (b->unique) {
+        keep = same ? 1 : key_unique(b->buf[x], m, b->width);
+        if (b->have_last && key_get(sorted, 0, b->width) == b->last)
+            skip = 1;
+        b->last = key_get(sorted, keep - 1, b->width);
+        b->have_last = 1;
+    }
+    stats_note_merge(m, 0);
+    int rc = sm_emit(b->e, sorted + skip * w, keep - skip, b->buf[x], b->bytes);
+    if (b->e->give) {
+        /* Given up: the slot takes a fresh buffer (its pages faulted in as the next
+         * gather fills it). */
+        b->buf[x] = NULL;
+        if (rc == GS_OK && more && !(b->buf[x] = mem_map(b->bytes)))
+            rc = err_set(GS_ENOMEM, "out of memory");
+    } else if (b->e->started) {
+        b->writing = x;   /* the writer holds the piece's buffer until it is written */
+    }
+    return rc;
+}
+
 int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
-                pool_t *pool, size_t budget, output_t *out)
+                pool_t *pool, size_t budget, const smerge_lent_t *lent, output_t *out)
 {
     double t0 = stats_now();
     size_t w = (size_t)width, total = 0;
@@ -390,26 +449,42 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         cap = SM_MIN_PIECE;
     if (cap > total)
         cap = total > 0 ? total : 1;
+    /* A sorter that sorts aside into pinned buffers (a GPU) sorts each piece while
+     * the next is gathered, in one buffer more, where the budget holds it at the
+     * same piece size. */
+    int aside = sorter->sort_begin && sorter->pin && !e.give && total > cap &&
+                budget / ((size_t)(nbuf + 1) * w) >= cap;
+    if (aside)
+        nbuf++;
     sm_state_t st = { 0 };
-    char *buf[3] = { NULL, NULL, NULL };
+    sm_bufs_t b = { .e = &e, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
+                    .unique = unique, .width = width };
     int rc = GS_OK, opened = 0, threaded = 0;
     for (; opened < nruns && rc == GS_OK; opened++)
         rc = run_open(runs[opened]);
     if (rc == GS_OK)
         rc = sm_state_init(&st, runs, nruns, width, pool_size(pool), cap);
-    /* Given pieces leave with their buffers: the merge itself holds two. */
-    for (int i = 0; i < (e.give ? 2 : nbuf) && rc == GS_OK; i++)
-        if (!(buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w)))
+    /* Given pieces leave with their buffers: the merge itself holds two. Lent
+     * buffers are taken first where they hold a piece. */
+    int nlent = lent && !e.give && lent->bytes >= cap * w ? lent->n : 0;
+    for (int i = 0; i < (e.give ? 2 : nbuf) && rc == GS_OK; i++) {
+        if (i < nlent) {
+            b.buf[i] = lent->buf[i];
+            b.lent[i] = b.pinned[i] = 1;
+        } else if (!(b.buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w))) {
             rc = err_set(GS_ENOMEM, "out of memory");
-    /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
-     * staging copy, at PCIe's speed), faulted in first on every thread. Given ones
-     * leave with the output, so are not. */
-    int pinned = rc == GS_OK && !e.give && sorter->pin;
-    for (int i = 0; pinned && i < nbuf; i++) {
-        mem_touch(pool, buf[i], cap * w);
-        rc = sorter->pin(sorter, buf[i], cap * w);
+        }
     }
-    if (rc == GS_OK && nbuf == 3) {
+    /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
+     * staging copy, at PCIe's speed), faulted in first on every thread; with a
+     * sort aside, all but one, the sorts' scratch (untouched by a sort in place).
+     * Given ones leave with the output, so are not. */
+    int pinning = rc == GS_OK && !e.give && sorter->pin;
+    for (int i = nlent; pinning && i < (aside ? nbuf - 1 : nbuf); i++) {
+        mem_touch(pool, b.buf[i], cap * w);
+        b.pinned[i] = sorter->pin(sorter, b.buf[i], cap * w);
+    }
+    if (rc == GS_OK && output_solo(out)) {
         pthread_mutex_init(&e.lock, NULL);
         pthread_cond_init(&e.cond, NULL);
         threaded = 1;
@@ -419,49 +494,53 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
                        .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
-    int have_last = 0, writing = -1;   /* writing: the buffer the writer holds */
-    uint64_t last = 0;
-    for (size_t done = 0; rc == GS_OK && done < total;) {
-        /* Gather into one free buffer, sort with another as scratch. */
-        int g = -1, s = -1;
-        for (int i = 0; i < nbuf; i++)
-            if (i != writing) {
-                if (g < 0)
-                    g = i;
-                else if (s < 0)
-                    s = i;
+    int a_k = -1, a_s = -1;   /* the piece sorted aside: its buffer and its scratch */
+    size_t a_m = 0;
+    for (size_t done = 0; rc == GS_OK && (done < total || a_k >= 0);) {
+        /* Gather the next piece into a free buffer (while the last one sorts). */
+        int g = -1, same = 0;
+        size_t m = 0;
+        if (done < total) {
+            g = sm_free_buf(&b, a_k, a_s, 1);
+            m = sm_cut(&view, nruns, st.pos, cap, st.end, &same);
+            if ((rc = view.rc) != GS_OK ||
+                (rc = sm_gather(&st, nruns, width, b.buf[g], pool)) != GS_OK)
+                break;
+            memcpy(st.pos, st.end, sizeof *st.pos * (size_t)nruns);
+            done += m;
+        }
+        if (a_k >= 0) {
+            void *sorted;
+            rc = sorter->sort_end(sorter, &sorted);
+            int x = sorted == b.buf[a_k] ? a_k : a_s;
+            a_k = a_s = -1;
+            if (rc || (rc = sm_put(&b, x, a_m, 0, 1)) != GS_OK)
+                break;
+        }
+        if (g < 0)
+            continue;
+        /* Sort it with another free buffer as scratch: aside, or here. */
+        int x = g;
+        if (!same && m > 1) {
+            int s = sm_free_buf(&b, g, -1, 0);
+            if (aside) {
+                if (sorter->sort_begin(sorter, b.buf[g], b.buf[s], m, width))
+                    stats_note_aside(1);
+                a_k = g;
+                a_s = s;
+                a_m = m;
+                continue;
             }
-        int same;
-        size_t m = sm_cut(&view, nruns, st.pos, cap, st.end, &same);
-        if ((rc = view.rc) != GS_OK || (rc = sm_gather(&st, nruns, width, buf[g], pool)))
-            break;
-        memcpy(st.pos, st.end, sizeof *st.pos * (size_t)nruns);
-        done += m;
-        void *sorted = buf[g];
-        if (!same && m > 1)
-            rc = sorter->sort(sorter, buf[g], buf[s], m, width, &sorted);
-        if (rc)
-            break;
-        size_t skip = 0, keep = m;
-        if (unique) {
-            keep = same ? 1 : key_unique(sorted, m, width);
-            if (have_last && key_get(sorted, 0, width) == last)
-                skip = 1;
-            last = key_get(sorted, keep - 1, width);
-            have_last = 1;
+            void *sorted;
+            if ((rc = sorter->sort(sorter, b.buf[g], b.buf[s], m, width, &sorted)) != GS_OK)
+                break;
+            x = sorted == b.buf[g] ? g : s;
         }
-        stats_note_merge(m, 0);
-        int x = sorted == buf[g] ? g : s;
-        rc = sm_emit(&e, (const char *)sorted + skip * w, keep - skip, buf[x], cap * w);
-        if (e.give) {
-            /* Given up: the slot takes a fresh buffer (its pages faulted in as the
-             * next gather fills it). */
-            buf[x] = NULL;
-            if (rc == GS_OK && done < total && !(buf[x] = mem_map(cap * w)))
-                rc = err_set(GS_ENOMEM, "out of memory");
-        } else if (e.started) {
-            writing = x;   /* the writer holds the piece's buffer until it is written */
-        }
+        rc = sm_put(&b, x, m, same, done < total);
+    }
+    if (a_k >= 0) {   /* an error ended the loop meanwhile */
+        void *sorted;
+        sorter->sort_end(sorter, &sorted);
     }
     int erc = sm_emit_stop(&e);
     if (rc == GS_OK)
@@ -473,12 +552,14 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     for (int i = 0; i < opened; i++)
         run_close(runs[i]);
     for (int i = 0; i < nbuf; i++) {
-        if (pinned && buf[i])
-            sorter->unpin(sorter, buf[i]);
+        if (b.lent[i])
+            continue;
+        if (b.pinned[i])
+            sorter->unpin(sorter, b.buf[i]);
         if (e.give)
-            mem_unmap(buf[i], cap * w);
+            mem_unmap(b.buf[i], cap * w);
         else
-            free(buf[i]);
+            free(b.buf[i]);
     }
     sm_state_free(&st);
     /* The merge's own time: gathering and sorting, not waiting for the writer. */

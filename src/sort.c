@@ -3,7 +3,9 @@
  * Keys are read into a chunk of half of -S (the other half is the sort's scratch);
  * a full chunk is sorted and kept as a run, in memory while the runs and the chunk
  * being filled fit -S, the largest spilled under -T as the chunk needs the room
- * (runs.h).
+ * (runs.h). With a GPU, a chunk is sorted aside while the next is read, and once
+ * the input is known to take several chunks, chunks are read into two buffers
+ * pinned for DMA, each sorted chunk copied out into a run of its own.
  * An input that fits one chunk is sorted and written directly: no run, no merge.
  * Otherwise, merge passes bring the runs down to what one merge takes, and the
  * parallel merge (pmerge.h) writes the output. Nothing is written before every input
@@ -43,6 +45,12 @@ typedef struct {
     int aside;               /* 1: one is being sorted */
     char *a_keys, *a_scratch;
     size_t a_cap, a_scap, a_n;   /* their room, and its keys */
+    /* chunk buffers pinned by the sorter (pin), reused chunk after chunk */
+    char *pinned[2];
+    size_t pin_cap;          /* their room, in keys */
+    int pin_off;             /* 1: pinning failed once; not tried again */
+    const char *copy_src;    /* a sorted chunk in a pinned buffer still to copy out, */
+    size_t copy_n;           /* its keys */
 } sorting_t;
 
 static size_t sort_budget(const opts_t *o)
@@ -143,6 +151,36 @@ static void sorting_keep_spare(sorting_t *s, const void *sorted, void *keys, siz
     s->spare_cap = sorted == scratch ? cap : scap;
 }
 
+/* 1 if p is one of the pinned chunk buffers. */
+static int sorting_is_pinned(const sorting_t *s, const void *p)
+{
+    return p && (p == s->pinned[0] || p == s->pinned[1]);
+}
+
+/* Free a chunk's buffer, unless it is a pinned one (those are kept, and freed by
+ * sorting_drop_pinned()). */
+static void sorting_free_chunk(sorting_t *s, void *p)
+{
+    if (!sorting_is_pinned(s, p))
+        free(p);
+}
+
+/* Unpin and free the pinned chunk buffers, no chunk being aside (the chunk being
+ * filled, where it is one of them, must be empty). */
+static void sorting_drop_pinned(sorting_t *s)
+{
+    if (sorting_is_pinned(s, s->keys)) {
+        s->keys = NULL;
+        s->n = s->cap = 0;
+    }
+    for (int i = 0; i < 2; i++)
+        if (s->pinned[i]) {
+            s->c->sorter->unpin(s->c->sorter, s->pinned[i]);
+            free(s->pinned[i]);
+            s->pinned[i] = NULL;
+        }
+}
+
 /* Sort keys[0..n) with the chunk sorter; *out is the buffer that holds the result.
  * The other buffer (the chunk's, or the scratch) is kept as the spare, for the next
  * sort's scratch or the next chunk: reusing memory already faulted in costs nothing,
@@ -195,17 +233,51 @@ static int sorting_add_run(sorting_t *s, void *sorted, size_t n)
     return GS_OK;
 }
 
-/* Chunks are sorted aside, while the next one is read, where the sorter can (a GPU)
- * and the budget holds two chunks and their scratch (the one aside is counted in
- * mem_bytes meanwhile). */
-static int sorting_aside_ok(const sorting_t *s)
+/* The sorter can sort chunks aside (a GPU), and the budget holds two chunks and
+ * their scratch (the one aside is counted in mem_bytes meanwhile). */
+static int sorting_aside_fits(const sorting_t *s)
 {
-    const sorter_t *so = s->c->sorter;
-    return so->sort_begin && s->n > 1 &&
-           s->limit <= s->budget / (4 * (size_t)s->c->km.width);
+    return s->c->sorter->sort_begin && s->limit <= s->budget / (4 * (size_t)s->c->km.width);
 }
 
-/* Wait for the chunk aside, if any, and keep it as a run. */
+/* Chunks are sorted aside, while the next one is read, where it fits (and always
+ * from a pinned buffer, which must not become a run). */
+static int sorting_aside_ok(const sorting_t *s)
+{
+    return sorting_aside_fits(s) && (s->n > 1 || sorting_is_pinned(s, s->keys));
+}
+
+/* Chunks are read into pinned buffers where they are sorted aside, the input is
+ * known to take more than one chunk (a run made or a chunk aside), the sorter is
+ * set up (its chunk size known) and pinning has not failed. */
+static int sorting_pin_ok(const sorting_t *s)
+{
+    const sorter_t *so = s->c->sorter;
+    return so->pin && !s->pin_off && sorting_aside_fits(s) && (s->nruns > 0 || s->aside) &&
+           !so->setup_keys && !so->setup_wait_keys;
+}
+
+/* The sorted chunk left in a pinned buffer by sorting_aside_end(), if any: copied
+ * out (on the pool's threads, while the next chunk sorts aside) into a run of its
+ * own, the buffer free for the next chunk. */
+static int sorting_copy_out(sorting_t *s)
+{
+    if (!s->copy_src)
+        return GS_OK;
+    size_t n = s->copy_n, bytes = n * (size_t)s->c->km.width;
+    const char *src = s->copy_src;
+    s->copy_src = NULL;
+    double t0 = stats_now();
+    char *run = mem_alloc(bytes ? bytes : 1);
+    if (!run)
+        return err_set(GS_ENOMEM, "out of memory");
+    mem_copy(s->c->pool, run, src, bytes);
+    stats_note_copy_out(bytes, stats_now() - t0);
+    return sorting_add_run(s, run, n);
+}
+
+/* Wait for the chunk aside, if any, and keep it as a run; one sorted in a pinned
+ * buffer is left for sorting_copy_out(). */
 static int sorting_aside_end(sorting_t *s)
 {
     if (!s->aside)
@@ -216,15 +288,34 @@ static int sorting_aside_end(sorting_t *s)
     s->aside = 0;
     s->mem_bytes -= (uint64_t)(s->a_cap + s->a_scap) * w;
     if (rc) {
-        free(s->a_keys);
+        sorting_free_chunk(s, s->a_keys);
         free(s->a_scratch);
         return rc;
     }
-    sorting_keep_spare(s, sorted, s->a_keys, s->a_cap, s->a_scratch, s->a_scap);
     size_t n = s->a_n;
     if (s->c->o->unique)
         n = key_unique(sorted, n, s->c->km.width);
-    return sorting_add_run(s, sorted, n);
+    if (!sorting_is_pinned(s, s->a_keys)) {
+        sorting_keep_spare(s, sorted, s->a_keys, s->a_cap, s->a_scratch, s->a_scap);
+        return sorting_add_run(s, sorted, n);
+    }
+    if (sorted == s->a_scratch)   /* the scratch holds it: that is the run */
+        return sorting_add_run(s, sorted, n);
+    /* Still in the pinned buffer: copied out later; the scratch is the spare. */
+    free(s->spare);
+    s->spare = s->a_scratch;
+    s->spare_cap = s->a_scap;
+    s->copy_src = sorted;
+    s->copy_n = n;
+    return GS_OK;
+}
+
+/* sorting_aside_end(), the copy out included. */
+static int sorting_aside_finish(sorting_t *s)
+{
+    int rc = sorting_aside_end(s);
+    int crc = sorting_copy_out(s);
+    return rc ? rc : crc;
 }
 
 /* Hand the chunk to the sorter to sort aside; start an empty chunk. */
@@ -236,7 +327,8 @@ static int sorting_aside_begin(sorting_t *s)
     int rc = sorting_scratch(s, n, &scratch, &scap);
     if (rc)
         return rc;
-    s->c->sorter->sort_begin(s->c->sorter, s->keys, scratch, n, s->c->km.width);
+    if (s->c->sorter->sort_begin(s->c->sorter, s->keys, scratch, n, s->c->km.width))
+        stats_note_aside(0);
     s->aside = 1;
     s->a_keys = s->keys;
     s->a_cap = s->cap;
@@ -250,12 +342,16 @@ static int sorting_aside_begin(sorting_t *s)
 }
 
 /* Sort the chunk and keep it as a run (aside where it can, the one before it then
- * waited for); start an empty chunk. */
+ * waited for, and copied out of its pinned buffer while this one sorts); start an
+ * empty chunk. */
 static int sorting_seal(sorting_t *s)
 {
     if (sorting_aside_ok(s)) {
         int rc = sorting_aside_end(s);
-        return rc ? rc : sorting_aside_begin(s);
+        if (rc == GS_OK)
+            rc = sorting_aside_begin(s);
+        int crc = sorting_copy_out(s);
+        return rc ? rc : crc;
     }
     void *sorted;
     size_t n = s->n;
@@ -271,13 +367,59 @@ static int sorting_seal(sorting_t *s)
     return sorting_add_run(s, sorted, n);
 }
 
-/* A buffer for a new chunk: the spare where it holds the chunk's limit, else the
- * whole limit at once (pages are only faulted in as keys arrive; growing a buffer
- * of gigabytes by realloc cost more than all the rest of reading). Where even that
- * cannot be had, the chunk starts small and grows. */
+/* A pinned buffer for a new chunk, where chunks are pinned (sorting_pin_ok): the
+ * one not aside, made (faulted in and pinned) the first time. 1 if s->keys is one. */
+static int sorting_chunk_pinned(sorting_t *s)
+{
+    if (!sorting_pin_ok(s))
+        return 0;
+    sorter_t *so = s->c->sorter;
+    size_t bytes = s->limit * (size_t)s->c->km.width;
+    for (int i = 0; i < 2; i++) {
+        if (s->pinned[i] == s->a_keys)
+            continue;
+        if (s->pinned[i] && s->pin_cap >= s->limit) {
+            s->keys = s->pinned[i];
+            s->cap = s->limit;
+            return 1;
+        }
+        if (s->pinned[i])
+            continue;
+        char *p = mem_alloc(bytes);
+        if (!p)
+            return 0;
+        mem_touch(s->c->pool, p, bytes);
+        if (!so->pin(so, p, bytes)) {
+            s->pin_off = 1;   /* not pinned: a plain chunk, already faulted in */
+            s->keys = p;
+            s->cap = s->limit;
+            return 1;
+        }
+        if (s->pinned[1 - i] && s->pin_cap != s->limit) {
+            s->pin_off = 1;   /* the limit changed: two of one size, or none */
+            so->unpin(so, p);
+            s->keys = p;
+            s->cap = s->limit;
+            return 1;
+        }
+        s->pinned[i] = p;
+        s->pin_cap = s->limit;
+        s->keys = p;
+        s->cap = s->limit;
+        return 1;
+    }
+    return 0;
+}
+
+/* A buffer for a new chunk: a pinned one (sorting_chunk_pinned), or the spare where
+ * it holds the chunk's limit, else the whole limit at once (pages are only faulted
+ * in as keys arrive; growing a buffer of gigabytes by realloc cost more than all the
+ * rest of reading). Where even that cannot be had, the chunk starts small and grows. */
 static int sorting_chunk_alloc(sorting_t *s)
 {
     size_t w = (size_t)s->c->km.width;
+    if (sorting_chunk_pinned(s))
+        return GS_OK;
     if (s->spare && s->spare_cap >= s->limit) {
         /* Pages past the limit go back: the budget has room for the limit only. */
         mem_trim(s->spare, s->limit * w, s->spare_cap * w);
@@ -556,10 +698,11 @@ static void sorting_free(sorting_t *s)
     if (s->aside) {
         void *sorted;
         s->c->sorter->sort_end(s->c->sorter, &sorted);
-        free(s->a_keys);
+        sorting_free_chunk(s, s->a_keys);
         free(s->a_scratch);
     }
-    free(s->keys);
+    sorting_free_chunk(s, s->keys);
+    sorting_drop_pinned(s);
     free(s->spare);
     for (int i = 0; i < s->nruns; i++)
         run_free(s->runs[i]);
@@ -576,7 +719,7 @@ int sort_run(ctx_t *c)
     progress_phase("reading");
     int rc = sorting_read(&s);
     if (rc == GS_OK)
-        rc = sorting_aside_end(&s);
+        rc = sorting_aside_finish(&s);
     if (rc == GS_OK && c->sorter->setup_wait_keys)
         rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
     output_t *out = NULL;
@@ -601,8 +744,10 @@ int sort_run(ctx_t *c)
     if (rc == GS_OK && s.n > 0)
         rc = sorting_seal(&s);
     if (rc == GS_OK)
-        rc = sorting_aside_end(&s);
+        rc = sorting_aside_finish(&s);
     sorting_drop_spare(&s);   /* the merge has the budget to itself */
+    if (rc == GS_OK && !sorting_merge_by_sort(&s))
+        sorting_drop_pinned(&s);   /* a merge by sorting takes them as piece buffers */
     progress_phase("merging");
     if (rc == GS_OK)
         rc = sorting_passes(&s);
@@ -611,8 +756,11 @@ int sort_run(ctx_t *c)
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK && sorting_merge_by_sort(&s)) {
+        int nlent = s.pinned[0] && s.pinned[1] ? 2 : 0;
+        smerge_lent_t lent = { { s.pinned[0], s.pinned[1] }, nlent,
+                               s.pin_cap * (size_t)c->km.width };
         rc = ctx_finish(smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter,
-                                    c->pool, sorting_merge_budget(&s), out), out);
+                                    c->pool, sorting_merge_budget(&s), &lent, out), out);
     } else if (rc == GS_OK) {
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out };
         rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);

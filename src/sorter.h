@@ -32,9 +32,11 @@ struct sorter {
      * result. Returns GS_OK or an error code with its message set. */
     int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
     /* NULL, or: begin sort() aside, on threads of the backend's own (none of the
-     * pool's), and return at once; sort_end() waits for it and returns what sort()
-     * would have, *out included. One sort aside at a time: meanwhile the caller may
-     * use the pool, but calls nothing of the sorter but pin() and unpin(). */
+     * pool's), and return at once: 1; or, where it sorts these keys here (on the CPU,
+     * or failing to start), sort them now: 0. Either way sort_end() returns what
+     * sort() would have, *out included (waiting for the sort aside). One sort aside
+     * at a time: meanwhile the caller may use the pool, but calls nothing of the
+     * sorter but pin() and unpin(). */
     int (*sort_begin)(sorter_t *s, void *keys, void *scratch, size_t n, int width);
     int (*sort_end)(sorter_t *s, void **out);
     int (*setup)(sorter_t *s);      /* see setup_keys; GS_OK or an error */
@@ -42,9 +44,10 @@ struct sorter {
                                           (the pipeline reads on); GS_OK or an error */
     /* NULL, or: make buf[0..bytes) (the caller's) quicker to sort in: a GPU backend
      * page-locks it, so that its keys cross PCIe by DMA with no staging copy. Worth
-     * it for buffers sorted in again and again (a merge's pieces). Nothing is done,
-     * and GS_OK returned, where the backend is not set up or the memory cannot be
-     * locked; unpin() before buf is freed. */
+     * it for buffers sorted in again and again (chunk buffers, a merge's pieces).
+     * Returns 1 where it did; 0 where nothing is done (the backend not set up, the
+     * memory not lockable), which is no error. unpin() before buf is freed (a buffer
+     * never pinned is ignored). */
     int (*pin)(sorter_t *s, void *buf, size_t bytes);
     void (*unpin)(sorter_t *s, void *buf);
     void (*destroy)(sorter_t *s);   /* frees s */

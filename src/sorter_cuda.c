@@ -104,7 +104,6 @@ struct sorter_cuda {
     double pin_s;            /* seconds pinning and unpinning took */
     /* the sort aside (sort_begin) */
     int aside;               /* 0: none; 1: on aside_thread; 2: done at sort_begin */
-    unsigned asides;         /* chunks sorted on aside_thread, for --stats */
     pthread_t aside_thread;
     pool_t *aside_pool;      /* its staging threads */
     char *a_keys, *a_scratch;
@@ -584,8 +583,8 @@ static void *cuda_aside_main(void *arg)
  * own (as many threads as the pipeline's: on the H100, 16 GiB of binary u32 with
  * --gpu-memory=2G took 4.51 s median with 16, 5.18 s with 8, 4.63 s sorting each
  * chunk in turn), so that reading goes on meanwhile. Chunks for
- * the CPU, and any failure to start, sort here and now; sort_end() gives the result
- * either way. */
+ * the CPU, and any failure to start, sort here and now (0); sort_end() gives the
+ * result either way. */
 static int sorter_cuda_sort_begin(sorter_t *s, void *keys, void *scratch, size_t n, int width)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
@@ -603,12 +602,11 @@ static int sorter_cuda_sort_begin(sorter_t *s, void *keys, void *scratch, size_t
     if (rc == GS_OK && gpu &&
         cleanup_thread_create(&c->aside_thread, cuda_aside_main, c) == 0) {
         c->aside = 1;
-        c->asides++;
-        return GS_OK;
+        return 1;
     }
     c->a_rc = rc ? rc : sorter_cuda_sort(s, keys, scratch, n, width, &c->a_out);
     c->aside = 2;
-    return GS_OK;
+    return 0;
 }
 
 static int sorter_cuda_sort_end(sorter_t *s, void **out)
@@ -732,12 +730,13 @@ static int gdev_init(gdev_t *g, int dev, int width, const size_arg_t *gpu_memory
 }
 
 /* Page-lock buf for DMA (sorter.h): only once the devices are up; a failure leaves it
- * as it was (its parts are then staged), with no error. */
+ * as it was (its parts are then staged): 0, no error. */
 static int sorter_cuda_pin(sorter_t *s, void *buf, size_t bytes)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
     if (c->ready != 1 || !buf || bytes == 0)
-        return GS_OK;
+        return 0;
+    int done = 0;
     pthread_mutex_lock(&c->pin_lock);
     if (c->npins < CUDA_MAX_PINS) {
         double t0 = stats_now();
@@ -746,11 +745,12 @@ static int sorter_cuda_pin(sorter_t *s, void *buf, size_t bytes)
             c->pins[c->npins].bytes = bytes;
             c->npins++;
             c->pinned_bytes += bytes;
+            done = 1;
         }
         c->pin_s += stats_now() - t0;
     }
     pthread_mutex_unlock(&c->pin_lock);
-    return GS_OK;
+    return done;
 }
 
 static void sorter_cuda_unpin(sorter_t *s, void *buf)
@@ -956,9 +956,6 @@ static void sorter_cuda_report(const sorter_t *s)
     }
     fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for\n",
             c->setup_s, c->wait_s);
-    if (c->asides)
-        fprintf(stderr, "gpusort: stats: %u chunks sorted aside while the next was read\n",
-                c->asides);
     if (c->pinned_bytes)
         fprintf(stderr, "gpusort: stats: pinned %llu bytes of host memory for DMA, %.3f s "
                 "with unpinning\n", c->pinned_bytes, c->pin_s);

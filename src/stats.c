@@ -18,6 +18,9 @@ static uint64_t stage_bytes[ST_COUNT];
 static double stage_seconds[ST_COUNT];
 static char device_text[256] = "cpu";
 static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
+static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
+static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
+static double copied_s;         /* and the seconds it took (under stats_lock) */
 #define STATS_MAX_PHASES 8
 static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
 static double phase_total[STATS_MAX_PHASES];
@@ -61,6 +64,19 @@ void stats_note_merge(uint64_t keys, uint64_t total)
         return;
     }
     __atomic_add_fetch(&keys_merged, keys, __ATOMIC_RELAXED);
+}
+
+void stats_note_aside(int piece)
+{
+    __atomic_add_fetch(&asides[piece ? 1 : 0], 1, __ATOMIC_RELAXED);
+}
+
+void stats_note_copy_out(uint64_t bytes, double seconds)
+{
+    pthread_mutex_lock(&stats_lock);
+    copied_bytes += bytes;
+    copied_s += seconds;
+    pthread_mutex_unlock(&stats_lock);
 }
 
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total)
@@ -119,6 +135,17 @@ void stats_print(double total)
             fprintf(stderr, "%s %s %.3f s", i ? "," : "", phase_name[i], phase_total[i]);
         fputc('\n', stderr);
     }
+    uint64_t ac = __atomic_load_n(&asides[0], __ATOMIC_RELAXED);
+    uint64_t ap = __atomic_load_n(&asides[1], __ATOMIC_RELAXED);
+    if (ac)
+        fprintf(stderr, "gpusort: stats: %llu chunks sorted aside while the next was read\n",
+                (unsigned long long)ac);
+    if (ap)
+        fprintf(stderr, "gpusort: stats: %llu merge pieces sorted aside while the next was "
+                "gathered\n", (unsigned long long)ap);
+    if (copied_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of sorted chunks copied out of pinned "
+                "buffers in %.3f s\n", (unsigned long long)copied_bytes, copied_s);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);

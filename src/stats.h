@@ -27,6 +27,14 @@ uint64_t stats_bytes(stage_t stage);
 void stats_note_run(void);
 void stats_note_merge(uint64_t keys, uint64_t total);
 
+/* A sort went aside (sorter.h's sort_begin) while the pipeline went on: a chunk
+ * (piece 0) while the next was read, or a merge's piece (piece 1) while the next
+ * was gathered. --stats counts each. */
+void stats_note_aside(int piece);
+
+/* A sorted chunk copied out of a pinned buffer into its run: bytes, seconds. */
+void stats_note_copy_out(uint64_t bytes, double seconds);
+
 /* Their values: runs made, keys merged, keys to merge. */
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 

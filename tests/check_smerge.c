@@ -7,7 +7,11 @@
  * the file equals qsort of all the keys (with -u, qsort then adjacent repeats
  * dropped by a loop written here), for small caps that force many pieces, with
  * some runs spilled to files (read back by rank, block by block), and through a
- * FIFO, where the pieces' pages go into the pipe themselves (output_give).
+ * FIFO, where the pieces' pages go into the pipe themselves (output_give); and with
+ * a sorter that sorts aside (sort_begin, on a thread and pool of its own, as a GPU
+ * does) and asks for its buffers pinned, some lent by the caller: the same results,
+ * every buffer pinned is unpinned, lent ones are left alone, the sorter is never
+ * called while a sort is aside, and pieces do go aside.
  */
 #include <config.h>
 
@@ -158,12 +162,106 @@ static void *fifo_read_all(void *arg)
     return NULL;
 }
 
+/* A sorter that sorts aside as the GPU's does (sorter.h): the CPU radix sort on a
+ * thread and pool of its own, pieces of at most max_keys. It counts what smerge
+ * does with it; a call made while a sort is aside is counted as misuse. */
+typedef struct {
+    sorter_t base;
+    pool_t *pool;
+    sorter_t *cpu;
+    pthread_t thread;
+    int busy;                /* a sort is aside */
+    void *keys, *scratch, *out;
+    size_t n;
+    int width, rc;
+    int pins, asides, misuse;
+} aside_sorter_t;
+
+static int as_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out)
+{
+    aside_sorter_t *a = (aside_sorter_t *)s;
+    a->misuse += a->busy;
+    return a->cpu->sort(a->cpu, keys, scratch, n, width, out);
+}
+
+static void *as_main(void *arg)
+{
+    aside_sorter_t *a = arg;
+    a->rc = a->cpu->sort(a->cpu, a->keys, a->scratch, a->n, a->width, &a->out);
+    return NULL;
+}
+
+static int as_sort_begin(sorter_t *s, void *keys, void *scratch, size_t n, int width)
+{
+    aside_sorter_t *a = (aside_sorter_t *)s;
+    a->misuse += a->busy;
+    a->keys = keys;
+    a->scratch = scratch;
+    a->n = n;
+    a->width = width;
+    a->out = keys;
+    if (pthread_create(&a->thread, NULL, as_main, a) != 0) {
+        a->rc = as_sort(s, keys, scratch, n, width, &a->out);
+        return 0;
+    }
+    a->busy = 1;
+    a->asides++;
+    return 1;
+}
+
+static int as_sort_end(sorter_t *s, void **out)
+{
+    aside_sorter_t *a = (aside_sorter_t *)s;
+    if (a->busy)
+        pthread_join(a->thread, NULL);
+    a->busy = 0;
+    *out = a->out;
+    return a->rc;
+}
+
+static int as_pin(sorter_t *s, void *buf, size_t bytes)
+{
+    (void)buf;
+    (void)bytes;
+    ((aside_sorter_t *)s)->pins++;
+    return 1;
+}
+
+static void as_unpin(sorter_t *s, void *buf)
+{
+    (void)buf;
+    ((aside_sorter_t *)s)->pins--;
+}
+
+static void aside_sorter_init(aside_sorter_t *a, size_t max_keys)
+{
+    memset(a, 0, sizeof *a);
+    ck_assert_int_eq(pool_create(&a->pool, 2), 0);
+    ck_assert_int_eq(sorter_cpu_create(&a->cpu, a->pool), GS_OK);
+    a->base.name = "aside";
+    a->base.max_keys = max_keys;
+    a->base.sort = as_sort;
+    a->base.sort_begin = as_sort_begin;
+    a->base.sort_end = as_sort_end;
+    a->base.pin = as_pin;
+    a->base.unpin = as_unpin;
+}
+
+static void aside_sorter_free(aside_sorter_t *a)
+{
+    a->cpu->destroy(a->cpu);
+    pool_destroy(a->pool);
+}
+
 /* _i: width by parity, unique by _i / 2, some runs spilled (each with LZ4 or raw
  * blocks) by _i / 4, and by _i / 8 the output is a FIFO (read by a thread here),
- * where unsigned binary keys go by output_give(): the pages into the pipe. */
+ * where unsigned binary keys go by output_give(): the pages into the pipe; by _i /
+ * 16 the sorter sorts aside (pieces of at most 2^16 keys, so that larger budgets
+ * hold the buffer more; never into a FIFO, whose buffers are not pinned). */
 START_TEST(test_smerge_runs_cpu)
 {
     int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2, fifo = _i / 8 % 2;
+    int aside = _i / 16 % 2;
     uint64_t seed = 0x5e11 + (uint64_t)_i;
     char dir[256], path[300];
     ck_tdir_make(dir, sizeof dir, "smerge");
@@ -172,6 +270,9 @@ START_TEST(test_smerge_runs_cpu)
     sorter_t *cpu;
     ck_assert_int_eq(pool_create(&pool, 3), 0);
     ck_assert_int_eq(sorter_cpu_create(&cpu, pool), GS_OK);
+    aside_sorter_t as;
+    aside_sorter_init(&as, (size_t)1 << 16);
+    sorter_t *sorter = aside ? &as.base : cpu;
     keymap_t km;
     key_map_init(&km, w == 4 ? KEY_U32 : KEY_U64, 0);
     /* Spilled runs and FIFOs cost system calls and decoding (many times over under
@@ -211,7 +312,21 @@ START_TEST(test_smerge_runs_cpu)
         }
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
         ck_assert_int_eq(output_can_give(o), fifo);
-        ck_assert_int_eq(smerge_runs(runs, nruns, w, unique, cpu, pool, budget, o), GS_OK);
+        /* With the sorter aside, every other time two buffers are lent (as if pinned
+         * by it): half the budget each, so that they hold any piece. */
+        smerge_lent_t lent = { { NULL, NULL }, 0, budget / 2 };
+        if (aside && rep % 2) {
+            lent.n = 2;
+            for (int i = 0; i < 2; i++)
+                ck_assert_ptr_nonnull(lent.buf[i] = malloc(lent.bytes));
+        }
+        ck_assert_int_eq(smerge_runs(runs, nruns, w, unique, sorter, pool, budget, &lent, o),
+                         GS_OK);
+        for (int i = 0; i < lent.n; i++)
+            free(lent.buf[i]);   /* still ours: a double free if the merge had freed it */
+        ck_assert_int_eq(as.pins, 0);
+        ck_assert_int_eq(as.misuse, 0);
+        ck_assert(!as.busy);
         ck_assert_int_eq(output_commit(o), GS_OK);
         size_t expect = total;
         if (unique && total > 0) {
@@ -241,6 +356,9 @@ START_TEST(test_smerge_runs_cpu)
         for (int r = 0; r < nruns; r++)
             run_free(runs[r]);
     }
+    /* The largest budgets hold the buffer more: some pieces went aside. */
+    ck_assert(!aside || fifo || as.asides > 0);
+    aside_sorter_free(&as);
     cpu->destroy(cpu);
     pool_destroy(pool);
     ck_remove_tree(dir);
@@ -255,7 +373,7 @@ Suite *make_smerge_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("runs");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 16);
+    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 32);
     suite_add_tcase(s, tc);
     return s;
 }

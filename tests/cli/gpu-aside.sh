@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # gpu-aside.sh: with a GPU, a chunk is sorted aside (its own thread and staging
-# threads) while the next one is read, and a GPU merge's pieces are pinned for DMA.
+# threads) while the next one is read, into two buffers pinned for DMA once the input
+# takes more than one chunk; a GPU merge's pieces are pinned, each sorted aside
+# while the next is gathered.
 # Chunks small against -S (--gpu-memory=64M, -S 2G) make both happen. Checked for
 # u32 and u64, binary and text, from a file and a pipe, with -r and -u, against an
 # oracle computed apart (gsgen's sums, of the distinct keys for -u, and gscheck's
@@ -14,12 +16,18 @@ need_gscheck
 has_gpu || skip "nvidia-smi lists no GPU"
 "$GPUSORT" --version | grep -q '^GPU 0:' || skip "this gpusort sees no GPU"
 
-# aside_used WHAT: the --stats in RUN_ERR show chunks sorted aside and pinned pieces.
+# aside_used WHAT: the --stats in RUN_ERR show chunks sorted aside, chunks read into
+# pinned buffers (and copied out of them), and merge pieces sorted aside in pinned
+# buffers.
 aside_used() {
     grep -Eq 'stats: [1-9][0-9]* chunks sorted aside' "$RUN_ERR" \
         || fail "$1: no chunk was sorted aside: $(cat "$RUN_ERR")"
+    grep -Eq 'stats: [1-9][0-9]* bytes of sorted chunks copied out of pinned' "$RUN_ERR" \
+        || fail "$1: no chunk was read into a pinned buffer: $(cat "$RUN_ERR")"
+    grep -Eq 'stats: [1-9][0-9]* merge pieces sorted aside' "$RUN_ERR" \
+        || fail "$1: no merge piece was sorted aside: $(cat "$RUN_ERR")"
     grep -Eq 'stats: pinned [1-9][0-9]* bytes' "$RUN_ERR" \
-        || fail "$1: the merge pinned nothing: $(cat "$RUN_ERR")"
+        || fail "$1: nothing was pinned: $(cat "$RUN_ERR")"
 }
 opts="--device=0 --gpu-memory=64M -S 2G --stats"
 
