@@ -450,12 +450,12 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     if (cap > total)
         cap = total > 0 ? total : 1;
     /* A sorter that sorts aside into pinned buffers (a GPU) sorts each piece while
-     * the next is gathered, in one buffer more, where the budget holds it at the
-     * same piece size. */
+     * the next is gathered, in one buffer more (the sorts' scratch), where the
+     * budget holds it at the same piece size and the buffers below are pinned:
+     * staged through the sorter's own pool, a piece aside would only slow the
+     * gathering. */
     int aside = sorter->sort_begin && sorter->pin && !e.give && total > cap &&
                 budget / ((size_t)(nbuf + 1) * w) >= cap;
-    if (aside)
-        nbuf++;
     sm_state_t st = { 0 };
     sm_bufs_t b = { .e = &e, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
                     .unique = unique, .width = width };
@@ -476,14 +476,23 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         }
     }
     /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
-     * staging copy, at PCIe's speed), faulted in first on every thread; with a
-     * sort aside, all but one, the sorts' scratch (untouched by a sort in place).
-     * Given ones leave with the output, so are not. */
+     * staging copy, at PCIe's speed), faulted in first on every thread. Given ones
+     * leave with the output, so are not. */
     int pinning = rc == GS_OK && !e.give && sorter->pin;
-    for (int i = nlent; pinning && i < (aside ? nbuf - 1 : nbuf); i++) {
+    for (int i = nlent; pinning && i < nbuf; i++) {
         mem_touch(pool, b.buf[i], cap * w);
         b.pinned[i] = sorter->pin(sorter, b.buf[i], cap * w);
     }
+    for (int i = 0; aside && i < nbuf; i++)
+        aside = b.pinned[i];
+    if (aside && rc == GS_OK) {
+        /* The sorts' scratch: not pinned, and untouched by a sort in place. */
+        if ((b.buf[nbuf] = mem_alloc(cap * w)) != NULL)
+            b.nbuf = ++nbuf;
+        else
+            aside = 0;
+    }
+    aside = aside && rc == GS_OK;
     if (rc == GS_OK && output_solo(out)) {
         pthread_mutex_init(&e.lock, NULL);
         pthread_cond_init(&e.cond, NULL);
