@@ -367,43 +367,31 @@ static int sorting_seal(sorting_t *s)
     return sorting_add_run(s, sorted, n);
 }
 
-/* A pinned buffer for a new chunk, where chunks are pinned (sorting_pin_ok): the
- * one not aside, made (faulted in and pinned) the first time. 1 if s->keys is one. */
+/* A pinned buffer for a new chunk, where chunks are pinned (sorting_pin_ok) and are
+ * still of the buffers' size: the one not aside, made (faulted in and pinned) the
+ * first time. 1 if s->keys is one (or, where pinning failed, a plain chunk already
+ * faulted in). */
 static int sorting_chunk_pinned(sorting_t *s)
 {
-    if (!sorting_pin_ok(s))
+    if (!sorting_pin_ok(s) || (s->pin_cap && s->pin_cap != s->limit))
         return 0;
     sorter_t *so = s->c->sorter;
     size_t bytes = s->limit * (size_t)s->c->km.width;
     for (int i = 0; i < 2; i++) {
-        if (s->pinned[i] == s->a_keys)
-            continue;
-        if (s->pinned[i] && s->pin_cap >= s->limit) {
-            s->keys = s->pinned[i];
-            s->cap = s->limit;
-            return 1;
+        char *p = s->pinned[i];
+        if (p && s->aside && p == s->a_keys)
+            continue;   /* the chunk aside */
+        if (!p) {
+            if (!(p = mem_alloc(bytes)))
+                return 0;
+            mem_touch(s->c->pool, p, bytes);
+            if (so->pin(so, p, bytes)) {
+                s->pinned[i] = p;
+                s->pin_cap = s->limit;
+            } else {
+                s->pin_off = 1;   /* not pinned: tried no more */
+            }
         }
-        if (s->pinned[i])
-            continue;
-        char *p = mem_alloc(bytes);
-        if (!p)
-            return 0;
-        mem_touch(s->c->pool, p, bytes);
-        if (!so->pin(so, p, bytes)) {
-            s->pin_off = 1;   /* not pinned: a plain chunk, already faulted in */
-            s->keys = p;
-            s->cap = s->limit;
-            return 1;
-        }
-        if (s->pinned[1 - i] && s->pin_cap != s->limit) {
-            s->pin_off = 1;   /* the limit changed: two of one size, or none */
-            so->unpin(so, p);
-            s->keys = p;
-            s->cap = s->limit;
-            return 1;
-        }
-        s->pinned[i] = p;
-        s->pin_cap = s->limit;
         s->keys = p;
         s->cap = s->limit;
         return 1;
