@@ -19,6 +19,9 @@ typedef struct {
     int binary;            /* 1: raw fixed-width keys */
     int big_endian;        /* binary byte order */
     pool_t *pool;          /* threads for formatting */
+    size_t map_release;    /* text written mapped: keys each thread formats between
+                              two releases of the pages filled (0: the default,
+                              512 Ki; the tests ask for few) */
 } output_cfg_t;
 
 typedef struct output output_t;
@@ -28,7 +31,7 @@ int output_open(output_t **o, const output_cfg_t *cfg);
 
 /* Format (in parallel) and write keys[0..n), mapped keys of km's width; binary keys
  * that are their own encoding (unsigned, this host's byte order) are written as
- * they are, from keys. */
+ * they are, from keys; much text to -o may be written mapped (output_bytes_mapped). */
 int output_write(output_t *o, const void *keys, size_t n);
 
 /* 1 where output_write() can work without the pool (binary keys: encoding one
@@ -74,5 +77,11 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
 
 /* Bytes written so far. */
 unsigned long long output_bytes(const output_t *o);
+
+/* Of them, the bytes written mapped: text of at least 64 Ki keys a thread (two
+ * threads or more) in one output_write() to -o's temporary, from a position at
+ * the start of a page, where the file system has fallocate(2); formatted by the
+ * pool's threads straight into the file's pages. */
+unsigned long long output_bytes_mapped(const output_t *o);
 
 #endif

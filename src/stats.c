@@ -21,6 +21,8 @@ static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
 static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
 static double copied_s;         /* and the seconds it took (under stats_lock) */
+static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
+static int mapped_threads;      /* by this many threads */
 #define STATS_MAX_PHASES 8
 static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
 static double phase_total[STATS_MAX_PHASES];
@@ -76,6 +78,14 @@ void stats_note_copy_out(uint64_t bytes, double seconds)
     pthread_mutex_lock(&stats_lock);
     copied_bytes += bytes;
     copied_s += seconds;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_mapped(uint64_t bytes, int threads)
+{
+    pthread_mutex_lock(&stats_lock);
+    mapped_bytes += bytes;
+    mapped_threads = threads;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -146,6 +156,9 @@ void stats_print(double total)
     if (copied_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of sorted chunks copied out of pinned "
                 "buffers in %.3f s\n", (unsigned long long)copied_bytes, copied_s);
+    if (mapped_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of text written mapped, formatted in "
+                "place by %d threads\n", (unsigned long long)mapped_bytes, mapped_threads);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);

@@ -35,6 +35,9 @@ void stats_note_aside(int piece);
 /* A sorted chunk copied out of a pinned buffer into its run: bytes, seconds. */
 void stats_note_copy_out(uint64_t bytes, double seconds);
 
+/* Text written mapped (output.c): bytes, formatted in place by this many threads. */
+void stats_note_mapped(uint64_t bytes, int threads);
+
 /* Their values: runs made, keys merged, keys to merge. */
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 

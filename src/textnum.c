@@ -662,3 +662,36 @@ size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
     }
     return (size_t)(p - dst);
 }
+
+/* The bytes tn_format_type writes for n keys of one type, without writing them. */
+static inline __attribute__((always_inline)) size_t
+tn_bytes_type(const void *keys, size_t n, uint64_t mask, key_type_t type)
+{
+    const int wide = type == KEY_I64 || type == KEY_U64;
+    const int sgn = type == KEY_I32 || type == KEY_I64;
+    size_t total = n;   /* the newlines */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t raw = wide ? ((const uint64_t *)keys)[i] ^ mask
+                            : (uint64_t)(((const uint32_t *)keys)[i] ^ (uint32_t)mask);
+        uint64_t mag = raw;
+        if (sgn && wide && (int64_t)raw < 0) {
+            mag = 0 - raw;
+            total++;
+        } else if (sgn && !wide && (int32_t)(uint32_t)raw < 0) {
+            mag = (uint64_t)(0u - (uint32_t)raw);
+            total++;
+        }
+        total += tn_ndigits(mag);
+    }
+    return total;
+}
+
+size_t tn_format_bytes(const void *keys, size_t n, const keymap_t *km)
+{
+    switch (km->type) {
+    case KEY_U32: return tn_bytes_type(keys, n, km->mask, KEY_U32);
+    case KEY_I32: return tn_bytes_type(keys, n, km->mask, KEY_I32);
+    case KEY_I64: return tn_bytes_type(keys, n, km->mask, KEY_I64);
+    default:      return tn_bytes_type(keys, n, km->mask, KEY_U64);
+    }
+}

@@ -320,6 +320,93 @@ START_TEST(test_output_file_large_write)
 }
 END_TEST
 
+/* 1 where files in dir can be given space by fallocate(2) (else output.c writes
+ * text through its batches only). */
+static int can_fallocate(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/probe", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    int ok = fallocate(fd, 0, 0, 4096) == 0;
+    close(fd);
+    unlink(path);
+    return ok;
+}
+
+/* Text in pieces that take the mapped path and the batched one, mixed in one file,
+ * on 2 to 4 threads: 2048 lines "9\n" (too few keys: batched) fill one page, so
+ * the next large piece is mapped at 4096; a key, then a large piece starting within
+ * a page (batched), then a few keys. The mapped piece's threads let go of the
+ * pages they filled every 10000 keys. The file is exactly the keys' text, and the
+ * mapped piece's bytes were written mapped. _i = type * 2 + reverse. */
+START_TEST(test_output_file_mapped_pieces)
+{
+    key_type_t type = all_types[_i / 2];
+    int rev = _i % 2;
+    int width = type_width(type);
+    uint64_t seed = 0x6d6170706564 + (uint64_t)_i;
+    enum { BIG = 300000, NINES = 2048 };
+    const size_t pieces[] = { NINES, BIG, 1, BIG, 5 };
+    size_t n = 0;
+    for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++)
+        n += pieces[p];
+    void *keys = malloc(n * 8);
+    char *want = malloc(n * 24);
+    ck_assert(keys && want);
+
+    for (int t = 2; t <= 4; t++) {
+        size_t wlen = 0, at = 0;
+        for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
+            if (pieces[p] != NINES) {
+                wlen += make_keys((char *)keys + at * (size_t)width, pieces[p], type, rev, 0, 0,
+                                  want + wlen, &seed);
+            } else {
+                for (size_t i = 0; i < NINES; i++) {
+                    put_key(keys, at + i, width, ck_ref_key(type, rev, 9));
+                    memcpy(want + wlen, "9\n", 2);
+                    wlen += 2;
+                }
+            }
+            at += pieces[p];
+        }
+        char dir[512], path[600], names[1024];
+        make_subdir(dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/mapped", dir);
+        keymap_t km;
+        pool_t *pool;
+        output_t *o;
+        key_map_init(&km, type, rev);
+        ck_assert_int_eq(pool_create(&pool, t), 0);
+        /* the pages filled let go every 10000 keys of a thread's share */
+        output_cfg_t cfg = { .path = path, .km = &km, .pool = pool, .map_release = 10000 };
+        ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+        at = 0;
+        unsigned long long mapped = 0;
+        for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
+            unsigned long long before = output_bytes(o);
+            ck_assert_int_eq(output_write(o, (char *)keys + at * (size_t)width, pieces[p]), GS_OK);
+            if (p == 1)
+                mapped = output_bytes(o) - before;
+            at += pieces[p];
+        }
+        ck_assert_uint_eq(output_bytes_mapped(o), can_fallocate(dir) ? mapped : 0);
+        ck_assert_uint_eq(output_bytes(o), wlen);
+        ck_assert_int_eq(output_commit(o), GS_OK);
+        size_t glen;
+        char *got = slurp(path, &glen);
+        ck_assert_uint_eq(glen, wlen);
+        ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads: content differs",
+                      type_names[type], rev, t);
+        free(got);
+        ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
+        pool_destroy(pool);
+    }
+    free(keys);
+    free(want);
+}
+END_TEST
+
 /* No keys at all: an empty file (created, or an existing one emptied). */
 START_TEST(test_output_file_empty)
 {
@@ -542,6 +629,7 @@ Suite *make_output_suite(void)
     tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
     tcase_add_loop_test(tc, test_output_file_commit, 0, 16);
     tcase_add_loop_test(tc, test_output_file_large_write, 0, 4);
+    tcase_add_loop_test(tc, test_output_file_mapped_pieces, 0, 8);
     tcase_add_test(tc, test_output_file_empty);
     tcase_add_test(tc, test_output_file_replaces);
     tcase_add_test(tc, test_output_file_mode);

@@ -471,6 +471,7 @@ START_TEST(test_textnum_format_keys_random)
         ck_assert_uint_eq(glen, wlen);
         ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d n %zu: text differs",
                       type_names[_i / 2], rev, n);
+        ck_assert_uint_eq(tn_format_bytes(keys, n, &km), wlen);   /* counted alike */
         ck_assert_msg(got[n * TN_MAX_LINE] == '#', "wrote past n * TN_MAX_LINE bytes");
         free(keys);
         free(want);

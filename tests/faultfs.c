@@ -8,10 +8,11 @@
  *   GS_FAULT_DIR=DIR          only files whose path (readlink /proc/self/fd/N, or
  *                             the path given to open) is DIR or under it are
  *                             affected; unset: the shim does nothing to files
- * Writes (write, writev, pwrite):
+ * Writes (write, writev, pwrite; and fallocate, whose bytes count as written):
  *   GS_FAULT_WRITE_AFTER=N    after N bytes written in total to such files, writes
  *                             to them fail; the write that crosses N is cut short at
- *                             N, as on a disk that fills up mid-write (unset: writes
+ *                             N, as on a disk that fills up mid-write, and an
+ *                             fallocate that crosses it fails whole (unset: writes
  *                             never fail)
  *   GS_FAULT_ERRNO=ENOSPC|EIO the errno of the failures (default ENOSPC)
  * Reads (read, readv, pread):
@@ -117,6 +118,8 @@ typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*pread64_fn)(int, void *, size_t, off64_t);
 typedef ssize_t (*readv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*read_chk_fn)(int, void *, size_t, size_t);
+typedef int (*fallocate_fn)(int, int, off_t, off_t);
+typedef int (*fallocate64_fn)(int, int, off64_t, off64_t);
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 typedef int (*mkstemp_fn)(char *);
@@ -124,6 +127,7 @@ typedef int (*mkostemp_fn)(char *, int);
 typedef int (*mkstemps_fn)(char *, int);
 typedef int (*mkostemps_fn)(char *, int, int);
 
+static void *_Atomic real_fallocate_p, *_Atomic real_fallocate64_p;
 static void *_Atomic real_write_p, *_Atomic real_pwrite_p, *_Atomic real_pwrite64_p,
     *_Atomic real_writev_p, *_Atomic real_open_p, *_Atomic real_open64_p,
     *_Atomic real_openat_p, *_Atomic real_openat64_p, *_Atomic real_mkstemp_p,
@@ -403,6 +407,27 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
         return -1;
     }
     return real(fd, buf, ok, off);
+}
+
+/* Space given to a file counts as written: a full disk refuses it whole. */
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+    fallocate_fn real = (fallocate_fn)fault_real("fallocate", &real_fallocate_p);
+    if (len > 0 && fault_allow(fd, (size_t)len) < (size_t)len) {
+        errno = fault_errno;
+        return -1;
+    }
+    return real(fd, mode, off, len);
+}
+
+int fallocate64(int fd, int mode, off64_t off, off64_t len)
+{
+    fallocate64_fn real = (fallocate64_fn)fault_real("fallocate64", &real_fallocate64_p);
+    if (len > 0 && fault_allow(fd, (size_t)len) < (size_t)len) {
+        errno = fault_errno;
+        return -1;
+    }
+    return real(fd, mode, off, len);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)

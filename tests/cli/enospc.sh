@@ -77,6 +77,23 @@ for err in ENOSPC EIO; do
         rm -rf "$TARGET_DIR"
     done
 
+    # The -o directory is full and the sort is in memory (one chunk). With two
+    # threads the 10.8 MB of text go out mapped, their space asked for whole by
+    # fallocate, which the shim refuses as a full disk would, at any limit below
+    # it; with one thread they go out by write, which fails midway.
+    for case in "2 0" "2 9000000" "1 1000000"; do
+        read -r par after <<<"$case"
+        what="$err after $after bytes in the -o directory, in memory, --parallel=$par"
+        target_init
+        faulty "$TARGET_DIR" "$after" "$err" -t u32 --parallel="$par" -T tdir -o "$TARGET" in.txt
+        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+        empty "$RUN_OUT" "stdout ($what)"
+        check_msg "$RUN_ERR" "$text\$" no
+        target_check
+        dir_empty tdir "$what"
+        rm -rf "$TARGET_DIR"
+    done
+
     # -m's passes write their temporaries to a full -T: at once, and midway.
     for after in 0 200000; do
         what="$err after $after bytes in -T during -m's passes"
