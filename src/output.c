@@ -54,9 +54,7 @@
  * faults: 1 GB of text written in 0.17-0.21 s mapped whole, 0.29-0.35 s in
  * windows of 32 Mi keys, 0.62-0.72 s of 8 Mi, 0.69-0.78 s of 2 Mi; in pieces of
  * 64 Ki keys that the threads took in turn, 0.9-1.2 s (the H100 machine, ext4). */
-#ifndef OUT_MAP_RELEASE
 #define OUT_MAP_RELEASE ((size_t)512 << 10)
-#endif
 
 /* One batch: a buffer per pool thread, written in order. */
 typedef struct {
@@ -496,8 +494,7 @@ typedef struct {
     const char *keys;
     size_t n;
     size_t *off;        /* [nt + 1]: each share's bytes, then where each starts */
-    char *map;          /* the file mapped from at; dst = the first byte to write */
-    char *dst;
+    char *map;          /* the file mapped from the first byte of keys[0] */
     size_t page;
     size_t release;     /* keys formatted between two releases of pages */
     int bad;            /* 1: a share came out of another length than counted */
@@ -538,7 +535,7 @@ static void output_map_share(void *arg, int t, int nt)
     const keymap_t *km = j->o->cfg.km;
     size_t w = (size_t)km->width;
     size_t inplace = hi - lo > OUT_MAP_TAIL ? hi - lo - OUT_MAP_TAIL : 0;
-    char *start = j->dst + j->off[t], *p = start, *released = start;
+    char *start = j->map + j->off[t], *p = start, *released = start;
     for (size_t k = 0; k < inplace;) {
         size_t m = inplace - k < j->release ? inplace - k : j->release;
         p += tn_format_keys(j->keys + (lo + k) * w, m, km, p);
@@ -603,7 +600,6 @@ static int output_write_mapped(output_t *o, const void *keys, size_t n)
         free(j.off);
         return rc;
     }
-    j.dst = j.map;
     pool_run(o->cfg.pool, output_map_share, &j);
     munmap(j.map, total);
     free(j.off);
