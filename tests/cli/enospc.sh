@@ -42,6 +42,18 @@ dir_empty tdir "no fault"
 dir_empty full "no fault"
 rm ok.txt
 
+# refused DIR WHAT: the run just made failed as on a full disk: exit 2, nothing on
+# standard output, the message of $text, the -o target untouched, nothing left in
+# DIR (the -T directory); then the target's directory goes.
+refused() {
+    [ "$STATUS" -eq 2 ] || fail "$2: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+    empty "$RUN_OUT" "stdout ($2)"
+    check_msg "$RUN_ERR" "$text\$" no
+    target_check
+    dir_empty "$1" "$2"
+    rm -rf "$TARGET_DIR"
+}
+
 for err in ENOSPC EIO; do
     case $err in
         ENOSPC) text='No space left on device' ;;
@@ -55,12 +67,7 @@ for err in ENOSPC EIO; do
             what="$err after $after bytes in -T (--compress-temp=$c)"
             target_init
             faulty full "$after" "$err" -t u32 -S 1M -T full --compress-temp="$c" -o "$TARGET" in.txt
-            [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
-            empty "$RUN_OUT" "stdout ($what)"
-            check_msg "$RUN_ERR" "$text\$" no
-            target_check
-            dir_empty full "$what"
-            rm -rf "$TARGET_DIR"
+            refused full "$what"
         done
     done
 
@@ -69,12 +76,7 @@ for err in ENOSPC EIO; do
         what="$err after $after bytes in the -o directory"
         target_init
         faulty "$TARGET_DIR" "$after" "$err" -t u32 -S 1M -T tdir -o "$TARGET" in.txt
-        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
-        empty "$RUN_OUT" "stdout ($what)"
-        check_msg "$RUN_ERR" "$text\$" no
-        target_check
-        dir_empty tdir "$what"
-        rm -rf "$TARGET_DIR"
+        refused tdir "$what"
     done
 
     # The -o directory is full and the sort is in memory (one chunk). With two
@@ -86,12 +88,7 @@ for err in ENOSPC EIO; do
         what="$err after $after bytes in the -o directory, in memory, --parallel=$par"
         target_init
         faulty "$TARGET_DIR" "$after" "$err" -t u32 --parallel="$par" -T tdir -o "$TARGET" in.txt
-        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
-        empty "$RUN_OUT" "stdout ($what)"
-        check_msg "$RUN_ERR" "$text\$" no
-        target_check
-        dir_empty tdir "$what"
-        rm -rf "$TARGET_DIR"
+        refused tdir "$what"
     done
 
     # -m's passes write their temporaries to a full -T: at once, and midway.
@@ -103,12 +100,7 @@ for err in ENOSPC EIO; do
             GS_FAULT_WRITE_AFTER="$after" GS_FAULT_ERRNO="$err" \
             "$GPUSORT" -m -t u32 -T full -o "$TARGET" "${sorted[@]}" >"$RUN_OUT" 2>"$RUN_ERR") \
             || STATUS=$?
-        [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
-        empty "$RUN_OUT" "stdout ($what)"
-        check_msg "$RUN_ERR" "$text\$" no
-        target_check
-        dir_empty full "$what"
-        rm -rf "$TARGET_DIR"
+        refused full "$what"
     done
 
     # Standard output on a full disk: an error too (what was written stays: the
