@@ -14,6 +14,7 @@
  */
 #include <config.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "textnum.h"
@@ -694,4 +695,52 @@ size_t tn_format_bytes(const void *keys, size_t n, const keymap_t *km)
     case KEY_I64: return tn_bytes_type(keys, n, km->mask, KEY_I64);
     default:      return tn_bytes_type(keys, n, km->mask, KEY_U64);
     }
+}
+
+static int tn_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A line's length changes, going up through the raw values, only at 10^d (one digit
+ * more), at -(10^d) + 1 (one digit fewer) and at 0 (the sign dropped). Mapped, each
+ * such value v is a step's start, or (under -r, which reverses the order) the key
+ * after map(v) is: both are taken, and where that makes more steps than there
+ * are, neighbours of one length are joined. */
+size_t tn_line_steps(const keymap_t *km, uint64_t *start, unsigned char *len)
+{
+    const uint64_t top = km->width == 8 ? UINT64_MAX : UINT32_MAX;
+    uint64_t cand[TN_MAX_STEPS];
+    size_t m = 0;
+    cand[m++] = 0;
+    uint64_t raw[1 + 2 * 19];
+    size_t nraw = 0;
+    raw[nraw++] = 0;
+    uint64_t p = 10;
+    for (int d = 1; d <= 19 && p <= top; d++, p *= 10) {
+        raw[nraw++] = p;
+        raw[nraw++] = (0 - p + 1) & top;
+        if (d == 19)
+            break;   /* 10^20 does not fit */
+    }
+    for (size_t i = 0; i < nraw; i++) {
+        uint64_t k = key_map(km, raw[i]) & top;
+        cand[m++] = k;
+        if (k < top)
+            cand[m++] = k + 1;
+    }
+    qsort(cand, m, sizeof *cand, tn_cmp_u64);
+    size_t n = 0;
+    char line[TN_MAX_LINE];
+    for (size_t i = 0; i < m; i++) {
+        if (n > 0 && cand[i] == start[n - 1])
+            continue;
+        unsigned char l = (unsigned char)(tn_format(key_map(km, cand[i]) & top, km->type, line) + 1);
+        if (n > 0 && len[n - 1] == l)
+            continue;
+        start[n] = cand[i];
+        len[n++] = l;
+    }
+    return n;
 }

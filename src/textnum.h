@@ -61,6 +61,16 @@ size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
  * the output can be laid out before it is formatted, in parallel, in place). */
 size_t tn_format_bytes(const void *keys, size_t n, const keymap_t *km);
 
+/* Most steps tn_line_steps() makes. */
+#define TN_MAX_STEPS 96
+
+/* The bytes of each key's line as steps over the mapped keys: the keys from
+ * start[i] up to start[i + 1] (the last step: up to the largest key) take len[i]
+ * bytes each, the newline included; start[0] is 0. Returns the number of steps.
+ * The text of sorted keys is then measured by ranks alone, without reading the
+ * keys: the parallel merge lays its output out so. */
+size_t tn_line_steps(const keymap_t *km, uint64_t *start, unsigned char *len);
+
 /* Count LF bytes in buf[0..len). */
 size_t tn_count_lines(const char *buf, size_t len);
 

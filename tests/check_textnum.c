@@ -480,6 +480,75 @@ START_TEST(test_textnum_format_keys_random)
 }
 END_TEST
 
+/* The raw value of a sort key: ck_ref_key undone. */
+static uint64_t ref_raw_of_key(key_type_t type, int reverse, uint64_t key)
+{
+    uint64_t max = type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
+    uint64_t rank = reverse ? max - key : key;
+    switch (type) {
+    case KEY_I32: return (uint32_t)(rank + UINT32_C(0x80000000));
+    case KEY_I64: return rank + UINT64_C(0x8000000000000000);
+    default:      return rank;
+    }
+}
+
+/* Line lengths as steps over the keys (tn_line_steps) against snprintf, at keys
+ * chosen without the steps: the values around every power of ten, of both signs,
+ * and around 0 (where the length changes), the extremes and random keys; and at
+ * the steps' own starts and their neighbours. _i: type * 2 + reverse */
+START_TEST(test_textnum_line_steps)
+{
+    key_type_t type = all_types[_i / 2];
+    int rev = _i % 2;
+    uint64_t top = type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
+    uint64_t seed = 0x73746570 + (uint64_t)_i;
+    keymap_t km;
+    key_map_init(&km, type, rev);
+    uint64_t start[TN_MAX_STEPS];
+    unsigned char len[TN_MAX_STEPS];
+    size_t m = tn_line_steps(&km, start, len);
+    ck_assert(m >= 2 && m <= TN_MAX_STEPS);
+    ck_assert_uint_eq(start[0], 0);
+    for (size_t i = 1; i < m; i++) {
+        ck_assert(start[i] > start[i - 1] && start[i] <= top);
+        ck_assert(len[i] != len[i - 1]);
+    }
+
+    enum { NPROBE = 20000 };
+    uint64_t *probe = malloc(sizeof *probe * NPROBE);
+    ck_assert(probe);
+    size_t np = 0;
+    uint64_t p = 1;
+    for (int d = 0; d <= 19; d++, p *= 10) {
+        const uint64_t around[6] = { p - 1, p, p + 1, 0 - p - 1, 0 - p, 0 - p + 1 };
+        for (int a = 0; a < 6; a++)
+            probe[np++] = ck_ref_key(type, rev, ck_raw(type, around[a]));
+        if (d == 19)
+            break;
+    }
+    probe[np++] = 0;
+    probe[np++] = top;
+    for (size_t i = 0; i < m; i++) {
+        probe[np++] = start[i];
+        probe[np++] = start[i] - (start[i] > 0);
+        probe[np++] = start[i] + (start[i] < top);
+    }
+    while (np < NPROBE)
+        probe[np++] = ck_ref_key(type, rev, ck_raw(type, ck_rng_varied(&seed)));
+    for (size_t i = 0; i < np; i++) {
+        uint64_t k = probe[i] & top;
+        char buf[32];
+        size_t want = (size_t)ref_format(ref_raw_of_key(type, rev, k), type, buf, sizeof buf) + 1;
+        size_t s = m - 1;
+        while (start[s] > k)
+            s--;
+        ck_assert_msg(len[s] == want, "%s rev %d key %" PRIu64 " (%s): step %zu says %u bytes",
+                      type_names[_i / 2], rev, k, buf, s, (unsigned)len[s]);
+    }
+    free(probe);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------------ */
 /* tn_scan                                                                         */
 
@@ -1005,6 +1074,7 @@ Suite *make_textnum_suite(void)
     tcase_add_loop_test(tc, test_textnum_format_random, 0, 4);
     tcase_add_loop_test(tc, test_textnum_format_keys_random, 0, 8);
     tcase_add_loop_test(tc, test_textnum_format_keys_sorted, 0, 4);
+    tcase_add_loop_test(tc, test_textnum_line_steps, 0, 8);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
