@@ -642,25 +642,38 @@ int run_copy_keys(run_t *r, size_t from, size_t n, void *dst, void *buffers)
     return GS_OK;
 }
 
-int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers)
+int run_ranks(run_t *r, const uint64_t *v, size_t m, size_t *idx, void *buffers)
 {
     if (r->keys || r->n == 0) {
-        *idx = r->keys ? key_lower_bound(r->keys, r->n, r->width, v) : 0;
-        return GS_OK;
-    }
-    /* The rank lies in the block before the first that starts at v or above. */
-    size_t a = run_block_from(r, v);
-    if (a == 0) {
-        *idx = 0;
+        for (size_t i = 0; i < m; i++)
+            idx[i] = r->keys ? key_lower_bound(r->keys, r->n, r->width, v[i]) : 0;
         return GS_OK;
     }
     void *blk, *scratch, *enc;
     run_split_buffers(r, buffers, &blk, &scratch, &enc);
-    int rc = run_load_block(r, a - 1, enc, blk, scratch);
-    if (rc)
-        return rc;
-    *idx = (a - 1) * RUN_BLOCK_KEYS + key_lower_bound(blk, run_block_keys(r, a - 1), r->width, v);
+    size_t loaded = SIZE_MAX;   /* the block in blk */
+    for (size_t i = 0; i < m; i++) {
+        /* The rank lies in the block before the first that starts at v or above. */
+        size_t a = run_block_from(r, v[i]);
+        if (a == 0) {
+            idx[i] = 0;
+            continue;
+        }
+        if (loaded != a - 1) {
+            int rc = run_load_block(r, a - 1, enc, blk, scratch);
+            if (rc)
+                return rc;
+            loaded = a - 1;
+        }
+        idx[i] = (a - 1) * RUN_BLOCK_KEYS +
+                 key_lower_bound(blk, run_block_keys(r, a - 1), r->width, v[i]);
+    }
     return GS_OK;
+}
+
+int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers)
+{
+    return run_ranks(r, &v, 1, idx, buffers);
 }
 
 int run_cursor_next(run_cursor_t *c, const void **keys, size_t *n)

@@ -89,6 +89,10 @@ int run_copy_keys(run_t *r, size_t from, size_t n, void *dst, void *buffers);
  * spilled run (open) decodes one block, through buffers as above. GS_OK or GS_EIO. */
 int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers);
 
+/* run_rank() of each of v[0..m) into idx[0..m); v ascending, so that a spilled run
+ * decodes each block once. */
+int run_ranks(run_t *r, const uint64_t *v, size_t m, size_t *idx, void *buffers);
+
 /* ---- cursors ---------------------------------------------------------------------- */
 
 /* A cursor's memory: the buffers one cursor over a spilled run needs. */
