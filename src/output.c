@@ -10,10 +10,13 @@
  * most file systems) takes one write(2) at a time per file, about 5 GB/s from the
  * page cache on the H100 machine, but page faults on a shared mapping of the file
  * run in parallel (tests/bench/writebw: 1 GiB in 0.207 s by write, 0.108 s mapped
- * by 8 threads). Each thread counts the bytes of its share of the keys, then
- * formats it straight into the file's pages at its offset. The space is reserved
- * first with fallocate(2), so that a full disk is an error there and never a fault
- * on a mapped page; where fallocate is not supported, the plain writer does it.
+ * by 8 threads). The text is placed: its layout known ahead (in output_write(),
+ * each thread counts the bytes of its share of the keys; the parallel merge knows
+ * its pieces' bytes from ranks in the runs), each thread formats its part
+ * straight into the file's pages at its offset (output_place). The space is
+ * reserved first with fallocate(2), so that a full disk is an error there and
+ * never a fault on a mapped page; where fallocate is not supported, the plain
+ * writer does it.
  */
 #include <config.h>
 
@@ -42,19 +45,19 @@
 #define OUT_KEYS_PER_THREAD (64u << 10)
 /* Binary batch buffers: this many bytes per thread, encoded in parallel. */
 #define OUT_BINARY_PER_THREAD ((size_t)1 << 20)
-/* Mapped text: the keys at the end of each thread's share are formatted into a
+/* Placed text: the keys at the end of each thread's range are formatted into a
  * buffer of its own and copied, since the formatter stores up to 16 bytes past a
- * line's end, which must not reach the next share (each line has 2 bytes or more). */
+ * line's end, which must not reach the next range (each line has 2 bytes or more). */
 #define OUT_MAP_TAIL 16
-/* Mapped text: the file is mapped whole, once, and each thread formats its own
- * contiguous share; every this many keys it lets go of the pages it has filled
+/* Placed text: the file is mapped whole, once, and each thread formats its own
+ * contiguous ranges; every this many bytes it lets go of the pages it has filled
  * (madvise MADV_DONTNEED: they stay in the page cache, dirty, but leave the
  * process's RSS), so the pages mapped at once stay few (16 threads: about 90 MB of
- * random u32 text). Mapping and unmapping windows instead cost far more than the
+ * random u32 text, with a release every 512 Ki keys, about 5.6 MB). Mapping and unmapping windows instead cost far more than the
  * faults: 1 GB of text written in 0.17-0.23 s mapped whole, 0.29-0.35 s in
  * windows of 32 Mi keys, 0.62-0.72 s of 8 Mi, 0.69-0.78 s of 2 Mi; in pieces of
  * 64 Ki keys that the threads took in turn, 0.9-1.2 s (the H100 machine, ext4). */
-#define OUT_MAP_RELEASE ((size_t)512 << 10)
+#define OUT_MAP_RELEASE ((size_t)4 << 20)
 
 /* One batch: a buffer per pool thread, written in order. */
 typedef struct {
@@ -78,6 +81,8 @@ struct output {
     size_t nkeys;
     unsigned long long bytes;
     unsigned long long mapped;   /* of them, written mapped */
+    size_t page;             /* the page size */
+    off_t place_pos;         /* where the placed bytes start (output_place_begin) */
     /* the writer thread */
     pthread_t writer;
     int writer_started;
@@ -143,6 +148,8 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     o->fd = -1;
     o->slot = -1;
     o->threads = pool_size(cfg->pool);
+    long page = sysconf(_SC_PAGESIZE);
+    o->page = page > 0 ? (size_t)page : 4096;
     pthread_mutex_init(&o->lock, NULL);
     pthread_cond_init(&o->cond, NULL);
     int rc = GS_OK;
@@ -484,20 +491,131 @@ int output_write_bytes(output_t *o, const void *buf, size_t len)
     return output_write_all(o, buf, len);
 }
 
-/* ---- mapped text ------------------------------------------------------------------- */
+/* ---- placed text ------------------------------------------------------------------ */
 
 /* output_write_mapped() declines: the caller writes through the batches. */
 #define OUT_PLAIN (-1)
 
+int output_can_place(const output_t *o, uint64_t keys)
+{
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    return !o->cfg.binary && o->tmp_path && o->threads >= 2 &&
+           keys >= (uint64_t)OUT_KEYS_PER_THREAD * (uint64_t)o->threads;
+#else
+    (void)o;
+    (void)keys;
+    return 0;
+#endif
+}
+
+size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
+{
+    return tn_line_steps(o->cfg.km, start, len);
+}
+
+int output_place_begin(output_t *o, uint64_t total, char **base)
+{
+    *base = NULL;
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    int rc = output_drain(o);   /* what the writer holds goes first */
+    if (rc)
+        return rc;
+    off_t pos = lseek(o->fd, 0, SEEK_CUR);
+    if (total == 0 || total > SIZE_MAX || pos < 0 || pos % (off_t)o->page != 0)
+        return GS_OK;
+    if (fallocate(o->fd, 0, pos, (off_t)total) != 0) {
+        if (errno != EOPNOTSUPP && errno != ENOSYS)
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        return GS_OK;
+    }
+    void *map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, pos);
+    if (map == MAP_FAILED) {
+        /* the space reserved goes back: the plain writer writes from pos */
+        if (ftruncate(o->fd, pos) != 0)
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        return GS_OK;
+    }
+    o->place_pos = pos;
+    *base = map;
+    return GS_OK;
+#else
+    (void)o;
+    (void)total;
+    return GS_OK;
+#endif
+}
+
+/* Let go of the whole pages in [from, to) of a mapping (the page that holds from
+ * included). A page another thread still fills is only faulted in again: the page
+ * cache keeps its contents. */
+static void output_release(const output_t *o, char *from, char *to)
+{
+#ifdef MADV_DONTNEED
+    uintptr_t a = (uintptr_t)from & ~(uintptr_t)(o->page - 1);
+    uintptr_t b = (uintptr_t)to & ~(uintptr_t)(o->page - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+    (void)o;
+    (void)from;
+    (void)to;
+#endif
+}
+
+int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
+                 char **released)
+{
+    const keymap_t *km = o->cfg.km;
+    char *p = *at;
+    size_t room = (size_t)(end - p), head = n;
+    if (n * TN_MAX_LINE + OUT_MAP_TAIL > room) {
+        /* Near the end: measured first, and the last keys through a buffer, so that
+         * the formatter's overrun stays inside (those keys take 2 bytes or more). */
+        if (tn_format_bytes(keys, n, km) > room)
+            return err_set(GS_EIO, "internal error: text output longer than laid out");
+        head = n > OUT_MAP_TAIL ? n - OUT_MAP_TAIL : 0;
+    }
+    p += tn_format_keys(keys, head, km, p);
+    if (head < n) {
+        char tail[OUT_MAP_TAIL * TN_MAX_LINE + 16];
+        size_t tlen = tn_format_keys((const char *)keys + head * (size_t)km->width, n - head,
+                                     km, tail);
+        memcpy(p, tail, tlen);
+        p += tlen;
+    }
+    *at = p;
+    size_t every = o->cfg.map_release ? o->cfg.map_release : OUT_MAP_RELEASE;
+    if ((size_t)(p - *released) >= every) {
+        output_release(o, *released, p);
+        *released = (char *)((uintptr_t)p & ~(uintptr_t)(o->page - 1));
+    }
+    return GS_OK;
+}
+
+int output_place_end(output_t *o, char *base, uint64_t total, int ok)
+{
+    if (!base)
+        return GS_OK;
+    munmap(base, (size_t)total);
+    if (!ok)
+        return GS_OK;
+    if (lseek(o->fd, o->place_pos + (off_t)total, SEEK_SET) < 0)
+        return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+    o->bytes += total;
+    o->mapped += total;
+    stats_note_mapped(total, o->threads);
+    return GS_OK;
+}
+
+/* One output_write() placed: each pool thread's share of the keys, measured, then
+ * formatted at its offset. */
 typedef struct {
     const output_t *o;
     const char *keys;
     size_t n;
     size_t *off;        /* [nt + 1]: each share's bytes, then where each starts */
     char *map;          /* the file mapped from the first byte of keys[0] */
-    size_t page;
-    size_t release;     /* keys formatted between two releases of pages */
-    int bad;            /* 1: a share came out of another length than counted */
+    int bad;            /* 1: a share failed (the message is set) */
 } map_job_t;
 
 static void map_share(const map_job_t *j, int t, int nt, size_t *lo, size_t *hi)
@@ -515,64 +633,36 @@ static void output_measure_share(void *arg, int t, int nt)
     j->off[t] = tn_format_bytes(j->keys + lo * (size_t)km->width, hi - lo, km);
 }
 
-/* Let go of the whole pages in [from, to) of the mapping. A page a neighbour
- * still writes is only faulted in again: the page cache keeps its contents. */
-static void output_release(const map_job_t *j, char *from, char *to)
-{
-    uintptr_t a = ((uintptr_t)from + j->page - 1) & ~(uintptr_t)(j->page - 1);
-    uintptr_t b = (uintptr_t)to & ~(uintptr_t)(j->page - 1);
-    if (b > a)
-        madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-/* Format the thread's share in place, in steps of j->release keys with the pages
- * filled let go after each; its last keys (OUT_MAP_TAIL) go through a buffer. */
 static void output_map_share(void *arg, int t, int nt)
 {
     map_job_t *j = arg;
     size_t lo, hi;
     map_share(j, t, nt, &lo, &hi);
-    const keymap_t *km = j->o->cfg.km;
-    size_t w = (size_t)km->width;
-    size_t inplace = hi - lo > OUT_MAP_TAIL ? hi - lo - OUT_MAP_TAIL : 0;
-    char *start = j->map + j->off[t], *p = start, *released = start;
-    for (size_t k = 0; k < inplace;) {
-        size_t m = inplace - k < j->release ? inplace - k : j->release;
-        p += tn_format_keys(j->keys + (lo + k) * w, m, km, p);
-        k += m;
-        if (k < inplace) {
-            output_release(j, released, p);
-            released = p;
+    size_t w = (size_t)j->o->cfg.km->width;
+    char *p = j->map + j->off[t], *end = j->map + j->off[t + 1], *released = p;
+    for (size_t k = lo; k < hi;) {
+        size_t m = hi - k < OUT_KEYS_PER_THREAD ? hi - k : OUT_KEYS_PER_THREAD;
+        if (output_place(j->o, j->keys + k * w, m, &p, end, &released) != GS_OK) {
+            j->bad = 1;
+            return;
         }
+        k += m;
     }
-    char tail[OUT_MAP_TAIL * TN_MAX_LINE + 16];
-    size_t tlen = tn_format_keys(j->keys + (lo + inplace) * w, hi - lo - inplace, km, tail);
-    if ((size_t)(p - start) + tlen == j->off[t + 1] - j->off[t])
-        memcpy(p, tail, tlen);
-    else
-        j->bad = 1;   /* never written past the share: the count was wrong */
+    if (p != end) {
+        err_set(GS_EIO, "internal error: text output shorter than laid out");
+        j->bad = 1;
+    }
 }
 
-/* Text keys[0..n) into -o's temporary, mapped (see the top of the file): GS_OK, an
- * error, or OUT_PLAIN where the mapped path does not apply (few keys, a position
- * in the middle of a page, a file system without fallocate, or no mapping to be
- * had). */
+/* Text keys[0..n) into -o's temporary, placed (see the top of the file): GS_OK, an
+ * error, or OUT_PLAIN where that does not apply (few keys, a position in the
+ * middle of a page, a file system without fallocate, or no mapping to be had). */
 static int output_write_mapped(output_t *o, const void *keys, size_t n)
 {
-#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE) && defined(MADV_DONTNEED)
-    if (o->cfg.binary || !o->tmp_path || o->threads < 2 ||
-        n < (size_t)OUT_KEYS_PER_THREAD * (size_t)o->threads)
-        return OUT_PLAIN;
-    int rc = output_drain(o);   /* what the writer holds goes first */
-    if (rc)
-        return rc;
-    long page = sysconf(_SC_PAGESIZE);
-    off_t pos = lseek(o->fd, 0, SEEK_CUR);
-    if (pos < 0 || page <= 0 || pos % page != 0)
+    if (!output_can_place(o, n))
         return OUT_PLAIN;
     int nt = o->threads;
-    map_job_t j = { .o = o, .keys = keys, .n = n, .page = (size_t)page,
-                    .release = o->cfg.map_release ? o->cfg.map_release : OUT_MAP_RELEASE };
+    map_job_t j = { .o = o, .keys = keys, .n = n };
     j.off = malloc(sizeof *j.off * (size_t)(nt + 1));
     if (!j.off)
         return err_set(GS_ENOMEM, "out of memory");
@@ -586,38 +676,19 @@ static int output_write_mapped(output_t *o, const void *keys, size_t n)
     }
     double t1 = stats_now();
     stats_add(ST_FORMAT, total, t1 - t0);
-    rc = OUT_PLAIN;
-    if (fallocate(o->fd, 0, pos, (off_t)total) != 0) {
-        if (errno != EOPNOTSUPP && errno != ENOSYS)
-            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
-        free(j.off);
-        return rc;
+    int rc = output_place_begin(o, total, &j.map);
+    if (rc == GS_OK && !j.map)
+        rc = OUT_PLAIN;
+    if (rc == GS_OK) {
+        pool_run(o->cfg.pool, output_map_share, &j);
+        rc = output_place_end(o, j.map, total, !j.bad);
+        if (j.bad)
+            rc = GS_EIO;
+        else
+            stats_add(ST_WRITE, total, stats_now() - t1);
     }
-    j.map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, pos);
-    if (j.map == MAP_FAILED) {
-        if (ftruncate(o->fd, pos) != 0)
-            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
-        free(j.off);
-        return rc;
-    }
-    pool_run(o->cfg.pool, output_map_share, &j);
-    munmap(j.map, total);
     free(j.off);
-    if (j.bad)
-        return err_set(GS_EIO, "internal error: text output of another length than counted");
-    if (lseek(o->fd, pos + (off_t)total, SEEK_SET) < 0)
-        return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
-    o->bytes += total;
-    o->mapped += total;
-    stats_add(ST_WRITE, total, stats_now() - t1);
-    stats_note_mapped(total, nt);
-    return GS_OK;
-#else
-    (void)o;
-    (void)keys;
-    (void)n;
-    return OUT_PLAIN;
-#endif
+    return rc;
 }
 
 int output_write(output_t *o, const void *keys, size_t n)

@@ -10,6 +10,7 @@
 #define GS_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "keys.h"
 #include "pool.h"
 
@@ -19,9 +20,9 @@ typedef struct {
     int binary;            /* 1: raw fixed-width keys */
     int big_endian;        /* binary byte order */
     pool_t *pool;          /* threads for formatting */
-    size_t map_release;    /* text written mapped: keys each thread formats between
-                              two releases of the pages filled (0: the default,
-                              512 Ki; the tests ask for few) */
+    size_t map_release;    /* text placed: bytes each thread fills between two
+                              releases of the pages filled (0: the default,
+                              4 MiB; the tests ask for few) */
 } output_cfg_t;
 
 typedef struct output output_t;
@@ -78,10 +79,36 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
 /* Bytes written so far. */
 unsigned long long output_bytes(const output_t *o);
 
-/* Of them, the bytes written mapped: text of at least 64 Ki keys a thread (two
- * threads or more) in one output_write() to -o's temporary, from a position at
- * the start of a page, where the file system has fallocate(2); formatted by the
- * pool's threads straight into the file's pages. */
+/* Of them, the bytes written mapped (placed, below): text of at least 64 Ki keys
+ * a thread (two threads or more) in one output_write() to -o's temporary, from a
+ * position at the start of a page, where the file system has fallocate(2);
+ * formatted by the pool's threads straight into the file's pages. */
 unsigned long long output_bytes_mapped(const output_t *o);
+
+/* ---- placed text: laid out ahead, formatted in place by many threads ---------------- */
+
+/* 1 where text of this many keys may be placed: to -o's temporary, with two
+ * threads or more, 64 Ki keys a thread or more (Linux). */
+int output_can_place(const output_t *o, uint64_t keys);
+
+/* The bytes of each key's line, as steps over the keys (tn_line_steps). */
+size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len);
+
+/* Reserve (fallocate) and map the next total bytes of the file: GS_OK and *base;
+ * GS_OK and *base NULL where that cannot be (a position in the middle of a page,
+ * no fallocate, no mapping): the caller writes in order instead; or an error (a
+ * full disk: the message set). Everything written before goes first. */
+int output_place_begin(output_t *o, uint64_t total, char **base);
+
+/* Format n keys at *at inside the mapping, no byte at or past end, and move *at
+ * past them; let go of the pages filled since *released once they add up (and move
+ * *released). GS_OK, or GS_EIO where they do not fit (laid out wrong: an internal
+ * error). Thread-safe for disjoint ranges. */
+int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
+                 char **released);
+
+/* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
+ * the file goes on after them; without (the placing failed), only unmap. */
+int output_place_end(output_t *o, char *base, uint64_t total, int ok);
 
 #endif

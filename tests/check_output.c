@@ -338,7 +338,7 @@ static int can_fallocate(const char *dir)
  * on 2 to 4 threads: 2048 lines "9\n" (too few keys: batched) fill one page, so
  * the next large piece is mapped at 4096; a key, then a large piece starting within
  * a page (batched), then a few keys. The mapped piece's threads let go of the
- * pages they filled every 10000 keys. The file is exactly the keys' text, and the
+ * pages they filled every 64 KiB. The file is exactly the keys' text, and the
  * mapped piece's bytes were written mapped. _i = type * 2 + reverse. */
 START_TEST(test_output_file_mapped_pieces)
 {
@@ -378,8 +378,8 @@ START_TEST(test_output_file_mapped_pieces)
         output_t *o;
         key_map_init(&km, type, rev);
         ck_assert_int_eq(pool_create(&pool, t), 0);
-        /* the pages filled let go every 10000 keys of a thread's share */
-        output_cfg_t cfg = { .path = path, .km = &km, .pool = pool, .map_release = 10000 };
+        /* the pages filled let go every 64 KiB of a thread's share */
+        output_cfg_t cfg = { .path = path, .km = &km, .pool = pool, .map_release = 65536 };
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
         at = 0;
         unsigned long long mapped = 0;
