@@ -4,6 +4,7 @@
  * Repeats of a key never straddle two pieces, so -u is done inside each piece. The
  * turn counter says which piece may deliver; a thread whose buffer fills before its
  * turn waits, so memory stays bounded and the thread holding the turn never waits.
+ * Placed (pmerge.h), piece p fills bytes [off[p], off[p + 1]) of the sink's room.
  */
 #include <config.h>
 
@@ -39,6 +40,8 @@ typedef struct {
     size_t turn;             /* the piece that may deliver */
     int failed;              /* 1: stop; the first error is in rc */
     int rc;
+    char *base;              /* placed: the sink's room, else NULL */
+    uint64_t *off;           /* placed: [npieces + 1] where each piece's bytes start */
 } pm_job_t;
 
 /* A source whose runs are done holds this key; a u64 key of this value is told
@@ -64,6 +67,8 @@ typedef struct {
     size_t outlen, outcap;
     int have_last;           /* -u: a key was kept in this piece */
     uint64_t last_key;
+    char *at, *pend;         /* placed: where the piece's next bytes go, its end, */
+    char *released;          /* and its pages let go up to here */
 } pm_thread_t;
 
 size_t pmerge_cursor_bytes(int nruns, int width)
@@ -129,6 +134,8 @@ static int pm_flush(pm_thread_t *t, size_t p)
         }
         n = o;
     }
+    if (j->base)
+        return j->sink->place->fill(j->sink->self, t->batch, n, &t->at, t->pend, &t->released);
     size_t need = n * j->sink->max_bytes;
     if (t->outlen + need > t->outcap) {
         /* Full: wait for the turn and hand the bytes on. */
@@ -298,17 +305,27 @@ static int pm_piece(pm_thread_t *t, size_t p)
         if (rc == GS_OK)
             rc = pm_refill(t, i, has_hi, hi, &first);
     }
+    if (j->base) {
+        t->at = t->released = j->base + j->off[p];
+        t->pend = j->base + j->off[p + 1];
+    }
     if (rc == GS_OK)
         rc = j->width == 4 ? pm_merge(t, p, has_hi, hi, 4) : pm_merge(t, p, has_hi, hi, 8);
-    if (rc == GS_OK && !__atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+    int failed = __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE);
+    if (rc == GS_OK && !failed)
         rc = pm_flush(t, p);
-    if (rc == GS_OK && pm_wait_turn(j, p))
-        rc = GS_EIO;
-    if (rc == GS_OK)
-        rc = pm_deliver(t);
+    if (j->base) {
+        if (rc == GS_OK && !failed && t->at != t->pend)
+            rc = err_set(GS_EIO, "internal error: merged output shorter than laid out");
+    } else {
+        if (rc == GS_OK && pm_wait_turn(j, p))
+            rc = GS_EIO;
+        if (rc == GS_OK)
+            rc = pm_deliver(t);
+    }
     for (int i = 0; i < k; i++)
         run_cursor_close(t->cur_run[i]);
-    if (rc == GS_OK) {
+    if (rc == GS_OK && !j->base) {
         pthread_mutex_lock(&j->lock);
         __atomic_store_n(&j->turn, p + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&j->cond);
@@ -333,10 +350,10 @@ static void pm_worker(void *arg, int ti, int nt)
     t.lsrc = calloc(k, sizeof *t.lsrc);
     t.win = calloc(2 * k, sizeof *t.win);
     t.batch = malloc(PM_BATCH * (size_t)j->width);
-    t.outcap = j->hold;
-    t.out = malloc(t.outcap);
+    t.outcap = j->base ? 0 : j->hold;   /* placed: nothing held */
+    t.out = t.outcap ? malloc(t.outcap) : NULL;
     if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.lkey || !t.lsrc ||
-        !t.win || !t.batch || !t.out) {
+        !t.win || !t.batch || (t.outcap && !t.out)) {
         pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
@@ -407,6 +424,87 @@ out:
     return rc;
 }
 
+/* ---- the layout of a placed merge ------------------------------------------------- */
+
+typedef struct {
+    pm_job_t *j;
+    uint64_t *below;         /* [nruns][npieces]: bytes of run r's keys below piece
+                                p's upper bound (the last: all of run r's bytes) */
+    int next;                /* the next run to measure (atomic) */
+} pm_layout_t;
+
+/* Measure runs, one at a time: ranks of the steps and of the splitters in the run
+ * give the keys, hence the bytes, between each two. */
+static void pm_layout_worker(void *arg, int ti, int nt)
+{
+    (void)ti;
+    (void)nt;
+    pm_layout_t *L = arg;
+    pm_job_t *j = L->j;
+    const pmerge_place_t *pl = j->sink->place;
+    size_t m = pl->nsteps, np = j->npieces;
+    size_t *rs = malloc(sizeof *rs * (m + 1));    /* ranks of the steps, then n */
+    size_t *rx = malloc(sizeof *rx * np);         /* ranks of the splitters, then n */
+    void *buffers = malloc(run_cursor_bytes(j->width));
+    if (!rs || !rx || !buffers) {
+        pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
+    } else {
+        for (;;) {
+            int r = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
+            if (r >= j->nruns || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+                break;
+            run_t *run = j->runs[r];
+            size_t n = run_keys(run);
+            int rc = run_ranks(run, pl->step_key, m, rs, buffers);
+            if (rc == GS_OK)
+                rc = run_ranks(run, j->split, np - 1, rx, buffers);
+            if (rc) {
+                pm_fail(j, rc);
+                break;
+            }
+            rs[m] = n;
+            rx[np - 1] = n;
+            for (size_t p = 0; p < np; p++) {
+                uint64_t bytes = 0;
+                for (size_t i = 0; i < m && rs[i] < rx[p]; i++) {
+                    size_t top = rs[i + 1] < rx[p] ? rs[i + 1] : rx[p];
+                    bytes += (uint64_t)(top - rs[i]) * pl->step_len[i];
+                }
+                L->below[(size_t)r * np + p] = bytes;
+            }
+        }
+    }
+    free(rs);
+    free(rx);
+    free(buffers);
+}
+
+/* Lay the placed output out (j->off), and make room for it (j->base, or NULL where
+ * the sink declines). *total: its bytes. */
+static int pm_layout(pm_job_t *j, pool_t *pool, uint64_t *total)
+{
+    size_t np = j->npieces;
+    pm_layout_t L = { .j = j };
+    L.below = calloc((size_t)j->nruns * np, sizeof *L.below);
+    j->off = calloc(np + 1, sizeof *j->off);
+    if (!L.below || !j->off) {
+        free(L.below);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    pool_run(pool, pm_layout_worker, &L);
+    for (size_t p = 0; p < np; p++) {
+        uint64_t below = 0;
+        for (int r = 0; r < j->nruns; r++)
+            below += L.below[(size_t)r * np + p];
+        j->off[p + 1] = below;
+    }
+    free(L.below);
+    if (j->failed)
+        return j->rc;
+    *total = j->off[np];
+    return j->sink->place->begin(j->sink->self, *total, &j->base);
+}
+
 int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
                 size_t budget, const pmerge_sink_t *sink)
 {
@@ -430,15 +528,28 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     if (piece_keys > j.hold / sink->max_bytes)
         piece_keys = j.hold / sink->max_bytes;
     int rc = pm_split(&j, piece_keys);
-    if (rc)
+    uint64_t placed = 0;
+    if (rc == GS_OK && sink->place && !unique)
+        rc = pm_layout(&j, pool, &placed);
+    if (rc) {
+        free(j.split);
+        free(j.off);
         return rc;
+    }
     stats_note_merge(0, total);
     pthread_mutex_init(&j.lock, NULL);
     pthread_cond_init(&j.cond, NULL);
     pool_run(pool, pm_worker, &j);
     pthread_mutex_destroy(&j.lock);
     pthread_cond_destroy(&j.cond);
+    rc = j.failed ? j.rc : GS_OK;
+    if (j.base) {
+        int erc = sink->place->end(sink->self, j.base, placed, rc == GS_OK);
+        if (rc == GS_OK)
+            rc = erc;
+    }
     free(j.split);
+    free(j.off);
     stats_add(ST_MERGE, total * (uint64_t)width, stats_now() - t0);
-    return j.failed ? j.rc : GS_OK;
+    return rc;
 }

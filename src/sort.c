@@ -24,6 +24,7 @@
 #include "runs.h"
 #include "smerge.h"
 #include "stats.h"
+#include "textnum.h"
 
 /* The least -S that works: smaller values are raised to it, silently. */
 #define SORT_MIN_BUDGET ((size_t)1 << 20)
@@ -579,6 +580,49 @@ static int sort_sink_write(void *self, const void *bytes, size_t len)
     return output_write_bytes(self, bytes, len);
 }
 
+/* Placed text (output.h): the layout's steps and the output's calls. */
+typedef struct {
+    uint64_t key[TN_MAX_STEPS];
+    unsigned char len[TN_MAX_STEPS];
+    pmerge_place_t place;
+} sort_place_t;
+
+static int sort_place_begin(void *self, uint64_t total, char **base)
+{
+    return output_place_begin(self, total, base);
+}
+
+static int sort_place_fill(void *self, const void *keys, size_t n, char **at, char *end,
+                           char **released)
+{
+    double t0 = stats_now();
+    char *from = *at;
+    int rc = output_place(self, keys, n, at, end, released);
+    stats_add(ST_WRITE, (uint64_t)(*at - from), stats_now() - t0);
+    return rc;
+}
+
+static int sort_place_end(void *self, char *base, uint64_t total, int ok)
+{
+    return output_place_end(self, base, total, ok);
+}
+
+/* The merge places the output where it can: see pmerge.h. */
+static const pmerge_place_t *sort_place(sort_place_t *sp, output_t *out, run_t **runs, int n,
+                                        int unique)
+{
+    uint64_t keys = 0;
+    for (int i = 0; i < n; i++)
+        keys += run_keys(runs[i]);
+    if (unique || !output_can_place(out, keys))
+        return NULL;
+    sp->place = (pmerge_place_t){ .nsteps = output_line_steps(out, sp->key, sp->len),
+                                  .step_key = sp->key, .step_len = sp->len,
+                                  .begin = sort_place_begin, .fill = sort_place_fill,
+                                  .end = sort_place_end };
+    return &sp->place;
+}
+
 typedef struct {
     int width;
     run_writer_t *w;
@@ -638,7 +682,7 @@ static int sorting_merge_group(sorting_t *s, run_t **runs, int k, run_t **merged
     int rc = run_writer_open(&rs.w, &s->rcfg);
     if (rc)
         return rc;
-    pmerge_sink_t sink = { NULL, sort_sink_append, (size_t)rs.width, &rs };
+    pmerge_sink_t sink = { NULL, sort_sink_append, (size_t)rs.width, &rs, NULL };
     rc = sorting_merge_into(s, runs, k, &sink);
     if (rc) {
         run_writer_abort(rs.w);
@@ -755,7 +799,9 @@ int sort_run(ctx_t *c)
         rc = ctx_finish(smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter,
                                     c->pool, sorting_merge_budget(&s), &lent, out), out);
     } else if (rc == GS_OK) {
-        pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out };
+        sort_place_t sp;
+        pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,
+                               sort_place(&sp, out, s.runs, s.nruns, c->o->unique) };
         rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);
     }
     sorting_free(&s);

@@ -529,7 +529,7 @@ static int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, char *keys, char *scratc
         rc = run_view(&runs[p], (char *)keys + lo * w, hi - lo, width);
     }
     array_sink_t a = { .dst = scratch };
-    pmerge_sink_t sink = { NULL, cuda_sink_append, w, &a };
+    pmerge_sink_t sink = { NULL, cuda_sink_append, w, &a, NULL };
     if (rc == GS_OK)
         rc = pmerge_runs(runs, (int)nparts, width, 0, pool, (size_t)256 << 20, &sink);
     for (size_t p = 0; p < nparts; p++)

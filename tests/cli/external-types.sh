@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # external-types.sh: external sorts (many runs, spilled to -T) of every key type are
-# right: text from a file against sort -n (and -r, -u), binary from a pipe against
-# gscheck's order check and gsgen's COUNT SUM.
+# right: text from a file against sort -n (and -r, -u; to standard output and, laid
+# out and placed, to -o), binary from a pipe against gscheck's order check and
+# gsgen's COUNT SUM.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
@@ -15,6 +16,10 @@ NTEXT=2000000
 NBIN=3000000
 mkdir tdir
 seed=400
+can_fallocate=no
+if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; then
+    can_fallocate=yes
+fi
 
 for t in i32 u32 i64 u64; do
     seed=$((seed + 1))
@@ -42,6 +47,20 @@ for t in i32 u32 i64 u64; do
     uniq exp.txt >exp-u.txt
     same exp-u.txt out.txt "$t -S 2M -u"
     dir_empty tdir "$t -S 2M -r, -u"
+
+    # Text to -o on two threads: the last merge lays its output out from ranks in
+    # the runs and formats its pieces in place (pmerge.h), where the file system
+    # gives space by fallocate; --stats counts those bytes. Forward and -r.
+    run_cmd "$GPUSORT" -t "$t" -S 2M -T tdir --parallel=2 --stats -o out-o.txt in.txt
+    [ "$STATUS" -eq 0 ] || fail "$t: -S 2M -o exited $STATUS: $(cat "$RUN_ERR")"
+    same exp.txt out-o.txt "$t -S 2M -o, two threads"
+    if [ "$can_fallocate" = yes ]; then
+        grep -q "stats: $(wc -c <out-o.txt) bytes of text written mapped" "$RUN_ERR" ||
+            fail "$t: -S 2M -o was not placed: $(cat "$RUN_ERR")"
+    fi
+    gs_ok out.txt -t "$t" -S 2M -T tdir --parallel=2 -r -o out-o.txt in.txt
+    same exp-r.txt out-o.txt "$t -S 2M -r -o, two threads"
+    dir_empty tdir "$t -S 2M -o"
 
     # -u and -r -u where most keys repeat (a small range), against sort -nu/-rnu.
     "$GSGEN" -t "$t" -n 1000000 -s "$seed" --min="$lo" --max="$hi" >small.txt
