@@ -8,6 +8,9 @@
  *   mmap       ftruncate(2), the file mapped shared, T threads copying their shares
  *   falloc     the same with fallocate(2) first (blocks reserved, as a full disk
  *              must be found before a page fault can meet it)
+ *   release    falloc, copying 4 MiB at a time and letting go of each 4 MiB after
+ *              (madvise MADV_DONTNEED), as gpusort does to keep its RSS down
+ *   populate   release, each 4 MiB faulted in at once first (MADV_POPULATE_WRITE)
  * Usage: writebw DIR MIB THREADS,...   (e.g. writebw /tmp 1024 1,4,16)
  */
 #define _GNU_SOURCE
@@ -76,8 +79,44 @@ static void *copy_share(void *arg)
     return NULL;
 }
 
-enum { W_WRITE, W_PWRITE, W_MMAP, W_FALLOC };
-static const char *const names[] = { "write", "pwrite", "mmap", "falloc" };
+/* release and populate: 4 MiB at a time, let go after, faulted in first or not. */
+static void *piece_share(job_t *j, int populate)
+{
+    size_t lo, hi;
+    share(j, &lo, &hi);
+    for (size_t off = lo; off < hi; off += PIECE) {
+        size_t want = hi - off < PIECE ? hi - off : PIECE;
+#ifdef MADV_POPULATE_WRITE
+        if (populate && madvise(j->dst + off, want, MADV_POPULATE_WRITE) != 0) {
+            j->err = 1;
+            break;
+        }
+#else
+        if (populate) {
+            j->err = 1;
+            break;
+        }
+#endif
+        memcpy(j->dst + off, j->src + off, want);
+        madvise(j->dst + off, want, MADV_DONTNEED);
+    }
+    return NULL;
+}
+
+static void *release_share(void *arg)
+{
+    return piece_share(arg, 0);
+}
+
+static void *populate_share(void *arg)
+{
+    return piece_share(arg, 1);
+}
+
+enum { W_WRITE, W_PWRITE, W_MMAP, W_FALLOC, W_RELEASE, W_POPULATE };
+static const char *const names[] = { "write", "pwrite", "mmap", "falloc", "release", "populate" };
+static void *(*const shares[])(void *) = { NULL, pwrite_share, copy_share, copy_share,
+                                           release_share, populate_share };
 
 /* One round: seconds, or a negative number on failure. */
 static double round_once(const char *path, int way, const char *src, size_t size, int nt)
@@ -94,7 +133,7 @@ static double round_once(const char *path, int way, const char *src, size_t size
         }
     } else {
         char *map = NULL;
-        if (way == W_FALLOC && fallocate(fd, 0, 0, (off_t)size) != 0)
+        if (way >= W_FALLOC && fallocate(fd, 0, 0, (off_t)size) != 0)
             bad = 1;
         if (!bad && way != W_PWRITE) {
             if (way == W_MMAP && ftruncate(fd, (off_t)size) != 0)
@@ -107,7 +146,7 @@ static double round_once(const char *path, int way, const char *src, size_t size
         pthread_t tid[256];
         for (int t = 0; t < nt && !bad; t++) {
             jobs[t] = (job_t){ fd, map, src, size, t, nt, 0 };
-            pthread_create(&tid[t], NULL, way == W_PWRITE ? pwrite_share : copy_share, &jobs[t]);
+            pthread_create(&tid[t], NULL, shares[way], &jobs[t]);
         }
         for (int t = 0; t < nt && !bad; t++) {
             pthread_join(tid[t], NULL);
@@ -139,7 +178,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < size; i++)
         src[i] = (char)('0' + i % 10);
-    for (int way = W_WRITE; way <= W_FALLOC; way++) {
+    for (int way = W_WRITE; way <= W_POPULATE; way++) {
         char list[256];
         snprintf(list, sizeof list, "%s", way == W_WRITE ? "1" : argv[3]);
         for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
