@@ -585,7 +585,7 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
     }
     *at = p;
     size_t every = o->cfg.map_release ? o->cfg.map_release : OUT_MAP_RELEASE;
-    if ((size_t)(p - *released) >= every) {
+    if ((size_t)(p - *released) >= every || p == end) {
         output_release(o, *released, p);
         *released = (char *)((uintptr_t)p & ~(uintptr_t)(o->page - 1));
     }

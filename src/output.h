@@ -101,8 +101,8 @@ size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
 int output_place_begin(output_t *o, uint64_t total, char **base);
 
 /* Format n keys at *at inside the mapping, no byte at or past end, and move *at
- * past them; let go of the pages filled since *released once they add up (and move
- * *released). GS_OK, or GS_EIO where they do not fit (laid out wrong: an internal
+ * past them; let go of the pages filled since *released once they add up or reach
+ * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out wrong: an internal
  * error). Thread-safe for disjoint ranges. */
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
