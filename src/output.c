@@ -53,8 +53,9 @@
  * contiguous ranges; every this many bytes it lets go of the pages it has filled
  * (madvise MADV_DONTNEED: they stay in the page cache, dirty, but leave the
  * process's RSS), so the pages mapped at once stay few (16 threads: about 90 MB of
- * random u32 text, with a release every 512 Ki keys, about 5.6 MB). Mapping and unmapping windows instead cost far more than the
- * faults: 1 GB of text written in 0.17-0.23 s mapped whole, 0.29-0.35 s in
+ * random u32 text, with a release every 512 Ki keys, about 5.6 MB; 128 Ki and
+ * 2 Mi keys wrote as fast). Mapping and unmapping windows instead cost far more
+ * than the faults: 1 GB of text written in 0.17-0.23 s mapped whole, 0.29-0.35 s in
  * windows of 32 Mi keys, 0.62-0.72 s of 8 Mi, 0.69-0.78 s of 2 Mi; in pieces of
  * 64 Ki keys that the threads took in turn, 0.9-1.2 s (the H100 machine, ext4). */
 #define OUT_MAP_RELEASE ((size_t)4 << 20)
