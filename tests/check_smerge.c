@@ -12,7 +12,8 @@
  * does) and asks for its buffers pinned, some lent by the caller: the same results,
  * every buffer pinned is unpinned, lent ones are left alone, the sorter is never
  * called while a sort is aside, and pieces do go aside, but never where pinning
- * fails.
+ * fails. run_ranks, the runs' ranks the merges lay out and cut by, against a binary
+ * search of the keys.
  */
 #include <config.h>
 
@@ -369,6 +370,77 @@ START_TEST(test_smerge_runs_cpu)
 }
 END_TEST
 
+/* run_ranks (runs by rank, as the merge's layout and smerge use them) against
+ * key_lower_bound on the run's keys kept aside: runs of several blocks, in memory
+ * and spilled (LZ4 and not), every distribution of make_runs; ascending values that
+ * fall below, inside (each key of the run, and one more) and above the run, many in
+ * one block and in many blocks. _i: width 4 or 8 by parity, spilled by _i / 2. */
+START_TEST(test_runs_ranks)
+{
+    int w = _i % 2 ? 8 : 4, spill = _i / 2 % 2;
+    uint64_t seed = 0x72616e6b + (uint64_t)_i;
+    uint64_t top = w == 4 ? UINT32_MAX : UINT64_MAX;
+    char dir[256];
+    ck_tdir_make(dir, sizeof dir, "ranks");
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 2), 0);
+    void *buffers = malloc(run_cursor_bytes(w));
+    ck_assert_ptr_nonnull(buffers);
+    for (int rep = 0; rep < 6; rep++) {
+        void *keys[1];
+        size_t n[1];
+        uint64_t *all;
+        size_t total;
+        make_runs(&seed, w, 1, keys, n, 70000, &all, &total);
+        run_t *run;
+        ck_assert_int_eq(run_from_memory(&run, keys[0], n[0], w), GS_OK);
+        if (spill) {
+            runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+                            .compress = rep % 2 ? COMPRESS_LZ4 : COMPRESS_NONE };
+            ck_assert_int_eq(run_spill(run, &rc), GS_OK);
+            ck_assert(!run_in_memory(run) || total == 0);
+        }
+        ck_assert_int_eq(run_open(run), GS_OK);
+        /* values: 0, the top, random ones, and a sample of keys and key + 1 */
+        size_t m = 0, cap = 2 * (total / 7 + 1) + 1000;
+        uint64_t *v = malloc(sizeof *v * cap);
+        size_t *idx = malloc(sizeof *idx * cap);
+        ck_assert(v && idx);
+        v[m++] = 0;
+        v[m++] = top;
+        for (int i = 0; i < 500; i++)
+            v[m++] = ck_rng_next(&seed) & top;
+        for (size_t i = 0; i < total && m + 2 <= cap; i += 1 + ck_rng_below(&seed, 13)) {
+            v[m++] = all[i];
+            if (all[i] < top)
+                v[m++] = all[i] + 1;
+        }
+        qsort(v, m, sizeof *v, cmp_u64);
+        ck_assert_int_eq(run_ranks(run, v, m, idx, buffers), GS_OK);
+        for (size_t i = 0; i < m; i++) {
+            size_t a = 0, b = total;   /* lower bound in all, the run's keys */
+            while (a < b) {
+                size_t mid = a + (b - a) / 2;
+                if (all[mid] < v[i])
+                    a = mid + 1;
+                else
+                    b = mid;
+            }
+            ck_assert_msg(idx[i] == a, "w %d spill %d: rank of %llu is %zu, %zu expected", w,
+                          spill, (unsigned long long)v[i], idx[i], a);
+        }
+        run_close(run);
+        run_free(run);
+        free(v);
+        free(idx);
+        free(all);
+    }
+    free(buffers);
+    pool_destroy(pool);
+    ck_remove_tree(dir);
+}
+END_TEST
+
 /* Pieces go aside only where the buffers could be pinned (staged, a piece aside
  * would only slow the gathering): the same runs merged with pinning refused, then
  * granted; both outputs in order with every key. */
@@ -445,6 +517,7 @@ Suite *make_smerge_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 32);
     tcase_add_test(tc, test_smerge_aside_needs_pins);
+    tcase_add_loop_test(tc, test_runs_ranks, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }
