@@ -284,17 +284,23 @@ has_gpu() {
 }
 
 # signals_to_send: the signals a test of gpusort's signal handling can send, as
-# words: INT TERM HUP, or TERM HUP where SIGINT is ignored by our parent (a SIGINT
-# ignored at start stays ignored in gpusort, as in sort: a background job of a
-# shell without job control starts so).
+# words: INT TERM HUP, less SIGINT and SIGHUP where our parent ignores them (a
+# signal ignored at start stays ignored in gpusort, as in sort: a background job of
+# a shell without job control starts with SIGINT ignored, a job under nohup with
+# SIGHUP).
 signals_to_send() {
-    if [ -r /proc/$$/status ] &&
-        [ $(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) & 2 )) -ne 0 ]; then
-        echo "SIGINT is ignored here: sending TERM and HUP only" >&2
-        echo TERM HUP
-    else
-        echo INT TERM HUP
+    local ign=0 sig list=
+    if [ -r /proc/$$/status ]; then
+        ign=$(( 0x$(awk '$1 == "SigIgn:" { print $2 }' /proc/$$/status) ))
     fi
+    for sig in INT TERM HUP; do
+        case $sig in
+            INT) [ $(( ign & 2 )) -eq 0 ] || { echo "SIGINT is ignored here: not sent" >&2; continue; } ;;
+            HUP) [ $(( ign & 1 )) -eq 0 ] || { echo "SIGHUP is ignored here: not sent" >&2; continue; } ;;
+        esac
+        list="$list${list:+ }$sig"
+    done
+    echo "$list"
 }
 
 # first_disorder MODE FILE: "N VALUE" for the first key out of order in FILE (text,
