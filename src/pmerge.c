@@ -25,7 +25,7 @@
 /* The most bytes one thread holds before its turn. */
 #define PM_HOLD_MAX ((size_t)256 << 20)
 /* Placed, the most keys a piece takes: with nothing held, pieces need not fit a
- * thread's hold, and larger ones cost less: 100M keys of text on the H100
+ * thread's hold, and larger ones cost less: 100M i64 keys of text on the H100
  * machine's 16 threads merged in 0.46-0.49 s in pieces of 1.6 Mi keys (a quarter
  * of a thread's share), 0.66-0.71 s in pieces of 0.8 Mi (those of the hold); on
  * the 2-core VM pieces of 12.5 Mi keys (a quarter of a share) left threads idle at
