@@ -16,7 +16,8 @@
  * straight into the file's pages at its offset (output_place). The space is
  * reserved first with fallocate(2), so that a full disk is an error there and
  * never a fault on a mapped page; where fallocate is not supported, the plain
- * writer does it.
+ * writer does it. Standard output that is a regular file ("> FILE") is placed
+ * too, through a descriptor of its own (output_stdout_map_fd).
  */
 #include <config.h>
 
@@ -84,6 +85,8 @@ struct output {
     unsigned long long mapped;   /* of them, written mapped */
     size_t page;             /* the page size */
     off_t place_pos;         /* where the placed bytes start (output_place_begin) */
+    int map_fd;              /* standard output's file opened again to be mapped
+                                (output_stdout_map_fd), or -1 */
     /* the writer thread */
     pthread_t writer;
     int writer_started;
@@ -140,6 +143,34 @@ static int output_make_temp(output_t *o, const char *path)
     return GS_OK;
 }
 
+/* Standard output that is a regular file may be placed too (see the top of the
+ * file), from its current position, where it was not opened to append and is not
+ * standard error's file as well (messages would land among the placed bytes):
+ * mapping needs a descriptor open for reading and writing, which a shell's
+ * "> FILE" does not give, so the file is opened again through /proc/self/fd/1.
+ * That descriptor, or -1. */
+static int output_stdout_map_fd(void)
+{
+#ifdef __linux__
+    struct stat st, other;
+    int fl = fcntl(STDOUT_FILENO, F_GETFL);
+    if (fl < 0 || (fl & O_APPEND) || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    if (fstat(STDERR_FILENO, &other) == 0 && other.st_dev == st.st_dev &&
+        other.st_ino == st.st_ino)
+        return -1;
+    int fd = open("/proc/self/fd/1", O_RDWR | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &other) != 0 || other.st_dev != st.st_dev ||
+                    other.st_ino != st.st_ino)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+#else
+    return -1;
+#endif
+}
+
 int output_open(output_t **out, const output_cfg_t *cfg)
 {
     output_t *o = calloc(1, sizeof *o);
@@ -148,6 +179,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     o->cfg = *cfg;
     o->fd = -1;
     o->slot = -1;
+    o->map_fd = -1;
     o->threads = pool_size(cfg->pool);
     long page = sysconf(_SC_PAGESIZE);
     o->page = page > 0 ? (size_t)page : 4096;
@@ -160,6 +192,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
 #ifdef F_SETPIPE_SZ
         (void)fcntl(o->fd, F_SETPIPE_SZ, 1 << 20);   /* as for standard input (input.c) */
 #endif
+        o->map_fd = output_stdout_map_fd();
     } else {
         o->name = cfg->path;
         struct stat st;
@@ -500,7 +533,7 @@ int output_write_bytes(output_t *o, const void *buf, size_t len)
 int output_can_place(const output_t *o, uint64_t keys)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    return !o->cfg.binary && o->tmp_path && o->threads >= 2 &&
+    return !o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
            keys >= (uint64_t)OUT_KEYS_PER_THREAD * (uint64_t)o->threads;
 #else
     (void)o;
@@ -521,18 +554,20 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
     int rc = output_drain(o);   /* what the writer holds goes first */
     if (rc)
         return rc;
+    int fd = o->map_fd >= 0 ? o->map_fd : o->fd;   /* o->fd: the position */
     off_t pos = lseek(o->fd, 0, SEEK_CUR);
     if (total == 0 || total > SIZE_MAX || pos < 0 || pos % (off_t)o->page != 0)
         return GS_OK;
-    if (fallocate(o->fd, 0, pos, (off_t)total) != 0) {
+    if (fallocate(fd, 0, pos, (off_t)total) != 0) {
         if (errno != EOPNOTSUPP && errno != ENOSYS)
             return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         return GS_OK;
     }
-    void *map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, pos);
+    void *map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pos);
     if (map == MAP_FAILED) {
-        /* the space reserved goes back: the plain writer writes from pos */
-        if (ftruncate(o->fd, pos) != 0)
+        /* The plain writer writes from pos: the temporary's space reserved goes
+         * back (standard output's file may hold more past pos: left as it is). */
+        if (o->tmp_path && ftruncate(fd, pos) != 0)
             return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         return GS_OK;
     }
@@ -729,6 +764,8 @@ static void output_free(output_t *o)
         free(o->sets[i].bufs);
         free(o->sets[i].lens);
     }
+    if (o->map_fd >= 0)
+        close(o->map_fd);
     pthread_mutex_destroy(&o->lock);
     pthread_cond_destroy(&o->cond);
     free(o->tmp_path);

@@ -80,15 +80,18 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
 unsigned long long output_bytes(const output_t *o);
 
 /* Of them, the bytes written mapped (placed, below): text of at least 64 Ki keys
- * a thread (two threads or more) in one output_write() to -o's temporary, from a
- * position at the start of a page, where the file system has fallocate(2);
- * formatted by the pool's threads straight into the file's pages. */
+ * a thread (two threads or more) in one output_write() to -o's temporary or to a
+ * regular file on standard output, from a position at the start of a page, where
+ * the file system has fallocate(2); formatted by the pool's threads straight into
+ * the file's pages. */
 unsigned long long output_bytes_mapped(const output_t *o);
 
 /* ---- placed text: laid out ahead, formatted in place by many threads ---------------- */
 
-/* 1 where text of this many keys may be placed: to -o's temporary, with two
- * threads or more, 64 Ki keys a thread or more (Linux). */
+/* 1 where text of this many keys may be placed: to -o's temporary, or to
+ * standard output where it is a regular file written from its position (not
+ * appended to) and not standard error's file too; with two threads or more, 64 Ki
+ * keys a thread or more (Linux). */
 int output_can_place(const output_t *o, uint64_t keys);
 
 /* The bytes of each key's line, as steps over the keys (tn_line_steps). */
