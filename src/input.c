@@ -335,8 +335,10 @@ static int kreader_advance(kreader_t *r)
 typedef struct {
     kreader_t *r;
     const char *blk;
+    char *dst;                               /* where the keys go: the caller's or r->keys */
     size_t start[KREADER_MAX_THREADS + 1];   /* piece t is blk[start[t], start[t+1]) */
-    size_t koff[KREADER_MAX_THREADS];        /* where piece t's keys go, in keys */
+    size_t koff[KREADER_MAX_THREADS];        /* where piece t's keys go in dst, in keys */
+    size_t count[KREADER_MAX_THREADS];       /* piece t's tokens, where counted first */
     size_t dest[KREADER_MAX_THREADS];        /* where they are packed, in keys */
     int used;                                /* pieces packed: those up to a bad token */
     tn_scan_t res[KREADER_MAX_THREADS];
@@ -349,7 +351,7 @@ static void kreader_pack_piece(void *arg, int t, int n)
     scan_job_t *j = arg;
     size_t w = (size_t)j->r->width;
     if (t < j->used && j->res[t].nkeys)
-        memcpy((char *)j->r->packed + j->dest[t] * w, (char *)j->r->keys + j->koff[t] * w,
+        memcpy((char *)j->r->packed + j->dest[t] * w, j->dst + j->koff[t] * w,
                j->res[t].nkeys * w);
 }
 
@@ -358,8 +360,15 @@ static void kreader_scan_piece(void *arg, int t, int n)
     (void)n;
     scan_job_t *j = arg;
     kreader_t *r = j->r;
-    char *dst = (char *)r->keys + j->koff[t] * (size_t)r->width;
+    char *dst = j->dst + j->koff[t] * (size_t)r->width;
     tn_scan(j->blk + j->start[t], j->start[t + 1] - j->start[t], r->cfg.km, dst, &j->res[t]);
+}
+
+static void kreader_count_piece(void *arg, int t, int n)
+{
+    (void)n;
+    scan_job_t *j = arg;
+    j->count[t] = tn_count_tokens(j->blk + j->start[t], j->start[t + 1] - j->start[t]);
 }
 
 /* Append a token to a message, escaped and cut short if long. */
@@ -392,9 +401,19 @@ static int kreader_token_error(kreader_t *r, const tn_scan_t *res, const char *t
                    (unsigned long long)line, q);
 }
 
-/* Scan blk[0..len) into r->keys; set *n. A bad token sets r->pending after the keys
- * before it have been kept. */
-static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t *n)
+/* The caller's memory for a block's keys (kreader_next_into), or none. */
+typedef struct {
+    kreader_room_fn fn;
+    void *arg;
+} kreader_room_t;
+
+/* Scan blk[0..len) into the caller's memory (room, where it gives some: the
+ * block's tokens are counted first, so that each piece's keys go straight to their
+ * place) or else into r->keys, packed where pieces left gaps; set *n, and r->out to
+ * the keys or NULL (in the caller's memory). A bad token sets r->pending after the
+ * keys before it have been kept. */
+static int kreader_scan_block(kreader_t *r, const char *blk, size_t len,
+                              const kreader_room_t *room, size_t *n)
 {
     int threads = pool_size(r->cfg.pool);
     if (threads > KREADER_MAX_THREADS)
@@ -420,23 +439,45 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t 
             s++;
         j->start[t] = s;
     }
-    size_t need = 0;
-    for (int t = 0; t < np; t++) {
-        j->koff[t] = need;
-        need += tn_max_keys(j->start[t + 1] - j->start[t]);
-    }
-    if (need > r->keycap) {
-        free(r->keys);
-        r->keys = malloc(need * (size_t)r->width);
-        if (!r->keys) {
-            r->keycap = 0;
-            free(j);
-            return err_set(GS_ENOMEM, "out of memory");
-        }
-        r->keycap = need;
-    }
 
     double t0 = stats_now();
+    j->dst = NULL;
+    if (room) {
+        if (threads == 1) {
+            for (int t = 1; t < np; t++)
+                j->count[t] = 0;
+            kreader_count_piece(j, 0, 1);
+        } else {
+            pool_run(r->cfg.pool, kreader_count_piece, j);
+        }
+        size_t total = 0;
+        for (int t = 0; t < np; t++) {
+            j->koff[t] = total;
+            total += j->count[t];
+        }
+        if (total)
+            j->dst = room->fn(room->arg, total);
+    }
+    if (!j->dst) {
+        size_t need = 0;
+        for (int t = 0; t < np; t++) {
+            j->koff[t] = need;
+            need += tn_max_keys(j->start[t + 1] - j->start[t]);
+        }
+        if (need > r->keycap) {
+            free(r->keys);
+            r->keys = malloc(need * (size_t)r->width);
+            if (!r->keys) {
+                r->keycap = 0;
+                free(j);
+                return err_set(GS_ENOMEM, "out of memory");
+            }
+            r->keycap = need;
+        }
+        j->dst = r->keys;
+    }
+    int placed = j->dst != r->keys;
+
     if (threads == 1) {
         for (int t = 1; t < np; t++)
             j->res[t] = (tn_scan_t){ 0 };
@@ -445,16 +486,23 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t 
         pool_run(r->cfg.pool, kreader_scan_piece, j);
     }
 
-    /* Pack the pieces' keys, up to the first bad token: in place where only the
-     * first piece has keys, else into a buffer of their own, piece by piece on the
-     * pool's threads where there are many (on one thread this took as long as the
-     * scan on 16). */
+    /* The keys up to the first bad token. Placed, they lie together already (a
+     * piece without one has exactly its tokens' keys). Else they are packed: in
+     * place where only the first piece has keys, else into a buffer of their own,
+     * piece by piece on the pool's threads where there are many (on one thread this
+     * took as long as the scan on 16). */
     size_t total = 0, moved = 0;
     uint64_t lines = 0;
     int rc = GS_OK;
     j->used = np;
     for (int t = 0; t < np; t++) {
         const tn_scan_t *res = &j->res[t];
+        if (placed && res->status == TN_OK && res->nkeys != j->count[t]) {
+            size_t got = res->nkeys, want = j->count[t];
+            free(j);
+            return err_set(GS_EIO, "internal error: %zu keys scanned from %zu tokens", got,
+                           want);
+        }
         j->dest[t] = total;
         if (total != j->koff[t])
             moved += res->nkeys;
@@ -467,8 +515,8 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t 
             break;
         }
     }
-    r->out = r->keys;
-    if (moved) {
+    r->out = placed ? NULL : r->keys;
+    if (moved && !placed) {
         if (total > r->packcap) {
             free(r->packed);
             r->packcap = 0;
@@ -494,7 +542,8 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len, size_t 
 }
 
 /* The next block of the text: at least one key, or the end, or an error. */
-static int kreader_next_text(kreader_t *r, const void **keys, size_t *n)
+static int kreader_next_text(kreader_t *r, const kreader_room_t *room, const void **keys,
+                             size_t *n)
 {
     for (;;) {
         r->lines_before += r->block_lines;
@@ -504,7 +553,7 @@ static int kreader_next_text(kreader_t *r, const void **keys, size_t *n)
             return rc;
         if (r->used == 0)
             return GS_OK;   /* the end */
-        rc = kreader_scan_block(r, r->buf, r->used, n);
+        rc = kreader_scan_block(r, r->buf, r->used, room, n);
         if (rc)
             return rc;
         *keys = r->out;
@@ -676,7 +725,18 @@ int kreader_next(kreader_t *r, const void **keys, size_t *n)
         r->pending = 0;
         return rc;
     }
-    return r->cfg.binary ? kreader_next_binary(r, keys, n) : kreader_next_text(r, keys, n);
+    return r->cfg.binary ? kreader_next_binary(r, keys, n) : kreader_next_text(r, NULL, keys, n);
+}
+
+int kreader_next_into(kreader_t *r, kreader_room_fn room, void *arg, const void **keys,
+                      size_t *n)
+{
+    *n = 0;
+    *keys = NULL;
+    if (r->cfg.binary || r->pending)
+        return kreader_next(r, keys, n);
+    kreader_room_t rm = { .fn = room, .arg = arg };
+    return kreader_next_text(r, &rm, keys, n);
 }
 
 uint64_t kreader_position(kreader_t *r, size_t i)

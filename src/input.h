@@ -40,6 +40,19 @@ int kreader_open(kreader_t **r, const char *path, const kreader_cfg_t *cfg);
  * with the message set (the file, its line or byte offset, and what was wrong). */
 int kreader_next(kreader_t *r, const void **keys, size_t *n);
 
+/* Memory for n keys at the caller's (kreader_next_into): where they are to go, or
+ * NULL where n do not fit. */
+typedef void *(*kreader_room_fn)(void *arg, size_t n);
+
+/* kreader_next(), with text scanned straight into the caller's memory: each
+ * block's tokens are counted first, room(arg, count) gives where that many keys go,
+ * and they are scanned there: *keys is NULL and the first *n keys of that memory
+ * are the block's (fewer than asked for only before a bad token, which the next
+ * call reports). Where room() gives NULL, and for binary input, *keys points to the
+ * keys in the reader's memory as kreader_next() returns them. */
+int kreader_next_into(kreader_t *r, kreader_room_fn room, void *arg, const void **keys,
+                      size_t *n);
+
 /* 1 if keys can be read straight into the caller's memory (kreader_read_keys):
  * binary keys from a regular file. */
 int kreader_direct(const kreader_t *r);

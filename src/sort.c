@@ -52,6 +52,7 @@ typedef struct {
     int pin_off;             /* 1: pinning failed once; not tried again */
     const char *copy_src;    /* a sorted chunk in a pinned buffer still to copy out, */
     size_t copy_n;           /* its keys */
+    int room_rc;             /* an error met making room for the reader (sorting_room_keys) */
 } sorting_t;
 
 static size_t sort_budget(const opts_t *o)
@@ -495,6 +496,21 @@ static int sorting_add(sorting_t *s, const char *keys, size_t m)
     return GS_OK;
 }
 
+/* The reader's room for m keys of text (kreader_next_into): the chunk's end. NULL
+ * where they would cross the chunk's limit (the reader keeps them, and sorting_add
+ * fills the chunk to its limit with them and starts the next, so chunks stay
+ * whole), or on an error, kept in room_rc. */
+static void *sorting_room_keys(void *arg, size_t m)
+{
+    sorting_t *s = arg;
+    size_t take;
+    if (s->room_rc || s->n + m > s->limit)
+        return NULL;
+    if ((s->room_rc = sorting_make_room(s, m, &take)) != GS_OK || take < m)
+        return NULL;   /* the limit changed with the backend's set-up */
+    return s->keys + s->n * (size_t)s->c->km.width;
+}
+
 /* Keys read straight into the chunk at a time (kreader_read_keys), at most: small
  * enough that the backend's set-up thresholds are met on time. */
 #define SORT_DIRECT_KEYS ((size_t)1 << 24)
@@ -552,10 +568,15 @@ static int sorting_read(sorting_t *s)
         for (; rc == GS_OK && !kreader_direct(r);) {
             const void *blk;
             size_t m;
-            rc = kreader_next(r, &blk, &m);
+            rc = kreader_next_into(r, sorting_room_keys, s, &blk, &m);
+            if (rc == GS_OK)
+                rc = s->room_rc;
             if (rc || m == 0)
                 break;
-            rc = sorting_add(s, blk, m);
+            if (blk)
+                rc = sorting_add(s, blk, m);
+            else
+                s->n += m;   /* scanned in place */
             if (rc)
                 break;
         }

@@ -74,6 +74,11 @@ size_t tn_line_steps(const keymap_t *km, uint64_t *start, unsigned char *len);
 /* Count LF bytes in buf[0..len). */
 size_t tn_count_lines(const char *buf, size_t len);
 
+/* The tokens (runs of bytes that are not white space) in buf[0..len): tn_scan()
+ * writes at most this many keys for the block, exactly as many where it has no bad
+ * token. So a block's keys can be placed before it is scanned. */
+size_t tn_count_tokens(const char *buf, size_t len);
+
 /* Offset in buf[0..len) of the start of token number idx (0-based), or len if the
  * block has fewer tokens. Used only to locate an error, so it may be slow. */
 size_t tn_token_offset(const char *buf, size_t len, size_t idx);

@@ -175,11 +175,47 @@ typedef struct {
 
 #define NOT_SAMPLED UINT64_MAX
 
+/* How read_sampled reads: kreader_next (0), kreader_next_into with room always
+ * given (1), or refused at every other block (2). */
+static int read_mode;
+
+static void read_mode_plain(void) { read_mode = 0; }
+static void read_mode_into(void) { read_mode = 1; }
+static void read_mode_refused(void) { read_mode = 2; }
+
+/* The room read_sampled gives kreader_next_into. */
+typedef struct {
+    char *buf;
+    size_t cap;      /* bytes */
+    size_t asked;    /* keys asked for last */
+    unsigned calls;
+    int refuse;      /* 1: every other call gets NULL */
+} room_t;
+
+static void *test_room(void *arg, size_t m)
+{
+    room_t *rm = arg;
+    rm->calls++;
+    ck_assert_uint_gt(m, 0);
+    if (rm->refuse && rm->calls % 2 == 0)
+        return NULL;
+    if (m * 8 > rm->cap) {
+        free(rm->buf);
+        rm->cap = m * 8;
+        rm->buf = malloc(rm->cap);
+        ck_assert_ptr_nonnull(rm->buf);
+    }
+    rm->asked = m;
+    return rm->buf;
+}
+
 /* Open path and read every block until the end or an error; keep the keys, and the
  * positions of every stride-th key and of the first and last key of each block
  * (NOT_SAMPLED for the others: kreader_position may be slow). */
 static void read_sampled(const char *path, const kreader_cfg_t *cfg, readall_t *ra, size_t stride)
 {
+    room_t rm = { .refuse = read_mode == 2 };
+    size_t placed = 0;
     kreader_t *r = NULL;
     memset(ra, 0, sizeof *ra);
     ck_assert_msg(kreader_open(&r, path, cfg) == GS_OK, "cannot open %s: %s", path,
@@ -189,7 +225,18 @@ static void read_sampled(const char *path, const kreader_cfg_t *cfg, readall_t *
     for (;;) {
         const void *keys = NULL;
         size_t n = 0;
-        ra->rc = kreader_next(r, &keys, &n);
+        if (read_mode == 0) {
+            ra->rc = kreader_next(r, &keys, &n);
+        } else {
+            rm.asked = 0;
+            ra->rc = kreader_next_into(r, test_room, &rm, &keys, &n);
+            if (ra->rc == GS_OK && n > 0 && !keys) {
+                /* placed: at most as many keys as asked room for */
+                ck_assert_uint_le(n, rm.asked);
+                keys = rm.buf;
+                placed++;
+            }
+        }
         if (ra->rc != GS_OK || n == 0)
             break;
         ra->blocks++;
@@ -208,6 +255,11 @@ static void read_sampled(const char *path, const kreader_cfg_t *cfg, readall_t *
     }
     ra->bytes = kreader_bytes(r);
     kreader_close(r);
+    /* Text that gave keys was placed where room was given, and only there. */
+    if (read_mode && !cfg->binary && ra->blocks && ra->rc == GS_OK)
+        ck_assert_msg(placed == (read_mode == 1 ? ra->blocks : (rm.calls + 1) / 2),
+                      "%zu of %zu blocks placed (%u asked)", placed, ra->blocks, rm.calls);
+    free(rm.buf);
 }
 
 /* The same, every position kept. */
@@ -929,5 +981,25 @@ Suite *make_input_suite(void)
     tcase_add_test(tc, test_input_open_missing);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
+
+    /* The text read again with its keys placed in the caller's memory
+     * (kreader_next_into): room always given, then refused at every other block. */
+    static const char *const into_names[2] = { "kreader into", "kreader into, refused" };
+    static void (*const into_setup[2])(void) = { read_mode_into, read_mode_refused };
+    for (int m = 0; m < 2; m++) {
+        tc = tcase_create(into_names[m]);
+        tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
+        tcase_add_checked_fixture(tc, into_setup[m], read_mode_plain);
+        tcase_add_loop_test(tc, test_input_text_blocks, 0, 8);
+        tcase_add_test(tc, test_input_text_edges);
+        tcase_add_test(tc, test_input_text_token_longer_than_block);
+        tcase_add_loop_test(tc, test_input_text_bad_token, 0, 2);
+        tcase_add_test(tc, test_input_text_first_bad_token_wins);
+        tcase_add_loop_test(tc, test_input_text_parallel, 0, 2);
+        tcase_add_loop_test(tc, test_input_text_parallel_bad_token, 0, 6);
+        tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
+        tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+    }
     return s;
 }

@@ -1,6 +1,6 @@
 /* check_textnum.c: unit tests of textnum.[ch]: tn_parse at every boundary, tn_format
  * and tn_format_keys against snprintf, tn_scan on blocks (white space, counts, the
- * first bad token), tn_count_lines, tn_token_offset, tn_is_space.
+ * first bad token), tn_count_lines, tn_count_tokens, tn_token_offset, tn_is_space.
  */
 #include <config.h>
 
@@ -1018,6 +1018,57 @@ START_TEST(test_textnum_count_lines)
 }
 END_TEST
 
+/* tn_count_tokens against a byte-at-a-time count: random bytes, white space of
+ * every kind among them at random densities, any alignment and length (the 64-byte
+ * masks and the tail), tokens just outside the range that must not count; and on
+ * generated blocks of valid tokens, exactly tn_scan's key count. */
+START_TEST(test_textnum_count_tokens)
+{
+    uint64_t seed = 0x746f6b73;
+    static char buf[70000];
+    for (int rep = 0; rep < 400; rep++) {
+        size_t len = rep < 140 ? (size_t)rep : (size_t)ck_rng_below(&seed, 65536);
+        size_t start = (size_t)ck_rng_below(&seed, 64);
+        int density = 1 + (int)ck_rng_below(&seed, 24);
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)ck_rng_next(&seed);
+            if (ck_rng_below(&seed, (uint64_t)density) == 0)
+                c = (unsigned char)spaces[ck_rng_below(&seed, 6)];
+            buf[start + i] = (char)c;
+        }
+        size_t want = 0;
+        int in = 0;
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)buf[start + i];
+            int tok = !(c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r');
+            want += tok && !in;
+            in = tok;
+        }
+        if (start > 0)
+            buf[start - 1] = 'x';   /* a token before the range goes on into it */
+        buf[start + len] = 'y';
+        ck_assert_msg(tn_count_tokens(buf + start, len) == want,
+                      "rep %d (len %zu at %zu): %zu tokens, expected %zu", rep, len, start,
+                      tn_count_tokens(buf + start, len), want);
+    }
+    keymap_t km;
+    key_map_init(&km, KEY_I64, 0);
+    for (int rep = 0; rep < 60; rep++) {
+        block_t b;
+        make_block(&b, (size_t)ck_rng_below(&seed, 3000), &seed, KEY_I64, (int)(rep % 2));
+        void *out = malloc(tn_max_keys(b.len) * 8);
+        ck_assert_ptr_nonnull(out);
+        tn_scan_t res;
+        tn_scan(b.buf, b.len, &km, out, &res);
+        ck_assert_int_eq(res.status, TN_OK);
+        ck_assert_uint_eq(tn_count_tokens(b.buf, b.len), res.nkeys);
+        ck_assert_uint_eq(res.nkeys, b.ntok);
+        free(out);
+        free_block(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_textnum_token_offset)
 {
     const char *s = "  12 \n 3\t\t456 ";
@@ -1088,6 +1139,7 @@ Suite *make_textnum_suite(void)
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_loop_test(tc, test_textnum_scan_random_error, 0, 4);
     tcase_add_test(tc, test_textnum_count_lines);
+    tcase_add_test(tc, test_textnum_count_tokens);
     tcase_add_test(tc, test_textnum_token_offset);
     tcase_add_test(tc, test_textnum_is_space);
     tcase_set_timeout(tc, 60);
