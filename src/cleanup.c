@@ -32,17 +32,84 @@ static volatile int nslots;
 static int sigpipe_ignored;          /* SIGPIPE was SIG_IGN at start */
 static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
-static void cleanup_on_signal(int sig)
+/* Watched input mappings (cleanup_watch_map): a few at once, each with its message
+ * made in advance, so the SIGBUS handler only compares and writes. */
+#define CLEANUP_WATCHES 64
+typedef struct {
+    int taken;                      /* claimed (atomic) */
+    volatile sig_atomic_t used;     /* 1: base, len and msg are in place */
+    const char *base;
+    size_t len;
+    char msg[400];
+    size_t msglen;
+} watch_t;
+static watch_t watches[CLEANUP_WATCHES];
+
+static void cleanup_unlink_all(void)
 {
-    int saved = errno;
     int n = __atomic_load_n(&nslots, __ATOMIC_SEQ_CST);   /* the count first: */
     slot_t *sl = __atomic_load_n(&slots, __ATOMIC_SEQ_CST); /* its array is as large */
     for (int i = 0; i < n; i++)
         if (sl[i].used)
             unlink(sl[i].path);
+}
+
+static void cleanup_on_signal(int sig)
+{
+    int saved = errno;
+    cleanup_unlink_all();
     signal(sig, SIG_DFL);
     errno = saved;
     raise(sig);
+}
+
+/* SIGBUS: in a watched input mapping, a read error of that file (exit 2); anywhere
+ * else, the temporaries go and the fault, met again on return, takes its default
+ * action. */
+static void cleanup_on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const char *addr = si->si_addr;
+    cleanup_unlink_all();
+    for (int i = 0; i < CLEANUP_WATCHES; i++) {
+        watch_t *w = &watches[i];
+        if (w->used && addr >= w->base && (size_t)(addr - w->base) < w->len) {
+            ssize_t wr = write(STDERR_FILENO, w->msg, w->msglen);
+            (void)wr;
+            _exit(2);
+        }
+    }
+    signal(sig, SIG_DFL);
+}
+
+int cleanup_watch_map(const void *base, size_t len, const char *name)
+{
+    for (int i = 0; i < CLEANUP_WATCHES; i++) {
+        watch_t *w = &watches[i];
+        int free_ = 0;
+        if (!__atomic_compare_exchange_n(&w->taken, &free_, 1, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_RELAXED))
+            continue;
+        w->base = base;
+        w->len = len;
+        int n = snprintf(w->msg, sizeof w->msg,
+                         "gpusort: read error on '%.300s': the file was cut short while "
+                         "being read, or a page of it could not be read\n", name);
+        w->msglen = n < 0 ? 0 : (size_t)n < sizeof w->msg ? (size_t)n : sizeof w->msg - 1;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        w->used = 1;
+        return i;
+    }
+    return -1;
+}
+
+void cleanup_unwatch_map(int watch)
+{
+    if (watch < 0)
+        return;
+    watches[watch].used = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&watches[watch].taken, 0, __ATOMIC_RELEASE);
 }
 
 int cleanup_init(void)
@@ -63,6 +130,13 @@ int cleanup_init(void)
         if (sigaction(handled[i], &sa, NULL) != 0)
             return err_sys(GS_EIO, errno, "sigaction");
     }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = cleanup_on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, NULL) != 0)
+        return err_sys(GS_EIO, errno, "sigaction");
     return GS_OK;
 }
 

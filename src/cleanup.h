@@ -4,13 +4,15 @@
  * cleanup_init() installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (except
  * those ignored when gpusort started, which stay ignored). On such a signal every
  * registered file is unlinked and the signal is re-raised with its default action,
- * so the exit status is the usual 128+signal.
+ * so the exit status is the usual 128+signal. SIGBUS in a watched input mapping is a
+ * read error (cleanup_watch_map).
  */
 #ifndef GS_CLEANUP_H
 #define GS_CLEANUP_H
 
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 
 /* Install the signal handlers; call once, before any temporary file exists. */
 int cleanup_init(void);
@@ -43,6 +45,18 @@ void cleanup_remove(int slot);
 
 /* Unlink every registered file (error paths and exit). */
 void cleanup_remove_all(void);
+
+/* Watch a mapping of an input file (its pages read straight from the file): a
+ * SIGBUS inside it, which is how the kernel reports that the file was cut short
+ * while mapped or that a page of it could not be read, is a read error of that
+ * file: every registered file is removed, one line "gpusort: read error on 'NAME':
+ * ..." is written to stderr, and the process exits with status 2. A SIGBUS anywhere
+ * else removes the registered files and takes its default action. Returns a watch,
+ * or -1 where all are taken (the caller then reads without mapping). */
+int cleanup_watch_map(const void *base, size_t len, const char *name);
+
+/* Stop watching (the mapping is gone); -1 is a no-op. */
+void cleanup_unwatch_map(int watch);
 
 /* 1 if SIGPIPE was ignored when gpusort started (then EPIPE is an exit-2 error). */
 int cleanup_sigpipe_ignored(void);

@@ -3,11 +3,13 @@
  * Two raw buffers take turns: while the pool parses the block in one, a reader
  * thread fills the other. A block ends at the last white space (text) or the last
  * whole key (binary); what follows is copied to the front of the other buffer
- * before the reader thread fills the rest. A text block is split among the pool's
- * threads at white space; each thread scans its piece into its own region of the
- * key buffer, and the regions are then packed together. Binary keys are decoded in
- * place.
- */
+ * before the reader thread fills the rest. A regular text file of some size is
+ * mapped instead, and its blocks are read in place (KREADER_MAP_MIN). A text block
+ * is split among the pool's threads at white space; each thread scans its piece
+ * into its own region of the key buffer, and the regions are then packed together,
+ * or, where the caller gives room (kreader_next_into), the pieces' tokens are
+ * counted first and each is scanned straight to its place. Binary keys are decoded
+ * in place. */
 #include <config.h>
 
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +43,12 @@
 #define KREADER_READERS_MIN 4
 #define KREADER_READERS_MAX 16
 #define KREADER_PIECE (1u << 20)
+/* A regular text file of at least this many bytes is read through a mapping of it:
+ * the pieces of a block are scanned straight from the page cache, with no reader
+ * threads and no copy. 100M keys of text on the H100 machine (9 rounds alternating):
+ * reading 0.12-0.15 s against 0.18-0.35 s read into buffers, the whole sort 0.479 s
+ * against 0.557 s (medians). The file is read to its size when opened. */
+#define KREADER_MAP_MIN ((uint64_t)1 << 20)
 
 struct kreader {
     char *name;              /* for messages: the path, or "-" */
@@ -61,6 +70,10 @@ struct kreader {
     uint64_t bytes;          /* bytes read from the file */
     int started;             /* 1 once the first block was read */
     pool_t *readers;         /* a regular file's pread pool, made at its first large fill */
+    char *map;               /* text of a regular file: the whole file mapped, or NULL */
+    uint64_t map_len;        /* its length (the size when opened) */
+    uint64_t map_done;       /* the pages before this offset are let go */
+    int map_watch;           /* its cleanup watch (a SIGBUS in it is a read error) */
     /* the read-ahead thread */
     pthread_t ahead;
     int ahead_running;       /* 1: ahead fills bufs[cur ^ 1] */
@@ -120,6 +133,19 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
 #ifdef POSIX_FADV_SEQUENTIAL
         posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+    }
+    r->map_watch = -1;
+    if (r->regular && !cfg->binary && r->size >= KREADER_MAP_MIN && r->size <= SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+        if (m != MAP_FAILED) {
+            r->map_watch = cleanup_watch_map(m, (size_t)r->size, r->name);
+            if (r->map_watch >= 0) {
+                r->map = m;
+                r->map_len = r->size;
+            } else {
+                munmap(m, (size_t)r->size);   /* read it the plain way */
+            }
+        }
     }
     r->cap = r->cfg.block_bytes + 8;
     r->bufs[0] = malloc(r->cap);
@@ -281,8 +307,54 @@ static size_t kreader_cut(const kreader_t *r, const char *buf, size_t have)
 /* Make buf the next block: the bytes the last block left over, followed by a full
  * buffer's worth of input. Sets r->used to the block's length (0: the end), and
  * starts the read-ahead of the block after it. */
+/* kreader_advance for a mapped file: the next block is the mapping's next bytes, up
+ * to the block's size, cut after white space (or past one token longer than that).
+ * Nothing is copied. The pages of the blocks before are let go (they leave the
+ * process, not the page cache), so the resident memory stays about a block; the
+ * kernel is asked to read the next block ahead. */
+static int kreader_advance_mapped(kreader_t *r)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    uint64_t done = r->off / page * page;
+    if (done > r->map_done) {
+        madvise(r->map + r->map_done, (size_t)(done - r->map_done), MADV_DONTNEED);
+        r->map_done = done;
+    }
+    r->started = 1;
+    uint64_t avail = r->map_len - r->off;
+    size_t len = avail < r->cfg.block_bytes ? (size_t)avail : r->cfg.block_bytes;
+    r->buf = r->map + r->off;
+    size_t cut = len;
+    if (len < avail) {
+        while (cut > 0 && !tn_is_space((unsigned char)r->buf[cut - 1]))
+            cut--;
+        if (cut == 0) {
+            cut = len;
+            while (cut < avail && !tn_is_space((unsigned char)r->buf[cut]))
+                cut++;
+        }
+    }
+    r->used = cut;
+    r->off += cut;
+    r->bytes += cut;
+    r->eof = r->last = r->off == r->map_len;
+    stats_add(ST_READ, cut, 0);
+    if (!r->last) {
+        uint64_t next = r->off / page * page, left = r->map_len - next;
+        madvise(r->map + next, left < r->cfg.block_bytes ? (size_t)left : r->cfg.block_bytes,
+                MADV_WILLNEED);
+    }
+    return GS_OK;
+}
+
 static int kreader_advance(kreader_t *r)
 {
+    if (r->map)
+        return kreader_advance_mapped(r);
     int rc;
     if (!r->started) {
         r->started = 1;
@@ -771,6 +843,9 @@ void kreader_close(kreader_t *r)
         kreader_ahead_join(r);
     }
     pool_destroy(r->readers);
+    if (r->map)
+        munmap(r->map, (size_t)r->map_len);
+    cleanup_unwatch_map(r->map_watch);
     if (r->close_fd && r->fd >= 0)
         close(r->fd);
     free(r->name);

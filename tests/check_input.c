@@ -417,7 +417,8 @@ START_TEST(test_input_text_token_longer_than_block)
     ck_assert_uint_eq(ra.pos[2], 3);
     readall_free(&ra);
 
-    /* the same with 1 MiB blocks (read ahead) and a token of 3 MiB among others */
+    /* the same with 1 MiB blocks and a token of 3 MiB among others (a file this large
+     * is read mapped: the block runs on past its size to the token's end) */
     size_t zeros = (size_t)3 << 20;
     char *big = malloc(zeros + 4096);
     ck_assert_ptr_nonnull(big);

@@ -22,6 +22,14 @@
  *   GS_FAULT_READ_AFTER=N     after N bytes read in total from such files, reads
  *                             from them fail; the read that crosses N is cut short
  *   GS_FAULT_READ_ERRNO=EIO|ENOSPC|EMFILE  their errno (default EIO)
+ * Mappings (mmap of such a file for reading, as gpusort reads a large text input):
+ *   with any read setting above, or GS_FAULT_REPORT, they fail (ENODEV), so that
+ *                             the program reads the file with read(2) or pread(2)
+ *                             and the settings apply
+ *   GS_FAULT_MAP_CUT=N        else, right after such a mapping is made, the file is
+ *                             cut to N bytes (truncate(2)): a touch of the mapping
+ *                             past it raises SIGBUS, as when another program cuts
+ *                             the file short or a disk fails under a mapping
  * Opens and creations:
  *   GS_FAULT_OPEN_AT=K        the K'th open of an existing file under DIR (open or
  *                             openat without O_CREAT), and every later one, fails
@@ -62,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -83,6 +92,7 @@ static uint64_t fault_open_at;           /* GS_FAULT_OPEN_AT, or 0 */
 static uint64_t fault_create_at;         /* GS_FAULT_CREATE_AT, or 0 */
 static int fault_open_errno = EMFILE;    /* GS_FAULT_OPEN_ERRNO */
 static int fault_counting;               /* GS_FAULT_REPORT is set: count everything */
+static uint64_t fault_map_cut = UINT64_MAX; /* GS_FAULT_MAP_CUT */
 
 static _Atomic uint64_t fault_written;   /* bytes accounted to affected files */
 static _Atomic uint64_t fault_creates;   /* files created under fault_dir */
@@ -174,6 +184,7 @@ __attribute__((constructor)) static void fault_init(void)
     fault_open_at = fault_env_u64("GS_FAULT_OPEN_AT", 0);
     fault_create_at = fault_env_u64("GS_FAULT_CREATE_AT", 0);
     fault_open_errno = fault_parse_errno(getenv("GS_FAULT_OPEN_ERRNO"), EMFILE);
+    fault_map_cut = fault_env_u64("GS_FAULT_MAP_CUT", UINT64_MAX);
     const char *report = getenv("GS_FAULT_REPORT");
     fault_counting = report && *report;
     const char *dir = getenv("GS_FAULT_DIR");
@@ -651,4 +662,51 @@ int mkostemps(char *tmpl, int suffixlen, int flags)
     if (fault_open_fails(AT_FDCWD, tmpl, 1))
         return -1;
     return fault_created(real(tmpl, suffixlen, flags));
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Mappings                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+static void *_Atomic real_mmap_p;
+static void *_Atomic real_mmap64_p;
+
+/* A mapping for reading of an affected file: refused where reads are faulted or
+ * counted, or made and the file then cut short (GS_FAULT_MAP_CUT). */
+static void *fault_mmap(mmap_fn real, void *addr, size_t len, int prot, int flags, int fd,
+                        off_t off)
+{
+    if (fd < 0 || (prot & PROT_WRITE) || !fault_affects(fd))
+        return real(addr, len, prot, flags, fd, off);
+    if (fault_read_max || fault_read_after != UINT64_MAX || fault_counting) {
+        errno = ENODEV;
+        return MAP_FAILED;
+    }
+    void *m = real(addr, len, prot, flags, fd, off);
+    if (m != MAP_FAILED && fault_map_cut != UINT64_MAX) {
+        char link[64], path[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        int saved = errno;
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        if (n > 0) {
+            path[n] = '\0';
+            if (truncate(path, (off_t)fault_map_cut) != 0)
+                abort();   /* the test would not test what it says */
+        }
+        errno = saved;
+    }
+    return m;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    return fault_mmap((mmap_fn)fault_real("mmap", &real_mmap_p), addr, len, prot, flags, fd,
+                      off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    return fault_mmap((mmap_fn)fault_real("mmap64", &real_mmap64_p), addr, len, prot, flags,
+                      fd, (off_t)off);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fault-read.sh: a failing read (EIO) of an input, of standard input, of a spilled
-# run or of a -m pass's temporary is an error: exit 2, one message naming the file
-# and the cause, nothing on stdout, no temporary left, the -o target untouched.
+# run or of a -m pass's temporary, or a mapped input cut short (SIGBUS), is an
+# error: exit 2, one message naming the file and the cause, nothing on stdout, no
+# temporary left, the -o target untouched.
 # Short reads (a few bytes at a time, keys cut across reads) change nothing.
 # The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_READ_AFTER
 # bytes read from files under GS_FAULT_DIR (or from pipes, GS_FAULT_READ_PIPES=1),
@@ -86,6 +87,18 @@ oracle in/in.txt >in/sorted.txt
 expect_error 2 "^read error on 'in/sorted\.txt': $eio" -- \
     env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_AFTER=5000000 \
     "$GPUSORT" -c -t u32 in/sorted.txt
+
+# A large text input is read through a mapping of it: cut short while mapped (the
+# shim truncates it right after the mapping is made), its pages past the end raise
+# SIGBUS, which is a read error of that file, at once and after runs have spilled
+# (3 MiB in: the temporaries must go too).
+for cut in 0 3145728; do
+    cp in/in.txt in/cut.txt
+    read_fault "a mapped text input cut to $cut bytes" \
+        "^read error on 'in/cut\.txt': the file was cut short while being read" \
+        GS_FAULT_DIR=in GS_FAULT_MAP_CUT="$cut" -- -S 1M in/cut.txt
+done
+rm -f in/cut.txt
 
 # The spilled runs fail when read back for the merge (first read, and later), with
 # and without compression; then the temporaries of -m's passes.
