@@ -21,6 +21,7 @@ static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
 static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
 static double copied_s;         /* and the seconds it took (under stats_lock) */
+static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 #define STATS_MAX_PHASES 8
@@ -78,6 +79,13 @@ void stats_note_copy_out(uint64_t bytes, double seconds)
     pthread_mutex_lock(&stats_lock);
     copied_bytes += bytes;
     copied_s += seconds;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_read_mapped(uint64_t bytes)
+{
+    pthread_mutex_lock(&stats_lock);
+    read_mapped += bytes;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -156,6 +164,9 @@ void stats_print(double total)
     if (copied_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of sorted chunks copied out of pinned "
                 "buffers in %.3f s\n", (unsigned long long)copied_bytes, copied_s);
+    if (read_mapped)
+        fprintf(stderr, "gpusort: stats: %llu bytes of text read mapped, scanned in place "
+                "(their reading is in the parse)\n", (unsigned long long)read_mapped);
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of text written mapped, formatted in "
                 "place by %d threads\n", (unsigned long long)mapped_bytes, mapped_threads);

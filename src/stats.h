@@ -35,6 +35,9 @@ void stats_note_aside(int piece);
 /* A sorted chunk copied out of a pinned buffer into its run: bytes, seconds. */
 void stats_note_copy_out(uint64_t bytes, double seconds);
 
+/* Text read mapped (input.c): bytes scanned straight from the page cache. */
+void stats_note_read_mapped(uint64_t bytes);
+
 /* Text written mapped (output.c): bytes, formatted in place by this many threads. */
 void stats_note_mapped(uint64_t bytes, int threads);
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# stats.sh: --stats: a stage table on stderr (stdout still right); --progress.
+# stats.sh: --stats: a stage table on stderr (stdout still right), the lines of text
+# read and written mapped; --progress.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 
@@ -34,6 +35,19 @@ if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; t
     bytes=$(wc -c <bigout.txt)
     grep -q "stats: $bytes bytes of text written mapped, formatted in place by 2 threads" "$RUN_ERR" ||
         fail "--stats does not count the $bytes bytes written mapped: $(cat "$RUN_ERR")"
+fi
+
+# A text file of 1 MiB or more is read mapped, and --stats counts its bytes; from a
+# pipe it is read the plain way, and no such line is printed.
+inbytes=$(wc -c <big.txt)
+[ "$inbytes" -ge 1048576 ] || fail "big.txt is too small to be read mapped ($inbytes bytes)"
+grep -q "stats: $inbytes bytes of text read mapped, scanned in place" "$RUN_ERR" ||
+    fail "--stats does not count the $inbytes bytes read mapped: $(cat "$RUN_ERR")"
+run_cmd sh -c 'cat big.txt | "$1" --stats --device=cpu --parallel=2 -o pipeout.txt' sh "$GPUSORT"
+[ "$STATUS" -eq 0 ] || fail "--stats from a pipe exited $STATUS; stderr: $(cat "$RUN_ERR")"
+same bigexp.txt pipeout.txt "big.txt from a pipe"
+if grep -q "read mapped" "$RUN_ERR"; then
+    fail "--stats says a pipe was read mapped: $(cat "$RUN_ERR")"
 fi
 
 # --progress: whatever it shows goes to stderr; the result is unchanged.
