@@ -8,9 +8,11 @@
  *   - tn_format_keys of those keys: the reference's lines;
  *   - tn_format: each key back as the reference's canonical decimal, and tn_parse
  *     of that gives the key again;
- *   - the reader (kreader over a memory file, blocks of 1 byte to 8 KiB): the same
- *     keys, each with the reference's line, then GS_EINPUT exactly where the
- *     reference has a bad token, else the end.
+ *   - tn_count_tokens: the reference's count of tokens, good and bad;
+ *   - the reader (kreader over a memory file, blocks of 1 byte to 8 KiB), by
+ *     kreader_next and by kreader_next_into (room given, and refused at every third
+ *     block): the same keys, each with the reference's line, then GS_EINPUT exactly
+ *     where the reference has a bad token, else the end.
  */
 #include <config.h>
 
@@ -196,9 +198,35 @@ static void check_scan(const uint8_t *text, size_t len, const keymap_t *km, cons
     free(out);
 }
 
-static void check_reader(const uint8_t *text, size_t len, const keymap_t *km, size_t block,
-                         const ref_t *ref)
+/* kreader_next_into's room: one buffer, refused at every third call. */
+typedef struct {
+    void *buf;
+    size_t cap;      /* keys */
+    size_t asked;
+    unsigned calls;
+} room_t;
+
+static void *fuzz_room(void *arg, size_t m)
 {
+    room_t *rm = arg;
+    if (++rm->calls % 3 == 0)
+        return NULL;
+    if (m > rm->cap) {
+        free(rm->buf);
+        rm->buf = malloc(m * 8);
+        if (!rm->buf)
+            fuzz_fail("out of memory");
+        rm->cap = m;
+    }
+    rm->asked = m;
+    return rm->buf;
+}
+
+/* The reader with kreader_next (into == 0) or kreader_next_into (1). */
+static void check_reader(const uint8_t *text, size_t len, const keymap_t *km, size_t block,
+                         const ref_t *ref, int into)
+{
+    room_t rm = { 0 };
     static pool_t *pool;
     if (!pool && pool_create(&pool, 1) != GS_OK)
         fuzz_fail("pool_create failed");
@@ -211,7 +239,17 @@ static void check_reader(const uint8_t *text, size_t len, const keymap_t *km, si
     for (;;) {
         const void *keys;
         size_t n;
-        rc = kreader_next(r, &keys, &n);
+        if (into) {
+            rm.asked = 0;
+            rc = kreader_next_into(r, fuzz_room, &rm, &keys, &n);
+            if (rc == GS_OK && n > 0 && !keys) {
+                if (n > rm.asked)
+                    fuzz_fail("reader: %zu keys placed in room for %zu", n, rm.asked);
+                keys = rm.buf;
+            }
+        } else {
+            rc = kreader_next(r, &keys, &n);
+        }
         if (rc != GS_OK || n == 0)
             break;
         for (size_t i = 0; i < n; i++, seen++) {
@@ -228,6 +266,7 @@ static void check_reader(const uint8_t *text, size_t len, const keymap_t *km, si
         }
     }
     kreader_close(r);
+    free(rm.buf);
     if (seen != ref->nkeys)
         fuzz_fail("reader: %zu keys, the reference %zu (block %zu)", seen, ref->nkeys, block);
     int want = ref->status == TN_OK ? GS_OK : GS_EINPUT;
@@ -255,7 +294,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("out of memory");
     ref_scan(text, len, km.type, &ref);
     check_scan(text, len, &km, &ref);
-    check_reader(text, len, &km, block, &ref);
+    size_t tokens = 0;
+    for (size_t i = 0; i < len; i++)
+        tokens += !ref_space(text[i]) && (i == 0 || ref_space(text[i - 1]));
+    if (tn_count_tokens((const char *)text, len) != tokens)
+        fuzz_fail("tn_count_tokens: %zu, the reference %zu",
+                  tn_count_tokens((const char *)text, len), tokens);
+    check_reader(text, len, &km, block, &ref, 0);
+    check_reader(text, len, &km, block, &ref, 1);
     free(ref.raw);
     free(ref.line);
     return 0;
