@@ -43,6 +43,7 @@ inbytes=$(wc -c <big.txt)
 [ "$inbytes" -ge 1048576 ] || fail "big.txt is too small to be read mapped ($inbytes bytes)"
 grep -q "stats: $inbytes bytes of text read mapped, scanned in place" "$RUN_ERR" ||
     fail "--stats does not count the $inbytes bytes read mapped: $(cat "$RUN_ERR")"
+# shellcheck disable=SC2016  # $1 is the inner shell's: gpusort's path
 run_cmd sh -c 'cat big.txt | "$1" --stats --device=cpu --parallel=2 -o pipeout.txt' sh "$GPUSORT"
 [ "$STATUS" -eq 0 ] || fail "--stats from a pipe exited $STATUS; stderr: $(cat "$RUN_ERR")"
 same bigexp.txt pipeout.txt "big.txt from a pipe"
