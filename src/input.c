@@ -9,7 +9,8 @@
  * into its own region of the key buffer, and the regions are then packed together,
  * or, where the caller gives room (kreader_next_into), the pieces' tokens are
  * counted first and each is scanned straight to its place. Binary keys are decoded
- * in place. */
+ * in place.
+ */
 #include <config.h>
 
 #include <errno.h>
@@ -146,6 +147,10 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
                 munmap(m, (size_t)r->size);   /* read it the plain way */
             }
         }
+    }
+    if (r->map) {
+        *out = r;   /* no buffers: blocks are read in place */
+        return GS_OK;
     }
     r->cap = r->cfg.block_bytes + 8;
     r->bufs[0] = malloc(r->cap);
@@ -304,9 +309,6 @@ static size_t kreader_cut(const kreader_t *r, const char *buf, size_t have)
     return cut;
 }
 
-/* Make buf the next block: the bytes the last block left over, followed by a full
- * buffer's worth of input. Sets r->used to the block's length (0: the end), and
- * starts the read-ahead of the block after it. */
 /* kreader_advance for a mapped file: the next block is the mapping's next bytes, up
  * to the block's size, cut after white space (or past one token longer than that).
  * Nothing is copied. The pages of the blocks before are let go (they leave the
@@ -352,6 +354,9 @@ static int kreader_advance_mapped(kreader_t *r)
     return GS_OK;
 }
 
+/* Make buf the next block: the bytes the last block left over, followed by a full
+ * buffer's worth of input. Sets r->used to the block's length (0: the end), and
+ * starts the read-ahead of the block after it. */
 static int kreader_advance(kreader_t *r)
 {
     if (r->map)
