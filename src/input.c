@@ -332,8 +332,7 @@ static int kreader_advance_mapped(kreader_t *r)
     r->buf = r->map + r->off;
     size_t cut = len;
     if (len < avail) {
-        while (cut > 0 && !tn_is_space((unsigned char)r->buf[cut - 1]))
-            cut--;
+        cut = kreader_cut(r, r->buf, len);
         if (cut == 0) {
             cut = len;
             while (cut < avail && !tn_is_space((unsigned char)r->buf[cut]))
@@ -449,6 +448,18 @@ static void kreader_count_piece(void *arg, int t, int n)
     j->count[t] = tn_count_tokens(j->blk + j->start[t], j->start[t + 1] - j->start[t]);
 }
 
+/* Run fn over a block's pieces: on the pool, or on this thread where one thread
+ * scans (the pieces after the first are then empty). */
+static void kreader_run_pieces(kreader_t *r, int threads, int np, pool_fn_t fn, scan_job_t *j)
+{
+    if (threads > 1) {
+        pool_run(r->cfg.pool, fn, j);
+        return;
+    }
+    for (int t = 0; t < np; t++)
+        fn(j, t, np);
+}
+
 /* Append a token to a message, escaped and cut short if long. */
 static void kreader_quote(char *dst, size_t room, const char *tok, size_t len)
 {
@@ -521,13 +532,7 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len,
     double t0 = stats_now();
     j->dst = NULL;
     if (room) {
-        if (threads == 1) {
-            for (int t = 1; t < np; t++)
-                j->count[t] = 0;
-            kreader_count_piece(j, 0, 1);
-        } else {
-            pool_run(r->cfg.pool, kreader_count_piece, j);
-        }
+        kreader_run_pieces(r, threads, np, kreader_count_piece, j);
         size_t total = 0;
         for (int t = 0; t < np; t++) {
             j->koff[t] = total;
@@ -556,13 +561,7 @@ static int kreader_scan_block(kreader_t *r, const char *blk, size_t len,
     }
     int placed = j->dst != r->keys;
 
-    if (threads == 1) {
-        for (int t = 1; t < np; t++)
-            j->res[t] = (tn_scan_t){ 0 };
-        kreader_scan_piece(j, 0, 1);
-    } else {
-        pool_run(r->cfg.pool, kreader_scan_piece, j);
-    }
+    kreader_run_pieces(r, threads, np, kreader_scan_piece, j);
 
     /* The keys up to the first bad token. Placed, they lie together already (a
      * piece without one has exactly its tokens' keys). Else they are packed: in

@@ -955,6 +955,20 @@ START_TEST(test_input_open_missing)
 }
 END_TEST
 
+/* The reader's text tests (and one of binary, which kreader_next_into passes on to
+ * kreader_next): run with each way of reading. */
+static void add_reader_text_tests(TCase *tc)
+{
+    tcase_add_loop_test(tc, test_input_text_blocks, 0, 8);
+    tcase_add_test(tc, test_input_text_edges);
+    tcase_add_test(tc, test_input_text_token_longer_than_block);
+    tcase_add_loop_test(tc, test_input_text_bad_token, 0, 2);
+    tcase_add_test(tc, test_input_text_first_bad_token_wins);
+    tcase_add_loop_test(tc, test_input_text_parallel, 0, 2);
+    tcase_add_loop_test(tc, test_input_text_parallel_bad_token, 0, 6);
+    tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
+}
+
 Suite *make_input_suite(void)
 {
     Suite *s = suite_create("input");
@@ -965,14 +979,7 @@ Suite *make_input_suite(void)
 
     tc = tcase_create("kreader");
     tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
-    tcase_add_loop_test(tc, test_input_text_blocks, 0, 8);
-    tcase_add_test(tc, test_input_text_edges);
-    tcase_add_test(tc, test_input_text_token_longer_than_block);
-    tcase_add_loop_test(tc, test_input_text_bad_token, 0, 2);
-    tcase_add_test(tc, test_input_text_first_bad_token_wins);
-    tcase_add_loop_test(tc, test_input_text_parallel, 0, 2);
-    tcase_add_loop_test(tc, test_input_text_parallel_bad_token, 0, 6);
-    tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
+    add_reader_text_tests(tc);
     tcase_add_loop_test(tc, test_input_binary_large, 0, 2);
     tcase_add_test(tc, test_input_binary_readahead_end);
     tcase_add_loop_test(tc, test_input_binary_partial_key, 0, 2);
@@ -991,14 +998,7 @@ Suite *make_input_suite(void)
         tc = tcase_create(into_names[m]);
         tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
         tcase_add_checked_fixture(tc, into_setup[m], read_mode_plain);
-        tcase_add_loop_test(tc, test_input_text_blocks, 0, 8);
-        tcase_add_test(tc, test_input_text_edges);
-        tcase_add_test(tc, test_input_text_token_longer_than_block);
-        tcase_add_loop_test(tc, test_input_text_bad_token, 0, 2);
-        tcase_add_test(tc, test_input_text_first_bad_token_wins);
-        tcase_add_loop_test(tc, test_input_text_parallel, 0, 2);
-        tcase_add_loop_test(tc, test_input_text_parallel_bad_token, 0, 6);
-        tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
+        add_reader_text_tests(tc);
         tcase_set_timeout(tc, 120);
         suite_add_tcase(s, tc);
     }

@@ -236,20 +236,28 @@ __attribute__((destructor)) static void fault_report(void)
     fclose(f);
 }
 
+/* The path fd names (readlink of /proc/self/fd/N) into path[PATH_MAX]: 1, or 0
+ * where it has none. Keeps errno. */
+static int fault_fd_path(int fd, char *path)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    int saved = errno;
+    ssize_t n = readlink(link, path, PATH_MAX - 1);
+    errno = saved;
+    if (n <= 0)
+        return 0;
+    path[n] = '\0';
+    return 1;
+}
+
 /* 1 if fd names a file at or under fault_dir. Keeps errno. */
 static int fault_affects(int fd)
 {
     if (fault_dir_len == 0 || fd < 0)
         return 0;
-    char link[64], path[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    int saved = errno;
-    ssize_t n = readlink(link, path, sizeof path - 1);
-    errno = saved;
-    if (n <= 0)
-        return 0;
-    path[n] = '\0';
-    return fault_under(path);
+    char path[PATH_MAX];
+    return fault_fd_path(fd, path) && fault_under(path);
 }
 
 /* 1 if path (relative to dirfd, AT_FDCWD for the working directory) names a file
@@ -684,16 +692,11 @@ static void *fault_mmap(mmap_fn real, void *addr, size_t len, int prot, int flag
         return MAP_FAILED;
     }
     void *m = real(addr, len, prot, flags, fd, off);
-    if (m != MAP_FAILED && fault_map_cut != UINT64_MAX) {
-        char link[64], path[PATH_MAX];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    char path[PATH_MAX];
+    if (m != MAP_FAILED && fault_map_cut != UINT64_MAX && fault_fd_path(fd, path)) {
         int saved = errno;
-        ssize_t n = readlink(link, path, sizeof path - 1);
-        if (n > 0) {
-            path[n] = '\0';
-            if (truncate(path, (off_t)fault_map_cut) != 0)
-                abort();   /* the test would not test what it says */
-        }
+        if (truncate(path, (off_t)fault_map_cut) != 0)
+            abort();   /* the test would not test what it says */
         errno = saved;
     }
     return m;
