@@ -33,6 +33,11 @@
 #define PM_PLACED_PIECE_MAX ((size_t)4 << 20)
 /* Samples taken from each run to choose splitters. */
 #define PM_SAMPLES 4096
+/* Up to this many runs a thread merges through a tree of two-way merges (pm_tree);
+ * past it, through the loser tree (pm_merge). */
+#define PM_TREE_MAX 16
+/* Keys each inner node of that tree holds: 8 KiB of u64, the tree in a core's cache. */
+#define PM_NODE_KEYS 1024
 
 typedef struct {
     run_t **runs;
@@ -76,6 +81,12 @@ typedef struct {
     uint64_t last_key;
     char *at, *pend;         /* placed: where the piece's next bytes go, its end, */
     char *released;          /* and its pages let go up to here */
+    /* the tree of two-way merges (pm_tree): nodes 1..K-1 inner, K..2K-1 the sources
+     * (K: nruns rounded up to a power of two, at least 2) */
+    int K;
+    const char **hd, **tl;   /* [2K] each node's keys at hand: [hd, tl) */
+    unsigned char *fin;      /* [2K] 1: the node has no keys beyond those at hand */
+    char *nodes;             /* [K][PM_NODE_KEYS] inner nodes' buffers */
 } pm_thread_t;
 
 size_t pmerge_cursor_bytes(int nruns, int width)
@@ -294,6 +305,139 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
     }
 }
 
+/* ---- the tree of two-way merges (up to PM_TREE_MAX runs) --------------------------
+ *
+ * The loser tree's replay is one chain of dependent loads and compares per key, a
+ * level at a time; a two-way merge's step is a compare and two pointer moves. So for
+ * few runs, each inner node of a binary tree merges its two children's keys into a
+ * buffer of its own, a stretch at a time, and the root merges into the batch: every
+ * step of every stretch branch-free and sure of its bounds (no sentinel keys). On the
+ * 2-core VM, 100M u32 keys of text at -S 256M (4 runs): the merging itself took 0.68
+ * s of CPU against the loser tree's 1.24 (perf), the merge phase 1.12-1.40 s against
+ * 1.33-1.63. */
+
+static int pt_more(pm_thread_t *t, int v, int has_hi, uint64_t hi, int w);
+
+/* Merge node v's two children into [o, oe) until it is full or both are finished;
+ * *end: the end of the keys merged. */
+static inline __attribute__((always_inline)) int pt_merge2(pm_thread_t *t, int v, char *o,
+                                                           char *oe, char **end, int has_hi,
+                                                           uint64_t hi, const int w)
+{
+    const int a = 2 * v, b = 2 * v + 1;
+    const char **hd = t->hd, **tl = t->tl;
+    int rc = GS_OK;
+    while (o < oe) {
+        if (hd[a] == tl[a] && !t->fin[a] && (rc = pt_more(t, a, has_hi, hi, w)) != GS_OK)
+            break;
+        if (hd[b] == tl[b] && !t->fin[b] && (rc = pt_more(t, b, has_hi, hi, w)) != GS_OK)
+            break;
+        size_t na = (size_t)(tl[a] - hd[a]) / w, nb = (size_t)(tl[b] - hd[b]) / w;
+        size_t room = (size_t)(oe - o) / w;
+        if (na == 0 || nb == 0) {
+            /* A child is finished (pt_more left it so): the other's keys as they are. */
+            int c = na ? a : b;
+            size_t m = na ? na : nb;
+            if (m == 0)
+                break;   /* both finished */
+            if (m > room)
+                m = room;
+            memcpy(o, hd[c], m * w);
+            hd[c] += m * w;
+            o += m * w;
+            continue;
+        }
+        /* m steps take m keys, none of them past either child's end. */
+        size_t m = na < nb ? na : nb;
+        if (m > room)
+            m = room;
+        if (w == 4) {
+            const uint32_t *x = (const uint32_t *)hd[a], *y = (const uint32_t *)hd[b];
+            uint32_t *q = (uint32_t *)o;
+            for (size_t i = 0; i < m; i++) {
+                uint32_t kx = *x, ky = *y;
+                int ty = ky < kx;
+                q[i] = ty ? ky : kx;
+                x += !ty;
+                y += ty;
+            }
+            hd[a] = (const char *)x;
+            hd[b] = (const char *)y;
+        } else {
+            const uint64_t *x = (const uint64_t *)hd[a], *y = (const uint64_t *)hd[b];
+            uint64_t *q = (uint64_t *)o;
+            for (size_t i = 0; i < m; i++) {
+                uint64_t kx = *x, ky = *y;
+                int ty = ky < kx;
+                q[i] = ty ? ky : kx;
+                x += !ty;
+                y += ty;
+            }
+            hd[a] = (const char *)x;
+            hd[b] = (const char *)y;
+        }
+        o += m * w;
+    }
+    *end = o;
+    return rc;
+}
+
+/* Node v has no keys at hand and is not finished: a source takes its next batch,
+ * an inner node merges its children into its buffer. Either has keys at hand after,
+ * or is finished. */
+static int pt_more(pm_thread_t *t, int v, int has_hi, uint64_t hi, int w)
+{
+    int rc;
+    if (v >= t->K) {
+        int i = v - t->K;
+        uint64_t key;
+        if ((rc = pm_refill(t, i, has_hi, hi, &key)) != GS_OK)
+            return rc;
+        if (t->done[i]) {
+            t->hd[v] = t->tl[v] = NULL;
+            t->fin[v] = 1;
+        } else {
+            t->hd[v] = t->cur[i];
+            t->tl[v] = t->end[i];
+        }
+        return GS_OK;
+    }
+    char *buf = t->nodes + (size_t)v * PM_NODE_KEYS * (size_t)w, *end;
+    char *full = buf + PM_NODE_KEYS * (size_t)w;
+    rc = w == 4 ? pt_merge2(t, v, buf, full, &end, has_hi, hi, 4)
+                : pt_merge2(t, v, buf, full, &end, has_hi, hi, 8);
+    t->hd[v] = buf;
+    t->tl[v] = end;
+    t->fin[v] = end < full;   /* short only where both children are finished */
+    return rc;
+}
+
+/* Merge the piece through the tree, into the batch, flushing it as it fills. */
+static int pm_tree(pm_thread_t *t, size_t p, int has_hi, uint64_t hi, const int w)
+{
+    pm_job_t *j = t->j;
+    for (int v = 1; v < t->K; v++) {
+        t->hd[v] = t->tl[v] = NULL;
+        t->fin[v] = 0;
+    }
+    for (int i = 0; i < t->K; i++) {
+        int live = i < j->nruns && !t->done[i];
+        t->hd[t->K + i] = live ? t->cur[i] : NULL;
+        t->tl[t->K + i] = live ? t->end[i] : NULL;
+        t->fin[t->K + i] = !live;
+    }
+    char *batch = t->batch, *full = batch + PM_BATCH * (size_t)w;
+    for (;;) {
+        char *end;
+        int rc = pt_merge2(t, 1, batch + t->nb * (size_t)w, full, &end, has_hi, hi, w);
+        t->nb = (size_t)(end - batch) / (size_t)w;
+        if (rc || end < full)
+            return rc;   /* finished, or failed */
+        if ((rc = pm_flush(t, p)) != GS_OK || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+            return rc;
+    }
+}
+
 static int pm_piece(pm_thread_t *t, size_t p)
 {
     pm_job_t *j = t->j;
@@ -316,7 +460,9 @@ static int pm_piece(pm_thread_t *t, size_t p)
         t->at = t->released = j->base + j->off[p];
         t->pend = j->base + j->off[p + 1];
     }
-    if (rc == GS_OK)
+    if (rc == GS_OK && t->K)
+        rc = j->width == 4 ? pm_tree(t, p, has_hi, hi, 4) : pm_tree(t, p, has_hi, hi, 8);
+    else if (rc == GS_OK)
         rc = j->width == 4 ? pm_merge(t, p, has_hi, hi, 4) : pm_merge(t, p, has_hi, hi, 8);
     int failed = __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE);
     if (rc == GS_OK && !failed)
@@ -359,8 +505,18 @@ static void pm_worker(void *arg, int ti, int nt)
     t.batch = malloc(PM_BATCH * (size_t)j->width);
     t.outcap = j->base ? 0 : j->hold;   /* placed: nothing held */
     t.out = t.outcap ? malloc(t.outcap) : NULL;
+    int tree_ok = 1;
+    if (k <= PM_TREE_MAX) {
+        for (t.K = 2; (size_t)t.K < k; t.K *= 2)
+            ;
+        t.hd = calloc(2 * (size_t)t.K, sizeof *t.hd);
+        t.tl = calloc(2 * (size_t)t.K, sizeof *t.tl);
+        t.fin = calloc(2 * (size_t)t.K, 1);
+        t.nodes = malloc((size_t)t.K * PM_NODE_KEYS * (size_t)j->width);
+        tree_ok = t.hd && t.tl && t.fin && t.nodes;
+    }
     if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.lkey || !t.lsrc ||
-        !t.win || !t.batch || (t.outcap && !t.out)) {
+        !t.win || !t.batch || (t.outcap && !t.out) || !tree_ok) {
         pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
@@ -384,6 +540,10 @@ static void pm_worker(void *arg, int ti, int nt)
     free(t.win);
     free(t.batch);
     free(t.out);
+    free(t.hd);
+    free(t.tl);
+    free(t.fin);
+    free(t.nodes);
 }
 
 /* Order (key, weight) pairs by key. */

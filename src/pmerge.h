@@ -2,7 +2,8 @@
  *
  * Splitter keys drawn from samples of the runs cut the key space into pieces of
  * about the same number of keys. The pool's threads take pieces in order; each
- * merges its piece of every run with a loser tree, prepares the result (formats it,
+ * merges its piece of every run (through a tree of two-way merges where the runs are
+ * few, a loser tree where they are many), prepares the result (formats it,
  * say) in parallel with the others, and delivers it to the sink in key order: the
  * thread whose piece is next streams directly, the others hold their piece's bytes
  * (at most a bounded amount, then they wait for their turn).

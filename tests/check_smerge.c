@@ -13,7 +13,10 @@
  * every buffer pinned is unpinned, lent ones are left alone, the sorter is never
  * called while a sort is aside, and pieces do go aside, but never where pinning
  * fails. run_ranks, the runs' ranks the merges lay out and cut by, against a binary
- * search of the keys.
+ * search of the keys. pmerge_runs, the parallel merge, through a sink that keeps the
+ * keys as delivered and one that places them: 1 to 20 runs (a tree of two-way merges
+ * up to 16, the loser tree past it), some spilled, every distribution of make_runs,
+ * with and without -u, against qsort.
  */
 #include <config.h>
 
@@ -27,6 +30,7 @@
 #include <check.h>
 #include "error.h"
 #include "output.h"
+#include "pmerge.h"
 #include "smerge.h"
 #include "check_suites.h"
 
@@ -507,6 +511,126 @@ START_TEST(test_smerge_aside_needs_pins)
 }
 END_TEST
 
+/* ---- pmerge_runs ---------------------------------------------------------------- */
+
+#define PM_TEST_RUNS 20
+
+/* A sink keeping the bytes delivered, in order; or placing them (raw keys of width
+ * w bytes each: one step). */
+typedef struct {
+    unsigned char *buf;
+    size_t len, cap;
+    int w, began, ended, ok;
+} keep_sink_t;
+
+static int keep_deliver(void *self, const void *bytes, size_t len)
+{
+    keep_sink_t *k = self;
+    ck_assert_uint_le(k->len + len, k->cap);
+    memcpy(k->buf + k->len, bytes, len);
+    k->len += len;
+    return GS_OK;
+}
+
+static int keep_begin(void *self, uint64_t total, char **base)
+{
+    keep_sink_t *k = self;
+    ck_assert_uint_le(total, k->cap);
+    k->began++;
+    k->len = (size_t)total;
+    *base = (char *)k->buf;
+    return GS_OK;
+}
+
+static int keep_fill(void *self, const void *keys, size_t n, char **at, char *end,
+                     char **released)
+{
+    (void)released;
+    keep_sink_t *k = self;
+    ck_assert_uint_le(n * (size_t)k->w, (size_t)(end - *at));
+    memcpy(*at, keys, n * (size_t)k->w);
+    *at += n * (size_t)k->w;
+    return GS_OK;
+}
+
+static int keep_end(void *self, char *base, uint64_t total, int ok)
+{
+    keep_sink_t *k = self;
+    ck_assert_ptr_eq(base, (char *)k->buf);
+    ck_assert_uint_eq(total, k->len);
+    k->ended++;
+    k->ok = ok;
+    return GS_OK;
+}
+
+/* _i: width by parity, unique by _i / 2, some runs spilled by _i / 4, placed by _i / 8
+ * (a placing sink is not placed with -u: delivered in order). Run counts: each of
+ * 1..PM_TEST_RUNS, then random ones. */
+START_TEST(test_pmerge_runs)
+{
+    int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2, placed = _i / 8 % 2;
+    uint64_t seed = 0x93e6 + (uint64_t)_i;
+    char dir[256];
+    ck_tdir_make(dir, sizeof dir, "pmerge");
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    static const uint64_t step_key[1] = { 0 };
+    unsigned char step_len[1] = { (unsigned char)w };
+    pmerge_place_t place = { 1, step_key, step_len, keep_begin, keep_fill, keep_end };
+    int reps = spill ? PM_TEST_RUNS : PM_TEST_RUNS + 6;
+    for (int rep = 0; rep < reps; rep++) {
+        int nruns = rep < PM_TEST_RUNS ? rep + 1 : 1 + (int)ck_rng_below(&seed, PM_TEST_RUNS);
+        void *keys[PM_TEST_RUNS];
+        size_t n[PM_TEST_RUNS];
+        uint64_t *all;
+        size_t total;
+        make_runs(&seed, w, nruns, keys, n, spill ? 24000 : 16000, &all, &total);
+        run_t *runs[PM_TEST_RUNS];
+        for (int r = 0; r < nruns; r++) {
+            ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
+            if (spill && ck_rng_below(&seed, 3) > 0) {
+                runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+                                .compress = ck_rng_below(&seed, 2) ? COMPRESS_LZ4
+                                                                   : COMPRESS_NONE };
+                ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
+            }
+            ck_assert_int_eq(run_open(runs[r]), GS_OK);
+        }
+        keep_sink_t k = { .cap = (size_t)w * (total + 1), .w = w };
+        ck_assert_ptr_nonnull(k.buf = malloc(k.cap));
+        pmerge_sink_t sink = { NULL, keep_deliver, (size_t)w, &k, placed ? &place : NULL };
+        /* budget: from the least (pieces held to a few batches) to plenty */
+        size_t budget = (size_t)1 << (16 + ck_rng_below(&seed, 10));
+        ck_assert_int_eq(pmerge_runs(runs, nruns, w, unique, pool, budget, &sink), GS_OK);
+        ck_assert_int_eq(k.began, placed && !unique);
+        ck_assert_int_eq(k.ended, k.began);
+        ck_assert(!k.ended || k.ok);
+        size_t expect = total;
+        if (unique && total > 0) {
+            expect = 1;
+            for (size_t i = 1; i < total; i++)
+                if (all[i] != all[expect - 1])
+                    all[expect++] = all[i];
+        }
+        ck_assert_uint_eq(k.len, (size_t)w * expect);
+        size_t i = 0;   /* the first key that differs (an assertion a key is slow) */
+        while (i < expect && get(k.buf, i, w) == all[i])
+            i++;
+        ck_assert_msg(i == expect, "key %zu of %zu: %llu, expected %llu", i, expect,
+                      i < expect ? (unsigned long long)get(k.buf, i, w) : 0ULL,
+                      i < expect ? (unsigned long long)all[i] : 0ULL);
+        free(k.buf);
+        free(all);
+        for (int r = 0; r < nruns; r++) {
+            run_close(runs[r]);
+            run_free(runs[r]);
+        }
+    }
+    pool_destroy(pool);
+    ck_remove_tree(dir);
+}
+END_TEST
+
 Suite *make_smerge_suite(void)
 {
     Suite *s = suite_create("smerge");
@@ -518,6 +642,10 @@ Suite *make_smerge_suite(void)
     tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 32);
     tcase_add_test(tc, test_smerge_aside_needs_pins);
     tcase_add_loop_test(tc, test_runs_ranks, 0, 4);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("pmerge");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_pmerge_runs, 0, 16);
     suite_add_tcase(s, tc);
     return s;
 }
