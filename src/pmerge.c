@@ -314,7 +314,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
  * step of every stretch branch-free and sure of its bounds (no sentinel keys). On the
  * 2-core VM, 100M u32 keys of text at -S 256M (4 runs): the merging itself took 0.68
  * s of CPU against the loser tree's 1.24 (perf), the merge phase 1.12-1.40 s against
- * 1.33-1.63. */
+ * 1.33-1.65 (tests/bench/RESULTS.md, issue 3, twelfth session). */
 
 static int pt_more(pm_thread_t *t, int v, int has_hi, uint64_t hi, int w);
 
