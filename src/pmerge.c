@@ -351,31 +351,20 @@ static inline __attribute__((always_inline)) int pt_merge2(pm_thread_t *t, int v
         size_t m = na < nb ? na : nb;
         if (m > room)
             m = room;
-        if (w == 4) {
-            const uint32_t *x = (const uint32_t *)hd[a], *y = (const uint32_t *)hd[b];
-            uint32_t *q = (uint32_t *)o;
-            for (size_t i = 0; i < m; i++) {
-                uint32_t kx = *x, ky = *y;
-                int ty = ky < kx;
-                q[i] = ty ? ky : kx;
-                x += !ty;
-                y += ty;
-            }
-            hd[a] = (const char *)x;
-            hd[b] = (const char *)y;
-        } else {
-            const uint64_t *x = (const uint64_t *)hd[a], *y = (const uint64_t *)hd[b];
-            uint64_t *q = (uint64_t *)o;
-            for (size_t i = 0; i < m; i++) {
-                uint64_t kx = *x, ky = *y;
-                int ty = ky < kx;
-                q[i] = ty ? ky : kx;
-                x += !ty;
-                y += ty;
-            }
-            hd[a] = (const char *)x;
-            hd[b] = (const char *)y;
+        const char *x = hd[a], *y = hd[b];
+        for (size_t i = 0; i < m; i++) {
+            uint64_t kx = key_get(x, 0, w), ky = key_get(y, 0, w);
+            int ty = ky < kx;
+            uint64_t key = ty ? ky : kx;
+            if (w == 4)
+                ((uint32_t *)o)[i] = (uint32_t)key;
+            else
+                ((uint64_t *)o)[i] = key;
+            x += (size_t)!ty * w;
+            y += (size_t)ty * w;
         }
+        hd[a] = x;
+        hd[b] = y;
         o += m * w;
     }
     *end = o;

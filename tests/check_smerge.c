@@ -92,6 +92,22 @@ static void make_runs(uint64_t *seed, int w, int nruns, void **runs, size_t *n, 
     qsort(*all, *total, sizeof **all, cmp_u64);
 }
 
+/* The runs of make_runs's keys (theirs from now on); with spill, two in three of
+ * them spilled under dir, each with LZ4 or raw blocks. */
+static void make_store(uint64_t *seed, int w, int nruns, void **keys, const size_t *n,
+                       int spill, const char *dir, pool_t *pool, run_t **runs)
+{
+    for (int r = 0; r < nruns; r++) {
+        ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
+        if (spill && ck_rng_below(seed, 3) > 0) {
+            runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+                            .compress = ck_rng_below(seed, 2) ? COMPRESS_LZ4 : COMPRESS_NONE };
+            ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
+            ck_assert(!run_in_memory(runs[r]) || n[r] == 0);
+        }
+    }
+}
+
 /* _i: width 4 or 8 by parity */
 START_TEST(test_smerge_cut_pieces)
 {
@@ -296,16 +312,7 @@ START_TEST(test_smerge_runs_cpu)
         size_t total;
         make_runs(&seed, w, nruns, keys, n, maxn, &all, &total);
         run_t *runs[MAXRUNS];
-        for (int r = 0; r < nruns; r++) {
-            ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
-            if (spill && ck_rng_below(&seed, 3) > 0) {
-                runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
-                                .compress = ck_rng_below(&seed, 2) ? COMPRESS_LZ4
-                                                                   : COMPRESS_NONE };
-                ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
-                ck_assert(!run_in_memory(runs[r]) || n[r] == 0);
-            }
-        }
+        make_store(&seed, w, nruns, keys, n, spill, dir, pool, runs);
         /* budget: pieces of 2^16 keys (the least smerge makes) up to all of them */
         size_t budget = (2 * (size_t)w) << (16 + ck_rng_below(&seed, 5));
         output_t *o;
@@ -586,16 +593,9 @@ START_TEST(test_pmerge_runs)
         size_t total;
         make_runs(&seed, w, nruns, keys, n, spill ? 24000 : 16000, &all, &total);
         run_t *runs[PM_TEST_RUNS];
-        for (int r = 0; r < nruns; r++) {
-            ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
-            if (spill && ck_rng_below(&seed, 3) > 0) {
-                runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
-                                .compress = ck_rng_below(&seed, 2) ? COMPRESS_LZ4
-                                                                   : COMPRESS_NONE };
-                ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
-            }
+        make_store(&seed, w, nruns, keys, n, spill, dir, pool, runs);
+        for (int r = 0; r < nruns; r++)
             ck_assert_int_eq(run_open(runs[r]), GS_OK);
-        }
         keep_sink_t k = { .cap = (size_t)w * (total + 1), .w = w };
         ck_assert_ptr_nonnull(k.buf = malloc(k.cap));
         pmerge_sink_t sink = { NULL, keep_deliver, (size_t)w, &k, placed ? &place : NULL };
