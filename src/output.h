@@ -72,6 +72,20 @@ size_t output_max_bytes(const output_t *o);
  * parallel merge formats on its own threads. */
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
 
+/* Write ahead, where the caller knows early (before reading its input) that text
+ * of about keys keys, bound bytes at most, is coming: zeros into -o's temporary
+ * from its start, up to bound bytes, on a thread of its own, so that the file's
+ * pages are in the page cache, their space reserved, before the text is placed
+ * into them (see output.c). The first write of anything, or the commit, stops it;
+ * zeros no output overwrote are cut off before the commit. Nothing where there is
+ * no temporary or the text would not be placed. */
+void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
+
+/* 1 where output_write_ahead() may write for an output opened with cfg (-o, text,
+ * 16 threads or more, and keys enough to be placed): for a caller deciding whether
+ * to open the output early. */
+int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys);
+
 /* Write len formatted bytes, in order, from the calling thread. Not to be mixed
  * with output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);

@@ -9,7 +9,9 @@
  * An input that fits one chunk is sorted and written directly: no run, no merge.
  * Otherwise, merge passes bring the runs down to what one merge takes, and the
  * parallel merge (pmerge.h) writes the output. Nothing is written before every input
- * has been read, so an input error leaves no output and -o may name an input.
+ * has been read, so an input error leaves no output and -o may name an input; only
+ * -o's temporary may be opened first, to have zeros written ahead into it
+ * (output_write_ahead) while the input of one chunk of text is read and sorted.
  */
 #include <config.h>
 
@@ -767,6 +769,32 @@ static void sorting_free(sorting_t *s)
     free(s->runs);
 }
 
+/* Open the output before reading and write ahead into it (output_write_ahead), where
+ * the text to come is about one chunk's: text read from regular files and written as
+ * text to -o, every key kept (no -u). Their bytes plus one a file bound the output's:
+ * a key's canonical line is no longer than its token and the white space after it,
+ * which only a file's last token may lack. *out stays NULL where it does not apply. */
+static int sorting_open_ahead(const sorting_t *s, output_t **out)
+{
+    const ctx_t *c = s->c;
+    const opts_t *o = c->o;
+    uint64_t bytes;
+    *out = NULL;
+    if (o->unique || o->in_format == FMT_BINARY || !ctx_input_bytes(c, &bytes))
+        return GS_OK;
+    uint64_t keys = ctx_estimate_keys(c, bytes);
+    output_cfg_t ocfg = ctx_output_cfg(c);
+    if (keys == 0 || keys > s->limit || !output_may_write_ahead(&ocfg, keys))
+        return GS_OK;
+    char *const *files;
+    int nfiles;
+    ctx_inputs(c, &files, &nfiles);
+    int rc = output_open(out, &ocfg);
+    if (rc == GS_OK)
+        output_write_ahead(*out, bytes + (uint64_t)nfiles, keys);
+    return rc;
+}
+
 int sort_run(ctx_t *c)
 {
     sorting_t s = { .c = c };
@@ -774,13 +802,15 @@ int sort_run(ctx_t *c)
     s.rcfg = (runcfg_t){ .tmpdir = ctx_tmpdir(c->o), .compress = c->o->compress,
                          .width = c->km.width, .pool = c->pool };
     sorting_set_limit(&s);
+    output_t *out;
+    int rc = sorting_open_ahead(&s, &out);
     progress_phase("reading");
-    int rc = sorting_read(&s);
+    if (rc == GS_OK)
+        rc = sorting_read(&s);
     if (rc == GS_OK)
         rc = sorting_aside_finish(&s);
     if (rc == GS_OK && c->sorter->setup_wait_keys)
         rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
-    output_t *out = NULL;
     if (rc == GS_OK && s.nruns == 0) {
         /* One chunk in total: sort it and write it; no run store, no merge. */
         progress_phase("sorting");
@@ -790,12 +820,13 @@ int sort_run(ctx_t *c)
         s.keys = sorted;
         sorting_drop_spare(&s);   /* nothing more to sort */
         progress_phase("writing");
-        if (rc == GS_OK) {
+        if (rc == GS_OK && !out) {
             output_cfg_t ocfg = ctx_output_cfg(c);
             rc = output_open(&out, &ocfg);
         }
         if (rc == GS_OK)
-            rc = ctx_finish(output_write(out, s.keys, n), out);
+            rc = output_write(out, s.keys, n);
+        rc = ctx_finish(rc, out);
         sorting_free(&s);
         return rc;
     }
@@ -809,7 +840,7 @@ int sort_run(ctx_t *c)
     progress_phase("merging");
     if (rc == GS_OK)
         rc = sorting_passes(&s);
-    if (rc == GS_OK) {
+    if (rc == GS_OK && !out) {
         output_cfg_t ocfg = ctx_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
@@ -817,14 +848,15 @@ int sort_run(ctx_t *c)
         int nlent = s.pinned[0] && s.pinned[1] ? 2 : 0;
         smerge_lent_t lent = { { s.pinned[0], s.pinned[1] }, nlent,
                                s.pin_cap * (size_t)c->km.width };
-        rc = ctx_finish(smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter,
-                                    c->pool, sorting_merge_budget(&s), &lent, out), out);
+        rc = smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter, c->pool,
+                         sorting_merge_budget(&s), &lent, out);
     } else if (rc == GS_OK) {
         sort_place_t sp;
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,
                                sort_place(&sp, out, s.runs, s.nruns, c->o->unique) };
-        rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);
+        rc = sorting_merge_into(&s, s.runs, s.nruns, &sink);
     }
+    rc = ctx_finish(rc, out);   /* out NULL: rc is the error that kept it from opening */
     sorting_free(&s);
     return rc;
 }

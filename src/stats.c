@@ -24,6 +24,8 @@ static double copied_s;         /* and the seconds it took (under stats_lock) */
 static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
+static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
+static double ahead_s;          /* and the seconds it took */
 #define STATS_MAX_PHASES 8
 static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
 static double phase_total[STATS_MAX_PHASES];
@@ -94,6 +96,14 @@ void stats_note_mapped(uint64_t bytes, int threads)
     pthread_mutex_lock(&stats_lock);
     mapped_bytes += bytes;
     mapped_threads = threads;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_ahead(uint64_t bytes, double seconds)
+{
+    pthread_mutex_lock(&stats_lock);
+    ahead_bytes += bytes;
+    ahead_s += seconds;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -170,6 +180,10 @@ void stats_print(double total)
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of text written mapped, formatted in "
                 "place by %d threads\n", (unsigned long long)mapped_bytes, mapped_threads);
+    if (ahead_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of zeros written ahead into the output's "
+                "temporary in %.3f s, on a thread of its own\n", (unsigned long long)ahead_bytes,
+                ahead_s);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);

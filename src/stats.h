@@ -41,6 +41,9 @@ void stats_note_read_mapped(uint64_t bytes);
 /* Text written mapped (output.c): bytes, formatted in place by this many threads. */
 void stats_note_mapped(uint64_t bytes, int threads);
 
+/* Zeros written ahead into the output's temporary (output.c): bytes, seconds. */
+void stats_note_ahead(uint64_t bytes, double seconds);
+
 /* Their values: runs made, keys merged, keys to merge. */
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 

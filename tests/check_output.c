@@ -1,7 +1,8 @@
 /* check_output.c: unit tests of output.[ch]: output_encode_binary against hand-built
  * bytes and as the inverse of input_decode_binary; the writer to -o FILE (text and
  * binary, committed atomically, nothing else left in the directory), output_abort
- * (an existing FILE untouched, no temporary left) and standard output.
+ * (an existing FILE untouched, no temporary left), zeros written ahead (the file
+ * holds exactly the output whichever way it was written) and standard output.
  */
 #include <config.h>
 
@@ -553,6 +554,81 @@ START_TEST(test_output_abort)
 }
 END_TEST
 
+/* Wait (up to 10 s) until the one file in dir (the temporary) has bytes bytes. */
+static void wait_ahead(const char *dir, uint64_t bytes)
+{
+    for (int i = 0; i < 10000; i++) {
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *e;
+        off_t size = -1;
+        while ((e = readdir(d)) != NULL) {
+            char p[1024];
+            struct stat st;
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            if (e->d_name[0] == '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+                size = st.st_size;
+        }
+        closedir(d);
+        if (size >= 0 && (uint64_t)size >= bytes)
+            return;
+        usleep(1000);
+    }
+    ck_abort_msg("the zeros written ahead never reached %llu bytes", (unsigned long long)bytes);
+}
+
+/* output_write_ahead: zeros written ahead into the temporary (16 threads, 1.1M
+ * keys: text that would be placed), then the output written one way or another;
+ * the file holds exactly the output, whatever the bound, and nothing else is left.
+ * _i: 0 placed (output_write), bound past the output; 1 placed, bound short of it
+ * (the rest reserved then); 2 written in order (output_write_bytes: the zeros past
+ * the output are cut at the commit); 3 nothing written (an empty file); 4 aborted
+ * (no file at all). */
+START_TEST(test_output_write_ahead)
+{
+    enum { N = 1100000 };
+    char dir[512], path[600], names[1024];
+    make_subdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/out", dir);
+    uint32_t *keys = malloc((size_t)N * sizeof *keys);
+    char *want = malloc((size_t)N * 12);
+    ck_assert(keys && want);
+    uint64_t seed = 0x6168656164 + (uint64_t)_i;
+    size_t wlen = make_keys(keys, N, KEY_U32, 0, 0, 0, want, &seed);
+    keymap_t km;
+    pool_t *pool;
+    output_t *o;
+    key_map_init(&km, KEY_U32, 0);
+    ck_assert_int_eq(pool_create(&pool, 16), 0);
+    output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    uint64_t bound = _i == 1 ? wlen / 2 : wlen + 100000;
+    output_write_ahead(o, bound, N);
+    wait_ahead(dir, bound);   /* all of it written: each case meets every zero */
+    if (_i <= 1)
+        ck_assert_int_eq(output_write(o, keys, N), GS_OK);
+    else if (_i == 2)
+        ck_assert_int_eq(output_write_bytes(o, want, wlen), GS_OK);
+    if (_i == 4) {
+        output_abort(o);
+        ck_assert_int_eq(count_entries(dir, names, sizeof names), 0);
+    } else {
+        ck_assert_int_eq(output_commit(o), GS_OK);
+        size_t glen;
+        char *got = slurp(path, &glen);
+        size_t expect = _i == 3 ? 0 : wlen;
+        ck_assert_uint_eq(glen, expect);
+        ck_assert_msg(memcmp(got, want, expect) == 0, "case %d: content differs", _i);
+        free(got);
+        ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
+        ck_assert_str_eq(names, "out");
+    }
+    pool_destroy(pool);
+    free(keys);
+    free(want);
+}
+END_TEST
+
 /* path NULL: standard output (redirected here to a file). */
 START_TEST(test_output_stdout)
 {
@@ -634,6 +710,7 @@ Suite *make_output_suite(void)
     tcase_add_test(tc, test_output_file_replaces);
     tcase_add_test(tc, test_output_file_mode);
     tcase_add_test(tc, test_output_abort);
+    tcase_add_loop_test(tc, test_output_write_ahead, 0, 5);
     tcase_add_test(tc, test_output_stdout);
     tcase_add_test(tc, test_output_open_bad_dir);
     tcase_set_timeout(tc, 60);
