@@ -11,8 +11,10 @@
  * page cache on the H100 machine, but page faults on a shared mapping of the file
  * run in parallel (tests/bench/writebw: 1 GiB in 0.207 s by write, 0.108 s mapped
  * by 8 threads). The text is placed: its layout known ahead (in output_write(),
- * each thread counts the bytes of its share of the keys; the parallel merge knows
- * its pieces' bytes from ranks in the runs), each thread formats its part
+ * each thread counts the bytes of its share of the keys; of keys in order,
+ * output_write_sorted() finds where they cross each step of the line lengths by
+ * binary search; the parallel merge knows its pieces' bytes from ranks in the
+ * runs), each thread formats its part
  * straight into the file's pages at its offset (output_place). The space is
  * reserved first with fallocate(2), so that a full disk is an error there and
  * never a fault on a mapped page; where fallocate is not supported, the plain
@@ -796,10 +798,50 @@ static void output_map_share(void *arg, int t, int nt)
     }
 }
 
+/* The first of keys[0..n) (mapped, in order) at or past k. */
+static size_t output_rank(const void *keys, size_t n, int width, uint64_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v = width == 4 ? ((const uint32_t *)keys)[mid] : ((const uint64_t *)keys)[mid];
+        if (v < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Each share's bytes of keys in order, by ranks: where the keys cross each step of
+ * the line lengths (tn_line_steps), found by binary search; no pass over the keys. */
+static void output_measure_ranked(map_job_t *j, int nt)
+{
+    const keymap_t *km = j->o->cfg.km;
+    uint64_t key[TN_MAX_STEPS];
+    unsigned char len[TN_MAX_STEPS];
+    size_t at[TN_MAX_STEPS + 1];
+    size_t ns = tn_line_steps(km, key, len);
+    for (size_t i = 0; i < ns; i++)
+        at[i] = output_rank(j->keys, j->n, km->width, key[i]);
+    at[ns] = j->n;
+    for (int t = 0; t < nt; t++) {
+        size_t lo, hi, bytes = 0;
+        map_share(j, t, nt, &lo, &hi);
+        for (size_t i = 0; i < ns; i++) {
+            size_t a = at[i] > lo ? at[i] : lo, b = at[i + 1] < hi ? at[i + 1] : hi;
+            if (b > a)
+                bytes += (b - a) * len[i];
+        }
+        j->off[t] = bytes;
+    }
+}
+
 /* Text keys[0..n) into -o's temporary, placed (see the top of the file): GS_OK, an
  * error, or OUT_PLAIN where that does not apply (few keys, a position in the
- * middle of a page, a file system without fallocate, or no mapping to be had). */
-static int output_write_mapped(output_t *o, const void *keys, size_t n)
+ * middle of a page, a file system without fallocate, or no mapping to be had).
+ * Keys in order (sorted) are measured by ranks, others by a pass over them. */
+static int output_write_mapped(output_t *o, const void *keys, size_t n, int sorted)
 {
     if (!output_can_place(o, n))
         return OUT_PLAIN;
@@ -809,7 +851,10 @@ static int output_write_mapped(output_t *o, const void *keys, size_t n)
     if (!j.off)
         return err_set(GS_ENOMEM, "out of memory");
     double t0 = stats_now();
-    pool_run(o->cfg.pool, output_measure_share, &j);
+    if (sorted)
+        output_measure_ranked(&j, nt);
+    else
+        pool_run(o->cfg.pool, output_measure_share, &j);
     size_t total = 0;
     for (int t = 0; t <= nt; t++) {
         size_t len = t < nt ? j.off[t] : 0;
@@ -833,7 +878,7 @@ static int output_write_mapped(output_t *o, const void *keys, size_t n)
     return rc;
 }
 
-int output_write(output_t *o, const void *keys, size_t n)
+static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted)
 {
     if (n == 0)
         return GS_OK;
@@ -848,7 +893,7 @@ int output_write(output_t *o, const void *keys, size_t n)
         }
         return rc;
     }
-    int rc = output_write_mapped(o, keys, n);
+    int rc = output_write_mapped(o, keys, n, sorted);
     if (rc != OUT_PLAIN)
         return rc;
     if (!o->writer_started) {
@@ -857,6 +902,16 @@ int output_write(output_t *o, const void *keys, size_t n)
             return rc;
     }
     return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);
+}
+
+int output_write(output_t *o, const void *keys, size_t n)
+{
+    return output_write_keys(o, keys, n, 0);
+}
+
+int output_write_sorted(output_t *o, const void *keys, size_t n)
+{
+    return output_write_keys(o, keys, n, 1);
 }
 
 /* ---- finishing ------------------------------------------------------------------------ */

@@ -35,6 +35,11 @@ int output_open(output_t **o, const output_cfg_t *cfg);
  * they are, from keys; much text to -o may be written mapped (output_bytes_mapped). */
 int output_write(output_t *o, const void *keys, size_t n);
 
+/* output_write() of keys in order (mapped keys ascending, as a sort leaves them):
+ * much text is then laid out by the ranks of a few keys (binary searches) rather
+ * than by a pass over them all. Keys out of order there are an internal error. */
+int output_write_sorted(output_t *o, const void *keys, size_t n);
+
 /* 1 where output_write() can work without the pool (binary keys: encoding one
  * thread keeps up with any pipe or disk), so that another thread may call it while
  * the pool works elsewhere; then it does so from here on. Text needs the pool. */

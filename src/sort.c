@@ -825,7 +825,7 @@ int sort_run(ctx_t *c)
             rc = output_open(&out, &ocfg);
         }
         if (rc == GS_OK)
-            rc = output_write(out, s.keys, n);
+            rc = output_write_sorted(out, s.keys, n);
         rc = ctx_finish(rc, out);
         sorting_free(&s);
         return rc;

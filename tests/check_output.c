@@ -1,8 +1,9 @@
 /* check_output.c: unit tests of output.[ch]: output_encode_binary against hand-built
  * bytes and as the inverse of input_decode_binary; the writer to -o FILE (text and
  * binary, committed atomically, nothing else left in the directory), output_abort
- * (an existing FILE untouched, no temporary left), zeros written ahead (the file
- * holds exactly the output whichever way it was written) and standard output.
+ * (an existing FILE untouched, no temporary left), keys in order laid out by ranks
+ * (output_write_sorted), zeros written ahead (the file holds exactly the output
+ * whichever way it was written) and standard output.
  */
 #include <config.h>
 
@@ -408,6 +409,80 @@ START_TEST(test_output_file_mapped_pieces)
 }
 END_TEST
 
+static int cmp_key4(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_key8(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* output_write_sorted: keys in order laid out by ranks (no pass over them), in one
+ * write placed by 2 and 3 threads, and after a piece written in order: the file is
+ * the keys' lines, and was written mapped where the file system has fallocate.
+ * Keys of every magnitude (ck_rng_varied) and runs of one value, so that every
+ * step of the line lengths has keys, some none. _i = type * 2 + reverse. */
+START_TEST(test_output_write_sorted)
+{
+    key_type_t type = all_types[_i / 2];
+    int rev = _i % 2;
+    size_t width = (size_t)type_width(type);
+    uint64_t seed = 0x736f72746564 + (uint64_t)_i;
+    enum { N = 300000, HEAD = 1000 };
+    char *keys = malloc((size_t)N * 8);
+    char *want = malloc((size_t)N * 24);
+    ck_assert(keys && want);
+    keymap_t km;
+    key_map_init(&km, type, rev);
+    make_keys(keys, N, type, rev, 0, 0, want, &seed);
+    for (size_t i = 0; i < N / 10; i++)   /* a run of one value */
+        memcpy(keys + (N / 2 + i) * width, keys + (N / 2) * width, width);
+    qsort(keys, N, width, width == 4 ? cmp_key4 : cmp_key8);
+    size_t wlen = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t mapped = width == 4 ? ((uint32_t *)keys)[i] : ((uint64_t *)keys)[i];
+        uint64_t raw = key_map(&km, mapped);
+        if (width == 4)
+            raw &= UINT32_MAX;
+        wlen += (size_t)ref_format(raw, type, want + wlen, 32);
+        want[wlen++] = '\n';
+    }
+    for (int t = 2; t <= 3; t++) {
+        for (int split = 0; split < 2; split++) {
+            char dir[512], path[600];
+            make_subdir(dir, sizeof dir);
+            snprintf(path, sizeof path, "%s/sorted", dir);
+            pool_t *pool;
+            output_t *o;
+            ck_assert_int_eq(pool_create(&pool, t), 0);
+            output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
+            ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+            size_t first = split ? HEAD : 0;
+            if (first)
+                ck_assert_int_eq(output_write_sorted(o, keys, first), GS_OK);
+            ck_assert_int_eq(output_write_sorted(o, keys + first * width, N - first), GS_OK);
+            ck_assert_uint_eq(output_bytes(o), wlen);
+            /* after a piece in order, placing starts inside a page: not mapped */
+            ck_assert_uint_eq(output_bytes_mapped(o), can_fallocate(dir) && !split ? wlen : 0);
+            ck_assert_int_eq(output_commit(o), GS_OK);
+            size_t glen;
+            char *got = slurp(path, &glen);
+            ck_assert_uint_eq(glen, wlen);
+            ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads, split %d: "
+                          "content differs", type_names[type], rev, t, split);
+            free(got);
+            pool_destroy(pool);
+        }
+    }
+    free(keys);
+    free(want);
+}
+END_TEST
+
 /* No keys at all: an empty file (created, or an existing one emptied). */
 START_TEST(test_output_file_empty)
 {
@@ -706,6 +781,7 @@ Suite *make_output_suite(void)
     tcase_add_loop_test(tc, test_output_file_commit, 0, 16);
     tcase_add_loop_test(tc, test_output_file_large_write, 0, 4);
     tcase_add_loop_test(tc, test_output_file_mapped_pieces, 0, 8);
+    tcase_add_loop_test(tc, test_output_write_sorted, 0, 8);
     tcase_add_test(tc, test_output_file_empty);
     tcase_add_test(tc, test_output_file_replaces);
     tcase_add_test(tc, test_output_file_mode);
