@@ -2,13 +2,11 @@
 #include <config.h>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "ctx.h"
 #include "error.h"
@@ -41,39 +39,6 @@ int ctx_input_bytes(const ctx_t *c, uint64_t *bytes)
         *bytes += (uint64_t)st.st_size;
     }
     return 1;
-}
-
-size_t ctx_input_keys(const ctx_t *c, uint64_t bytes)
-{
-    int n;
-    char *const *files;
-    ctx_inputs(c, &files, &n);
-    uint64_t keys = c->o->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
-                                                  : bytes / 2 + (uint64_t)n;
-    return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
-}
-
-uint64_t ctx_estimate_keys(const ctx_t *c, uint64_t bytes)
-{
-    if (c->o->in_format == FMT_BINARY || bytes == 0)
-        return bytes / (uint64_t)c->km.width;
-    char *const *files;
-    int n;
-    ctx_inputs(c, &files, &n);
-    int stdin_ = strcmp(files[0], "-") == 0;
-    int fd = stdin_ ? 0 : open(files[0], O_RDONLY);
-    if (fd < 0)
-        return 0;
-    char sample[64 << 10];
-    ssize_t got = pread(fd, sample, sizeof sample, 0);   /* the offset stays */
-    if (!stdin_)
-        close(fd);
-    if (got <= 0)
-        return 0;
-    uint64_t lines = 0;
-    for (ssize_t i = 0; i < got; i++)
-        lines += sample[i] == '\n';
-    return lines ? (uint64_t)((unsigned __int128)bytes * lines / (uint64_t)got) : 1;
 }
 
 kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)

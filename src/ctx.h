@@ -5,7 +5,6 @@
 #ifndef GS_CTX_H
 #define GS_CTX_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "input.h"
@@ -27,14 +26,6 @@ void ctx_inputs(const ctx_t *c, char *const **files, int *n);
 /* The inputs' bytes into *bytes, where every input is a regular file (1); 0 where
  * one is not (a pipe): unknown. */
 int ctx_input_bytes(const ctx_t *c, uint64_t *bytes);
-
-/* The most keys the inputs' bytes can hold: binary keys fill their width, text keys
- * take at least a digit and a newline (the last of a file may lack it). */
-size_t ctx_input_keys(const ctx_t *c, uint64_t bytes);
-
-/* About how many keys the inputs' bytes hold: binary, exactly; text, the bytes over
- * the bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
-uint64_t ctx_estimate_keys(const ctx_t *c, uint64_t bytes);
 
 /* A reader configuration for the user's input format, blocks of block bytes. */
 kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block);

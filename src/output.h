@@ -77,8 +77,8 @@ size_t output_max_bytes(const output_t *o);
  * parallel merge formats on its own threads. */
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
 
-/* Write ahead, where the caller knows early (before reading its input) that text
- * of about keys keys, bound bytes at most, is coming: zeros into -o's temporary
+/* Write ahead, where the caller knows that text of keys keys, bound bytes at most,
+ * is coming, before it is ready (one chunk about to be sorted): zeros into -o's temporary
  * from its start, up to bound bytes, on a thread of its own, so that the file's
  * pages are in the page cache, their space reserved, before the text is placed
  * into them (see output.c). The first write of anything, or the commit, stops it;

@@ -5,6 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "ctx.h"
@@ -65,6 +68,42 @@ static int run_pick_devices(const opts_t *o, int *devs, int *n)
  * within a few percent of the CPU either way. */
 #define RUN_GPU_KEYS_PER_THREAD ((uint64_t)1 << 25)
 
+/* The most keys the inputs' bytes can hold: binary keys fill their width, text keys
+ * take at least a digit and a newline (the last may lack it). */
+static size_t run_input_keys(const ctx_t *c, uint64_t bytes)
+{
+    int n;
+    char *const *files;
+    ctx_inputs(c, &files, &n);
+    uint64_t keys = c->o->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
+                                                  : bytes / 2 + (uint64_t)n;
+    return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
+}
+
+/* About how many keys the inputs' bytes hold: binary, exactly; text, the bytes over
+ * the bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
+static uint64_t run_estimate_keys(const ctx_t *c, uint64_t bytes)
+{
+    if (c->o->in_format == FMT_BINARY || bytes == 0)
+        return bytes / (uint64_t)c->km.width;
+    char *const *files;
+    int n;
+    ctx_inputs(c, &files, &n);
+    int stdin_ = strcmp(files[0], "-") == 0;
+    int fd = stdin_ ? 0 : open(files[0], O_RDONLY);
+    if (fd < 0)
+        return 0;
+    char sample[64 << 10];
+    ssize_t got = pread(fd, sample, sizeof sample, 0);   /* the offset stays */
+    if (!stdin_)
+        close(fd);
+    if (got <= 0)
+        return 0;
+    uint64_t lines = 0;
+    for (ssize_t i = 0; i < got; i++)
+        lines += sample[i] == '\n';
+    return lines ? (uint64_t)((unsigned __int128)bytes * lines / (uint64_t)got) : 1;
+}
 #endif
 
 /* Pick the chunk sorter: the GPUs asked for (auto: every GPU there is), or the CPU. */
@@ -81,7 +120,7 @@ static int run_engine(ctx_t *c)
     uint64_t bytes = 0;
     int sized = n != 0 && o->mode == MODE_SORT && ctx_input_bytes(c, &bytes);
     if (n < 0 && sized) {
-        est = ctx_estimate_keys(c, bytes);
+        est = run_estimate_keys(c, bytes);
         if (est > 0 && est < RUN_GPU_KEYS_PER_THREAD * (uint64_t)pool_size(c->pool))
             n = 0;   /* the CPU is the faster here */
         else
@@ -93,7 +132,7 @@ static int run_engine(ctx_t *c)
                                 o->device == DEV_AUTO);
         if (rc)
             return rc;
-        c->sorter->input_keys = sized ? ctx_input_keys(c, bytes) : 0;
+        c->sorter->input_keys = sized ? run_input_keys(c, bytes) : 0;
         snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
                  c->sorter->name, o->algorithm == ALGO_RADIX ? "radix" : "bitonic");
         stats_set_device(text);

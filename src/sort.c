@@ -9,9 +9,9 @@
  * An input that fits one chunk is sorted and written directly: no run, no merge.
  * Otherwise, merge passes bring the runs down to what one merge takes, and the
  * parallel merge (pmerge.h) writes the output. Nothing is written before every input
- * has been read, so an input error leaves no output and -o may name an input; only
- * -o's temporary may be opened first, to have zeros written ahead into it
- * (output_write_ahead) while the input of one chunk of text is read and sorted.
+ * has been read, so an input error leaves no output and -o may name an input; the
+ * output of one chunk of text may be opened as the chunk's sort begins, to have
+ * zeros written ahead into it while it sorts (output_write_ahead).
  */
 #include <config.h>
 
@@ -769,29 +769,30 @@ static void sorting_free(sorting_t *s)
     free(s->runs);
 }
 
-/* Open the output before reading and write ahead into it (output_write_ahead), where
- * the text to come is about one chunk's: text read from regular files and written as
- * text to -o, every key kept (no -u). Their bytes plus one a file bound the output's:
- * a key's canonical line is no longer than its token and the white space after it,
- * which only a file's last token may lack. *out stays NULL where it does not apply. */
+/* One chunk of text to -o, about to be sorted: open the output now and have zeros
+ * written ahead into it while the chunk sorts (output_write_ahead), as many bytes as
+ * the inputs hold plus one a file, where they are regular files of text and every
+ * key is kept (no -u): a key's canonical line is no longer than its token and the
+ * white space after it, which only a file's last token may lack. Started before
+ * reading, the same zeros slowed the reading more than they saved (100M keys of
+ * text on the H100 machine, 7 rounds alternating: medians 0.355 s against 0.329 s
+ * started here, 0.391 s with none). *out stays NULL where this does not apply. */
 static int sorting_open_ahead(const sorting_t *s, output_t **out)
 {
     const ctx_t *c = s->c;
     const opts_t *o = c->o;
+    output_cfg_t ocfg = ctx_output_cfg(c);
     uint64_t bytes;
     *out = NULL;
-    if (o->unique || o->in_format == FMT_BINARY || !ctx_input_bytes(c, &bytes))
-        return GS_OK;
-    uint64_t keys = ctx_estimate_keys(c, bytes);
-    output_cfg_t ocfg = ctx_output_cfg(c);
-    if (keys == 0 || keys > s->limit || !output_may_write_ahead(&ocfg, keys))
+    if (o->unique || o->in_format == FMT_BINARY || !output_may_write_ahead(&ocfg, s->n) ||
+        !ctx_input_bytes(c, &bytes))
         return GS_OK;
     char *const *files;
     int nfiles;
     ctx_inputs(c, &files, &nfiles);
     int rc = output_open(out, &ocfg);
     if (rc == GS_OK)
-        output_write_ahead(*out, bytes + (uint64_t)nfiles, keys);
+        output_write_ahead(*out, bytes + (uint64_t)nfiles, s->n);
     return rc;
 }
 
@@ -802,22 +803,23 @@ int sort_run(ctx_t *c)
     s.rcfg = (runcfg_t){ .tmpdir = ctx_tmpdir(c->o), .compress = c->o->compress,
                          .width = c->km.width, .pool = c->pool };
     sorting_set_limit(&s);
-    output_t *out;
-    int rc = sorting_open_ahead(&s, &out);
     progress_phase("reading");
-    if (rc == GS_OK)
-        rc = sorting_read(&s);
+    int rc = sorting_read(&s);
     if (rc == GS_OK)
         rc = sorting_aside_finish(&s);
     if (rc == GS_OK && c->sorter->setup_wait_keys)
         rc = c->sorter->setup(c->sorter);   /* a set-up still under way: its outcome */
+    output_t *out = NULL;
     if (rc == GS_OK && s.nruns == 0) {
         /* One chunk in total: sort it and write it; no run store, no merge. */
         progress_phase("sorting");
         void *sorted = NULL;
         size_t n = s.n;
-        rc = sorting_sort(&s, s.keys, s.cap, &n, &sorted);
-        s.keys = sorted;
+        rc = sorting_open_ahead(&s, &out);
+        if (rc == GS_OK) {
+            rc = sorting_sort(&s, s.keys, s.cap, &n, &sorted);
+            s.keys = sorted;
+        }
         sorting_drop_spare(&s);   /* nothing more to sort */
         progress_phase("writing");
         if (rc == GS_OK && !out) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# write-ahead.sh: with 16 threads or more, text of about one chunk to -o has zeros
-# written ahead into -o's temporary while the input is read and sorted (output.c,
-# output_write_ahead), bounded by the inputs' bytes plus one a file; the text is then
+# write-ahead.sh: with 16 threads or more, text of one chunk to -o has zeros written
+# ahead into -o's temporary while the chunk sorts (output.c, output_write_ahead),
+# bounded by the inputs' bytes plus one a file; the text is then
 # placed over them and the rest cut off. Whatever the inputs' shape (a last line
 # without its newline, tokens longer than their canonical lines, several files,
 # -o naming an input), the file holds exactly what sort -n would have written;
