@@ -28,8 +28,9 @@
  * sorted (output_write_ahead), a thread of its own writes zeros into the temporary
  * by write(2) while the chunk sorts: the kernel makes those pages in large
  * folios with their space reserved, and placing later only faults in pages that are
- * there (100M keys of text on the H100 machine: writing in 0.08-0.09 s against
- * 0.17-0.18 s, at the cost of some of the reading's and sorting's speed).
+ * there (100M keys of text on the H100 machine, the zeros covering 650-940 MB of the
+ * 1.07 GB while the chunk sorted: writing in 0.065-0.091 s against 0.122-0.144 s,
+ * sorting a little slower).
  */
 #include <config.h>
 
@@ -75,11 +76,11 @@
 /* Writing ahead: zeros written this many bytes at a time, from a buffer never
  * written (the kernel backs it with its one page of zeros: no memory of ours). */
 #define OUT_AHEAD_PIECE ((size_t)4 << 20)
-/* Writing ahead takes a CPU from the reading and sorting: it paid on 16 threads,
- * where 16 faulting threads contend most, and cost on fewer. The H100 machine, 100M
- * keys of text, medians of alternating rounds (RESULTS.md): 16 threads 0.505 s
- * against 0.589 s without (9 rounds); on 8 CPUs (taskset, --parallel=8) 0.831
- * against 0.657, on 4 CPUs 1.414 against 1.210 (3 rounds each). */
+/* Writing ahead takes a CPU from the sort: it paid on 16 threads, where 16 faulting
+ * threads contend most, and not clearly on fewer. The H100 machine, 100M keys of
+ * text, medians of alternating rounds (RESULTS.md): 16 threads 0.357 s against
+ * 0.406 s without (7 rounds); on 8 CPUs (taskset, --parallel=8) 0.649 against 0.602,
+ * on 4 CPUs 1.083 against 1.157 (5 rounds each). */
 #define OUT_AHEAD_MIN_THREADS 16
 static char out_zeros[OUT_AHEAD_PIECE];
 
