@@ -14,8 +14,8 @@
  * each thread counts the bytes of its share of the keys; of keys in order,
  * output_write_sorted() finds where they cross each step of the line lengths by
  * binary search; the parallel merge knows its pieces' bytes from ranks in the
- * runs), each thread formats its part
- * straight into the file's pages at its offset (output_place). The space is
+ * runs), each thread formats its part straight into the file's pages at its
+ * offset (output_place). The space is
  * reserved first with fallocate(2), so that a full disk is an error there and
  * never a fault on a mapped page; where fallocate is not supported, the plain
  * writer does it. Standard output that is a regular file ("> FILE") is placed
@@ -959,6 +959,7 @@ static int output_exchange(output_t *o)
 
 int output_commit(output_t *o)
 {
+    output_ahead_end(o);   /* before anything closes the descriptor it writes to */
     int rc = output_drain(o);
     if (rc == GS_OK && o->tmp_path)
         rc = output_ahead_cut(o);
@@ -991,6 +992,7 @@ void output_abort(output_t *o)
 {
     if (!o)
         return;
+    output_ahead_end(o);   /* before the descriptor it writes to is closed */
     output_drain(o);
     if (o->fd != STDOUT_FILENO && o->fd >= 0)
         close(o->fd);

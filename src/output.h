@@ -78,12 +78,12 @@ size_t output_max_bytes(const output_t *o);
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
 
 /* Write ahead, where the caller knows that text of keys keys, bound bytes at most,
- * is coming, before it is ready (one chunk about to be sorted): zeros into -o's temporary
- * from its start, up to bound bytes, on a thread of its own, so that the file's
- * pages are in the page cache, their space reserved, before the text is placed
- * into them (see output.c). The first write of anything, or the commit, stops it;
- * zeros no output overwrote are cut off before the commit. Nothing where there is
- * no temporary or the text would not be placed. */
+ * is coming before it is ready (one chunk about to be sorted): zeros into -o's
+ * temporary from its start, up to bound bytes, on a thread of its own, so that the
+ * file's pages are in the page cache, their space reserved, before the text is
+ * placed into them (see output.c). The first write of anything, the commit or the
+ * abort stops it; zeros no output overwrote are cut off before the commit. Nothing
+ * where there is no temporary or the text would not be placed. */
 void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
 
 /* 1 where output_write_ahead() may write for an output opened with cfg (-o, text,

@@ -658,7 +658,8 @@ static void wait_ahead(const char *dir, uint64_t bytes)
  * _i: 0 placed (output_write), bound past the output; 1 placed, bound short of it
  * (the rest reserved then); 2 written in order (output_write_bytes: the zeros past
  * the output are cut at the commit); 3 nothing written (an empty file); 4 aborted
- * (no file at all). */
+ * (no file at all); 5 aborted while the zeros are still being written (a bound of
+ * 256 MiB, not waited for: the thread is stopped before the file goes). */
 START_TEST(test_output_write_ahead)
 {
     enum { N = 1100000 };
@@ -677,14 +678,15 @@ START_TEST(test_output_write_ahead)
     ck_assert_int_eq(pool_create(&pool, 16), 0);
     output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    uint64_t bound = _i == 1 ? wlen / 2 : wlen + 100000;
+    uint64_t bound = _i == 1 ? wlen / 2 : _i == 5 ? (uint64_t)256 << 20 : wlen + 100000;
     output_write_ahead(o, bound, N);
-    wait_ahead(dir, bound);   /* all of it written: each case meets every zero */
+    if (_i != 5)
+        wait_ahead(dir, bound);   /* all of it written: each case meets every zero */
     if (_i <= 1)
         ck_assert_int_eq(output_write(o, keys, N), GS_OK);
     else if (_i == 2)
         ck_assert_int_eq(output_write_bytes(o, want, wlen), GS_OK);
-    if (_i == 4) {
+    if (_i >= 4) {
         output_abort(o);
         ck_assert_int_eq(count_entries(dir, names, sizeof names), 0);
     } else {
@@ -786,7 +788,7 @@ Suite *make_output_suite(void)
     tcase_add_test(tc, test_output_file_replaces);
     tcase_add_test(tc, test_output_file_mode);
     tcase_add_test(tc, test_output_abort);
-    tcase_add_loop_test(tc, test_output_write_ahead, 0, 5);
+    tcase_add_loop_test(tc, test_output_write_ahead, 0, 6);
     tcase_add_test(tc, test_output_stdout);
     tcase_add_test(tc, test_output_open_bad_dir);
     tcase_set_timeout(tc, 60);
