@@ -842,7 +842,7 @@ int sort_run(ctx_t *c)
     progress_phase("merging");
     if (rc == GS_OK)
         rc = sorting_passes(&s);
-    if (rc == GS_OK && !out) {
+    if (rc == GS_OK) {
         output_cfg_t ocfg = ctx_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
@@ -850,15 +850,14 @@ int sort_run(ctx_t *c)
         int nlent = s.pinned[0] && s.pinned[1] ? 2 : 0;
         smerge_lent_t lent = { { s.pinned[0], s.pinned[1] }, nlent,
                                s.pin_cap * (size_t)c->km.width };
-        rc = smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter, c->pool,
-                         sorting_merge_budget(&s), &lent, out);
+        rc = ctx_finish(smerge_runs(s.runs, s.nruns, c->km.width, c->o->unique, c->sorter,
+                                    c->pool, sorting_merge_budget(&s), &lent, out), out);
     } else if (rc == GS_OK) {
         sort_place_t sp;
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,
                                sort_place(&sp, out, s.runs, s.nruns, c->o->unique) };
-        rc = sorting_merge_into(&s, s.runs, s.nruns, &sink);
+        rc = ctx_finish(sorting_merge_into(&s, s.runs, s.nruns, &sink), out);
     }
-    rc = ctx_finish(rc, out);   /* out NULL: rc is the error that kept it from opening */
     sorting_free(&s);
     return rc;
 }
