@@ -5,11 +5,16 @@
  * never sorted on. One parallel MSD pass then scatters on the top 11 varying bits,
  * and each of its 2048 buckets is finished by LSD passes on the varying bits below:
  * a bucket that fits in a core's cache by one thread (the threads take buckets in
- * turn), a larger one by all threads together, recursively. The MSD pass goes
- * through small per-bucket buffers of one cache line that are written out whole
- * with streaming stores (software write-combining): out of cache, scattering to
- * 2048 places with plain stores costs twice as much, most of it reading every
- * destination line before writing it.
+ * turn, each sorting through a buffer of its own that stays in its cache), a larger
+ * one by all threads together, recursively. The MSD pass goes through small
+ * per-bucket buffers of one cache line that are written out whole with streaming
+ * stores (software write-combining): out of cache, scattering to 2048 places with
+ * plain stores costs twice as much, most of it reading every destination line
+ * before writing it.
+ *
+ * The MSD digit's counts are taken in the same read pass as the bits that vary,
+ * on the digit that a sample of the keys foretells (its highest varying bit); only
+ * where the whole disagrees is a second pass made over the keys to count.
  */
 #include <config.h>
 
@@ -157,7 +162,8 @@ typedef struct {
     size_t n;
     int width;
     int threads;             /* threads that take part (others return at once) */
-    int shift, bits;         /* the MSD digit: bits [shift, shift + bits) */
+    int shift, bits;         /* the MSD digit: bits [shift, shift + bits); before the
+                                census pass, the digit it counts (bits 0: none) */
     uint64_t or_[RADIX_MAX_THREADS], and_[RADIX_MAX_THREADS];   /* per thread */
     size_t *hist;            /* [threads][buckets]: counts, then scatter offsets */
     size_t *start;           /* [buckets + 1]: where each bucket starts in dst */
@@ -170,8 +176,28 @@ static void radix_slice(const radix_job_t *j, int t, size_t *lo, size_t *hi)
     *hi = j->n * (size_t)(t + 1) / (size_t)j->threads;
 }
 
-/* The OR and the AND of the thread's slice. */
-static void radix_bounds(void *arg, int t, int nt)
+/* The OR and the AND of keys[lo..hi), and where h is not NULL the counts of the
+ * digit (v >> shift) & m into h (zeroed by the caller). Inlined with a constant
+ * width and a constant choice of counting. */
+static inline __attribute__((always_inline)) void
+radix_census_width(const void *keys, size_t lo, size_t hi, int shift, uint64_t m, size_t *h,
+                   uint64_t *or_, uint64_t *and_, int width, int count)
+{
+    uint64_t o = 0, a = ~(uint64_t)0;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t v = width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+        o |= v;
+        a &= v;
+        if (count)
+            h[(v >> shift) & m]++;
+    }
+    *or_ = o;
+    *and_ = width == 4 ? a & UINT32_MAX : a;
+}
+
+/* The census of the thread's slice: its OR and AND, and the counts of the digit
+ * j->shift, j->bits where bits is not 0. */
+static void radix_census(void *arg, int t, int nt)
 {
     (void)nt;
     radix_job_t *j = arg;
@@ -179,25 +205,19 @@ static void radix_bounds(void *arg, int t, int nt)
         return;
     size_t lo, hi;
     radix_slice(j, t, &lo, &hi);
-    uint64_t o = 0, a = ~(uint64_t)0;
-    if (j->width == 4) {
-        const uint32_t *k = j->src;
-        uint32_t o4 = 0, a4 = ~(uint32_t)0;
-        for (size_t i = lo; i < hi; i++) {
-            o4 |= k[i];
-            a4 &= k[i];
-        }
-        o = o4;
-        a = a4;
-    } else {
-        const uint64_t *k = j->src;
-        for (size_t i = lo; i < hi; i++) {
-            o |= k[i];
-            a &= k[i];
-        }
-    }
-    j->or_[t] = o;
-    j->and_[t] = a;
+    size_t nb = (size_t)1 << j->bits;
+    size_t *h = j->bits ? j->hist + (size_t)t * nb : NULL;
+    uint64_t m = nb - 1;
+    if (h)
+        memset(h, 0, sizeof *h * nb);
+    if (j->width == 4 && h)
+        radix_census_width(j->src, lo, hi, j->shift, m, h, &j->or_[t], &j->and_[t], 4, 1);
+    else if (j->width == 4)
+        radix_census_width(j->src, lo, hi, 0, 0, NULL, &j->or_[t], &j->and_[t], 4, 0);
+    else if (h)
+        radix_census_width(j->src, lo, hi, j->shift, m, h, &j->or_[t], &j->and_[t], 8, 1);
+    else
+        radix_census_width(j->src, lo, hi, 0, 0, NULL, &j->or_[t], &j->and_[t], 8, 0);
 }
 
 /* Count the MSD digit over the thread's slice. */
@@ -247,9 +267,9 @@ static inline void radix_stream_line(void *dst, const void *line)
  * before the thread's part of the bucket (another thread's, or another bucket's, keys
  * are there): then only the thread's own keys are stored. What is left in the
  * buffers at the end is stored the same way. */
-static inline void radix_scatter_width(const void *src, void *dst, size_t lo, size_t hi,
-                                       int shift, uint64_t m, size_t *off, const size_t *beg,
-                                       unsigned char *lines, int width)
+static inline __attribute__((always_inline)) void
+radix_scatter_width(const void *src, void *dst, size_t lo, size_t hi, int shift, uint64_t m,
+                    size_t *off, const size_t *beg, unsigned char *lines, int width)
 {
     const size_t per = RADIX_LINE / (size_t)width;   /* keys a line */
     char *d0 = dst;
@@ -327,24 +347,30 @@ static void radix_run(pool_t *pool, radix_job_t *j, pool_fn_t fn)
 /* ---- buckets after the MSD pass ---------------------------------------------------- */
 
 typedef struct {
-    char *keys, *tmp;        /* after the MSD pass the buckets are in tmp */
+    char *tmp;               /* after the MSD pass the buckets are in tmp */
     const size_t *start;     /* bucket b is [start[b], start[b+1]) */
     size_t nb;               /* buckets */
     int width;
     int lo, hi;              /* the bits left to sort: [lo, hi) */
     int next;                /* the next bucket to take (atomic) */
-    int failed;              /* 1: a thread could not allocate its counters */
+    int failed;              /* 1: a thread could not allocate its counters or buffer */
 } msd_job_t;
 
-/* The buckets that fit the cache, each by one thread, left in tmp. */
+/* The buckets that fit the cache, each by one thread, left in tmp. Each thread
+ * sorts through a buffer of its own, which stays in its cache from one bucket to
+ * the next: the chunk's other buffer, used instead, would be read from memory
+ * before each line is written, and written back after. */
 static void msd_small_buckets(void *arg, int t, int nt)
 {
     (void)t;
     (void)nt;
     msd_job_t *m = arg;
     uint32_t *hist = malloc(sizeof *hist * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS);
-    if (!hist) {
+    char *own = aligned_alloc(RADIX_LINE, RADIX_BUCKET_CACHE);
+    if (!hist || !own) {
         m->failed = 1;
+        free(hist);
+        free(own);
         return;
     }
     size_t w = (size_t)m->width;
@@ -355,15 +381,31 @@ static void msd_small_buckets(void *arg, int t, int nt)
         size_t lo = m->start[b], n = m->start[b + 1] - lo;
         if (n < 2 || n * w > RADIX_BUCKET_CACHE)
             continue;
-        void *res = radix_lsd(m->tmp + lo * w, m->keys + lo * w, n, m->lo, m->hi, hist,
-                              m->width);
+        void *res = radix_lsd(m->tmp + lo * w, own, n, m->lo, m->hi, hist, m->width);
         if (res != m->tmp + lo * w)
             memcpy(m->tmp + lo * w, res, n * w);
     }
     free(hist);
+    free(own);
 }
 
 /* ---- the sort ------------------------------------------------------------------------ */
+
+/* Keys sampled to foretell the MSD digit. */
+#define RADIX_SAMPLE 1024
+
+/* The varying bits of a sample of keys[0..n): RADIX_SAMPLE keys evenly spaced. */
+static uint64_t radix_sample_diff(const void *keys, size_t n, int width)
+{
+    uint64_t o = 0, a = ~(uint64_t)0;
+    for (size_t s = 0; s < RADIX_SAMPLE; s++) {
+        size_t i = n / RADIX_SAMPLE * s;
+        uint64_t v = width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+        o |= v;
+        a &= v;
+    }
+    return o ^ a;
+}
 
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
 {
@@ -377,7 +419,25 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     if (j->threads > RADIX_MAX_THREADS)
         j->threads = RADIX_MAX_THREADS;
     void *res = NULL;
-    radix_run(pool, j, radix_bounds);
+    /* The MSD digit's width: buckets of about 2^RADIX_BUCKET_LOG keys. */
+    int mb = radix_log2(n) - RADIX_BUCKET_LOG;
+    mb = mb < 1 ? 1 : mb > RADIX_MAX_BITS ? RADIX_MAX_BITS : mb;
+    int big = (size_t)width * n > RADIX_BUCKET_CACHE;
+    if (big) {
+        j->hist = malloc(sizeof *j->hist * ((size_t)1 << mb) * (size_t)j->threads);
+        j->start = malloc(sizeof *j->start * (((size_t)1 << mb) + 1));
+        if (!j->hist || !j->start)
+            goto out;
+        /* Count, in the census pass, the digit the sample foretells: the top mb
+         * bits under its highest varying bit. */
+        uint64_t sd = radix_sample_diff(keys, n, width);
+        if (sd && 64 - __builtin_clzll(sd) - __builtin_ctzll(sd) >= mb) {
+            j->bits = mb;
+            j->shift = 64 - __builtin_clzll(sd) - mb;
+        }
+    }
+    int counted_shift = j->shift, counted_bits = j->bits;
+    radix_run(pool, j, radix_census);
     uint64_t o = 0, a = ~(uint64_t)0;
     for (int t = 0; t < j->threads; t++) {
         o |= j->or_[t];
@@ -389,24 +449,20 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
         goto out;
     }
     int hi = 64 - __builtin_clzll(diff), lo = __builtin_ctzll(diff);
-    if ((size_t)width * n <= RADIX_BUCKET_CACHE) {
+    if (!big) {
         uint32_t *hist = malloc(sizeof *hist * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS);
         if (hist)
             res = radix_lsd(keys, tmp, n, lo, hi, hist, width);
         free(hist);
         goto out;
     }
-    /* One parallel MSD pass on the top varying bits, keys -> tmp. */
-    int mb = radix_log2(n) - RADIX_BUCKET_LOG;
-    mb = mb < 1 ? 1 : mb > RADIX_MAX_BITS ? RADIX_MAX_BITS : mb;
+    /* One parallel MSD pass on the top varying bits, keys -> tmp; counted again
+     * only where the sample foretold another digit. */
     j->bits = hi - lo < mb ? hi - lo : mb;
     j->shift = hi - j->bits;
+    if (j->bits != counted_bits || j->shift != counted_shift)
+        radix_run(pool, j, radix_count);
     size_t nb = (size_t)1 << j->bits;
-    j->hist = malloc(sizeof *j->hist * nb * (size_t)j->threads);
-    j->start = malloc(sizeof *j->start * (nb + 1));
-    if (!j->hist || !j->start)
-        goto out;
-    radix_run(pool, j, radix_count);
     size_t run = 0;
     for (size_t b = 0; b < nb; b++) {
         j->start[b] = run;
@@ -435,8 +491,8 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
             if (r != bk)
                 memcpy(bk, r, bn * w);
         }
-        msd_job_t m = { .keys = keys, .tmp = tmp, .start = j->start, .nb = nb,
-                        .width = width, .lo = lo, .hi = j->shift };
+        msd_job_t m = { .tmp = tmp, .start = j->start, .nb = nb, .width = width,
+                        .lo = lo, .hi = j->shift };
         if (j->threads == 1)
             msd_small_buckets(&m, 0, 1);
         else

@@ -1,6 +1,6 @@
 /* check_sorter_cpu.c: unit tests of the CPU chunk sorter (sorter_cpu.c): both
  * radix_sort_cpu and the sorter_t it backs, against qsort, for widths 4 and 8, pools
- * of 1, 2 and 3 threads, a sweep of sizes and seven key distributions.
+ * of 1, 2 and 3 threads, a sweep of sizes and the key distributions below.
  */
 #include <config.h>
 
@@ -15,12 +15,13 @@
 #include "check_suites.h"
 
 enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_TOP_BYTE, D_BOTTOM_BYTE, D_SKEWED,
-       D_OUTLIERS, D_MIDDLE, D_TOP_11, D_STRADDLE_12, D_TWO_BITS, D_COUNT };
+       D_OUTLIERS, D_MIDDLE, D_TOP_11, D_STRADDLE_12, D_TWO_BITS, D_HIDDEN_TOP, D_COUNT };
 static const char *dist_names[D_COUNT] = { "random", "all equal", "sorted", "reversed",
                                            "3 distinct", "top byte only", "bottom byte only",
                                            "90% one top byte", "all but 1/5000 one top byte",
                                            "middle bytes only", "top 11 bits only",
-                                           "bits 5..16 only", "the top and bottom bits only" };
+                                           "bits 5..16 only", "the top and bottom bits only",
+                                           "24 low bits, the last key's top bit" };
 
 /* The sizes: 0..3, 2^k - 1 / 2^k / 2^k + 1 around 256, 1024 and 65536 (where the
  * sorter goes parallel), three random odd sizes up to 300000 (drawn in the test from
@@ -87,6 +88,11 @@ static void generate(void *keys, size_t n, int width, int dist, uint64_t *seed)
         case D_TWO_BITS:    /* only the top and the bottom bit vary */
             v = (base & (mask >> 1) & ~(uint64_t)1) | (ck_rng_next(seed) & 1) |
                 (ck_rng_next(seed) & 1) << (shift + 7);
+            break;
+        case D_HIDDEN_TOP:  /* a sample of evenly spaced keys misses the one high key */
+            v = ck_rng_next(seed) & 0xffffff;
+            if (i == n - 1)
+                v |= (uint64_t)1 << (width * 8 - 1);
             break;
         default:            v = ck_rng_next(seed) & mask; break;
         }
