@@ -48,6 +48,11 @@
 #define RADIX_LINE 64
 /* Most threads that take part in one parallel pass (more are left idle). */
 #define RADIX_MAX_THREADS 256
+/* The parallel passes' slices of the keys, for each thread: the threads take them in
+ * turn, so that a thread that shares its CPU (with the thread writing the output's
+ * zeros ahead, with another process) holds a pass up by a slice at most. */
+#define RADIX_SLICES_A_THREAD 4
+#define RADIX_MAX_SLICES (RADIX_MAX_THREADS * RADIX_SLICES_A_THREAD)
 
 _Static_assert(RADIX_MAX_DIGITS * RADIX_MIN_BITS >= 64, "the LSD digits cover 64 bits");
 _Static_assert(RADIX_BUCKET_CACHE / 4 <= UINT32_MAX, "in-cache counts fit 32 bits");
@@ -161,19 +166,28 @@ typedef struct {
     void *dst;
     size_t n;
     int width;
-    int threads;             /* threads that take part (others return at once) */
+    int threads;             /* threads that take part */
+    int slices;              /* the keys' slices, taken in turn */
+    int next;                /* the next slice to take (atomic) */
     int shift, bits;         /* the MSD digit: bits [shift, shift + bits); before the
                                 census pass, the digit it counts (bits 0: none) */
-    uint64_t or_[RADIX_MAX_THREADS], and_[RADIX_MAX_THREADS];   /* per thread */
-    size_t *hist;            /* [threads][buckets]: counts, then scatter offsets */
+    uint64_t or_[RADIX_MAX_SLICES], and_[RADIX_MAX_SLICES];   /* per slice */
+    size_t *hist;            /* [slices][buckets]: counts, then scatter offsets */
     size_t *start;           /* [buckets + 1]: where each bucket starts in dst */
     int failed;              /* 1: a thread could not allocate its line buffers */
 } radix_job_t;
 
-static void radix_slice(const radix_job_t *j, int t, size_t *lo, size_t *hi)
+static void radix_slice(const radix_job_t *j, int s, size_t *lo, size_t *hi)
 {
-    *lo = j->n * (size_t)t / (size_t)j->threads;
-    *hi = j->n * (size_t)(t + 1) / (size_t)j->threads;
+    *lo = j->n * (size_t)s / (size_t)j->slices;
+    *hi = j->n * (size_t)(s + 1) / (size_t)j->slices;
+}
+
+/* The next slice for a thread to take, or j->slices when none is left. */
+static int radix_take(radix_job_t *j)
+{
+    int s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+    return s < j->slices ? s : j->slices;
 }
 
 /* The OR and the AND of keys[lo..hi), and where h is not NULL the counts of the
@@ -195,53 +209,56 @@ radix_census_width(const void *keys, size_t lo, size_t hi, int shift, uint64_t m
     *and_ = width == 4 ? a & UINT32_MAX : a;
 }
 
-/* The census of the thread's slice: its OR and AND, and the counts of the digit
- * j->shift, j->bits where bits is not 0. */
+/* The census of the slices a thread takes: each one's OR and AND, and the counts of
+ * the digit j->shift, j->bits where bits is not 0. */
 static void radix_census(void *arg, int t, int nt)
 {
+    (void)t;
     (void)nt;
     radix_job_t *j = arg;
-    if (t >= j->threads)
-        return;
-    size_t lo, hi;
-    radix_slice(j, t, &lo, &hi);
     size_t nb = (size_t)1 << j->bits;
-    size_t *h = j->bits ? j->hist + (size_t)t * nb : NULL;
     uint64_t m = nb - 1;
-    if (h)
-        memset(h, 0, sizeof *h * nb);
-    if (j->width == 4 && h)
-        radix_census_width(j->src, lo, hi, j->shift, m, h, &j->or_[t], &j->and_[t], 4, 1);
-    else if (j->width == 4)
-        radix_census_width(j->src, lo, hi, 0, 0, NULL, &j->or_[t], &j->and_[t], 4, 0);
-    else if (h)
-        radix_census_width(j->src, lo, hi, j->shift, m, h, &j->or_[t], &j->and_[t], 8, 1);
-    else
-        radix_census_width(j->src, lo, hi, 0, 0, NULL, &j->or_[t], &j->and_[t], 8, 0);
+    for (int s; (s = radix_take(j)) < j->slices;) {
+        size_t lo, hi;
+        radix_slice(j, s, &lo, &hi);
+        size_t *h = j->bits ? j->hist + (size_t)s * nb : NULL;
+        uint64_t *o = &j->or_[s], *a = &j->and_[s];
+        if (h)
+            memset(h, 0, sizeof *h * nb);
+        if (j->width == 4 && h)
+            radix_census_width(j->src, lo, hi, j->shift, m, h, o, a, 4, 1);
+        else if (j->width == 4)
+            radix_census_width(j->src, lo, hi, 0, 0, NULL, o, a, 4, 0);
+        else if (h)
+            radix_census_width(j->src, lo, hi, j->shift, m, h, o, a, 8, 1);
+        else
+            radix_census_width(j->src, lo, hi, 0, 0, NULL, o, a, 8, 0);
+    }
 }
 
-/* Count the MSD digit over the thread's slice. */
+/* Count the MSD digit over the slices a thread takes. */
 static void radix_count(void *arg, int t, int nt)
 {
+    (void)t;
     (void)nt;
     radix_job_t *j = arg;
-    if (t >= j->threads)
-        return;
-    size_t lo, hi;
-    radix_slice(j, t, &lo, &hi);
     size_t nb = (size_t)1 << j->bits;
-    size_t *h = j->hist + (size_t)t * nb;
-    memset(h, 0, sizeof *h * nb);
     uint64_t m = nb - 1;
     int shift = j->shift;
-    if (j->width == 4) {
-        const uint32_t *k = j->src;
-        for (size_t i = lo; i < hi; i++)
-            h[(k[i] >> shift) & m]++;
-    } else {
-        const uint64_t *k = j->src;
-        for (size_t i = lo; i < hi; i++)
-            h[(k[i] >> shift) & m]++;
+    for (int s; (s = radix_take(j)) < j->slices;) {
+        size_t lo, hi;
+        radix_slice(j, s, &lo, &hi);
+        size_t *h = j->hist + (size_t)s * nb;
+        memset(h, 0, sizeof *h * nb);
+        if (j->width == 4) {
+            const uint32_t *k = j->src;
+            for (size_t i = lo; i < hi; i++)
+                h[(k[i] >> shift) & m]++;
+        } else {
+            const uint64_t *k = j->src;
+            for (size_t i = lo; i < hi; i++)
+                h[(k[i] >> shift) & m]++;
+        }
     }
 }
 
@@ -309,16 +326,13 @@ radix_scatter_width(const void *src, void *dst, size_t lo, size_t hi, int shift,
 #endif
 }
 
+/* Scatter the slices a thread takes, each by its own offsets (its row of hist). */
 static void radix_scatter(void *arg, int t, int nt)
 {
+    (void)t;
     (void)nt;
     radix_job_t *j = arg;
-    if (t >= j->threads)
-        return;
-    size_t lo, hi;
-    radix_slice(j, t, &lo, &hi);
     size_t nb = (size_t)1 << j->bits;
-    size_t *off = j->hist + (size_t)t * nb;
     size_t *beg = malloc(sizeof *beg * nb);
     unsigned char *lines = aligned_alloc(RADIX_LINE, RADIX_LINE * nb);
     if (!beg || !lines) {
@@ -327,17 +341,25 @@ static void radix_scatter(void *arg, int t, int nt)
         free(lines);
         return;
     }
-    memcpy(beg, off, sizeof *beg * nb);
-    if (j->width == 4)
-        radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 4);
-    else
-        radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 8);
+    for (int s; (s = radix_take(j)) < j->slices;) {
+        size_t lo, hi;
+        radix_slice(j, s, &lo, &hi);
+        size_t *off = j->hist + (size_t)s * nb;
+        memcpy(beg, off, sizeof *beg * nb);
+        if (j->width == 4)
+            radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 4);
+        else
+            radix_scatter_width(j->src, j->dst, lo, hi, j->shift, nb - 1, off, beg, lines, 8);
+    }
     free(beg);
     free(lines);
 }
 
+/* Run a parallel pass: its slices taken in turn by the pool's threads, or all by
+ * this one. */
 static void radix_run(pool_t *pool, radix_job_t *j, pool_fn_t fn)
 {
+    j->next = 0;
     if (j->threads == 1)
         fn(j, 0, 1);
     else
@@ -418,13 +440,14 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     j->threads = n < RADIX_PARALLEL_MIN ? 1 : pool_size(pool);
     if (j->threads > RADIX_MAX_THREADS)
         j->threads = RADIX_MAX_THREADS;
+    j->slices = j->threads > 1 ? j->threads * RADIX_SLICES_A_THREAD : 1;
     void *res = NULL;
     /* The MSD digit's width: buckets of about 2^RADIX_BUCKET_LOG keys. */
     int mb = radix_log2(n) - RADIX_BUCKET_LOG;
     mb = mb < 1 ? 1 : mb > RADIX_MAX_BITS ? RADIX_MAX_BITS : mb;
     int big = (size_t)width * n > RADIX_BUCKET_CACHE;
     if (big) {
-        j->hist = malloc(sizeof *j->hist * ((size_t)1 << mb) * (size_t)j->threads);
+        j->hist = malloc(sizeof *j->hist * ((size_t)1 << mb) * (size_t)j->slices);
         j->start = malloc(sizeof *j->start * (((size_t)1 << mb) + 1));
         if (!j->hist || !j->start)
             goto out;
@@ -439,9 +462,9 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     int counted_shift = j->shift, counted_bits = j->bits;
     radix_run(pool, j, radix_census);
     uint64_t o = 0, a = ~(uint64_t)0;
-    for (int t = 0; t < j->threads; t++) {
-        o |= j->or_[t];
-        a &= j->and_[t];
+    for (int s = 0; s < j->slices; s++) {
+        o |= j->or_[s];
+        a &= j->and_[s];
     }
     uint64_t diff = o ^ a;   /* the bits that vary */
     if (diff == 0) {
@@ -466,9 +489,9 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     size_t run = 0;
     for (size_t b = 0; b < nb; b++) {
         j->start[b] = run;
-        for (int t = 0; t < j->threads; t++) {
-            size_t c = j->hist[(size_t)t * nb + b];
-            j->hist[(size_t)t * nb + b] = run;
+        for (int s = 0; s < j->slices; s++) {
+            size_t c = j->hist[(size_t)s * nb + b];
+            j->hist[(size_t)s * nb + b] = run;
             run += c;
         }
     }
