@@ -34,7 +34,7 @@
 /* Pieces a text block is split into for each thread that scans it. The threads take
  * them in turn, so that a thread slowed (by page faults, by another process) holds
  * the block up by a piece at most: with one piece a thread, on the H100 machine's 16
- * CPUs, the slowest piece of each block took 25% longer than the mean. */
+ * CPUs, the slowest piece of each block took 19-42% longer than the mean. */
 #define KREADER_PIECES_A_THREAD 4
 #define KREADER_MAX_PIECES (KREADER_MAX_THREADS * KREADER_PIECES_A_THREAD)
 /* Below this many bytes a block is scanned by one thread: not worth the hand-off. */
