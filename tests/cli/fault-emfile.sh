@@ -29,7 +29,9 @@ done
 SORT_ARGS=(-t u32 -S 1M --parallel=1 -T tdir)
 
 # shimmed OUT VAR... -- GPUSORT-ARG...: gpusort with the shim and the settings
-# given, under ulimit -n 16, stdout in OUT; STATUS its exit status.
+# given, under ulimit -n 16, stdout in OUT; STATUS its exit status. On the CPU
+# (--device=cpu overrides the --device=0 of tests/gpu-suite.sh): the CUDA runtime
+# alone holds more descriptors than that, and its opens would move the counts.
 shimmed() {
     local out=$1 env=()
     shift
@@ -37,7 +39,7 @@ shimmed() {
     shift
     STATUS=0
     (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" "${env[@]}" \
-        "$GPUSORT" "$@" >"$out" 2>"$RUN_ERR") || STATUS=$?
+        "$GPUSORT" --device=cpu "$@" >"$out" 2>"$RUN_ERR") || STATUS=$?
 }
 
 # counts VAR... -- GPUSORT-ARG...: a clean run with GS_FAULT_REPORT, which must
