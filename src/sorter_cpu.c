@@ -236,32 +236,6 @@ static void radix_census(void *arg, int t, int nt)
     }
 }
 
-/* Count the MSD digit over the slices a thread takes. */
-static void radix_count(void *arg, int t, int nt)
-{
-    (void)t;
-    (void)nt;
-    radix_job_t *j = arg;
-    size_t nb = (size_t)1 << j->bits;
-    uint64_t m = nb - 1;
-    int shift = j->shift;
-    for (int s; (s = radix_take(j)) < j->slices;) {
-        size_t lo, hi;
-        radix_slice(j, s, &lo, &hi);
-        size_t *h = j->hist + (size_t)s * nb;
-        memset(h, 0, sizeof *h * nb);
-        if (j->width == 4) {
-            const uint32_t *k = j->src;
-            for (size_t i = lo; i < hi; i++)
-                h[(k[i] >> shift) & m]++;
-        } else {
-            const uint64_t *k = j->src;
-            for (size_t i = lo; i < hi; i++)
-                h[(k[i] >> shift) & m]++;
-        }
-    }
-}
-
 /* Write one full line from the buffer to dst (line-aligned) with streaming stores. */
 static inline void radix_stream_line(void *dst, const void *line)
 {
@@ -484,7 +458,7 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
     j->bits = hi - lo < mb ? hi - lo : mb;
     j->shift = hi - j->bits;
     if (j->bits != counted_bits || j->shift != counted_shift)
-        radix_run(pool, j, radix_count);
+        radix_run(pool, j, radix_census);   /* the OR and AND again, the same */
     size_t nb = (size_t)1 << j->bits;
     size_t run = 0;
     for (size_t b = 0; b < nb; b++) {
