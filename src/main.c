@@ -3,10 +3,10 @@
 
 #include <stdio.h>
 
-#include "cleanup.h"
-#include "error.h"
-#include "options.h"
-#include "run.h"
+#include "core/cleanup.h"
+#include "core/error.h"
+#include "cli/options.h"
+#include "pipeline/run.h"
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
 /* checkkeys.c: the checker of the big benchmarks: reads binary unsigned keys (u32
  * or u64, this host's byte order) from standard input and checks that they are in
  * ascending order; prints "COUNT SUM" (SUM the keys added mod 2^64), the arithmetic
- * of genkeys --sum and tests/gscheck. tests/gscheck checks every key type and order
+ * of genkeys --sum and tests/tools/gscheck. tests/tools/gscheck checks every key type and order
  * but at a key at a time; this one keeps up with a pipe of several GB/s, so the
  * 100 GiB run is bound by gpusort, not by its checker.
  * Usage: checkkeys [-t u32|u64]   Exit 0 in order, 1 out of order, 2 on an error.

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "keys.h"
-#include "pool.h"
-#include "sorter.h"
-#include "textnum.h"
+#include "core/keys.h"
+#include "core/pool.h"
+#include "sorter/sorter.h"
+#include "io/textnum.h"
 
 static double now(void)
 {

@@ -4,7 +4,7 @@
 # behind --device=auto's choice of the CPU for inputs of known size under 32 Mi keys
 # a thread (src/run.c).
 #
-# For each size, N random u32 keys (text by tests/gsgen, binary by
+# For each size, N random u32 keys (text by tests/tools/gsgen, binary by
 # tests/bench/genkeys, seed 3) into BENCH_DIR, read into the page cache, then R
 # rounds, the two devices alternating, each run `gpusort --device=D [-b] -t u32 FILE
 # -o OUT` timed (wall clock) with OUT removed and `sync` before it; prints the
@@ -33,7 +33,7 @@ R=${R:-3}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 BUILD=${BUILD:-.}
 GPUSORT=${GPUSORT:-$BUILD/src/gpusort}
-GSGEN=${GSGEN:-$BUILD/tests/gsgen}
+GSGEN=${GSGEN:-$BUILD/tests/tools/gsgen}
 GENKEYS=${GENKEYS:-$BUILD/tests/bench/genkeys}
 
 for tool in "$GPUSORT" "$GSGEN" "$GENKEYS"; do

@@ -10,7 +10,7 @@
 # and with none (one run each). The environment:
 #   N          keys (default 100000000)       R          rounds (default 3)
 #   BENCH_DIR  data directory (./bench-data)  S          external buffer (256M)
-#   GPUSORT    default ./src/gpusort          GSGEN      default ./tests/gsgen
+#   GPUSORT    default ./src/gpusort          GSGEN      default ./tests/tools/gsgen
 
 # `make` may run us with a plain sh: this script needs bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -27,7 +27,7 @@ R=${R:-3}
 S=${S:-256M}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 GPUSORT=${GPUSORT:-./src/gpusort}
-GSGEN=${GSGEN:-./tests/gsgen}
+GSGEN=${GSGEN:-./tests/tools/gsgen}
 
 [ -x "$GPUSORT" ] || die "no gpusort at $GPUSORT (set GPUSORT)"
 [ -x "$GSGEN" ] || die "no gsgen at $GSGEN (set GSGEN)"

@@ -3,7 +3,7 @@
  * Key i of seed s is the splitmix64 finaliser of s * 2^32 + i (truncated to the
  * width), so threads make any stretch of the stream independently and the same
  * seed always gives the same keys. With --sum nothing is written: "COUNT SUM" is
- * printed, SUM the keys added mod 2^64, the arithmetic of tests/gscheck, so a
+ * printed, SUM the keys added mod 2^64, the arithmetic of tests/tools/gscheck, so a
  * sort piped into gscheck can be checked against the generator without a file.
  * Usage: genkeys [-t u32|u64] [-n COUNT] [-s SEED] [--sum]   (to standard output)
  * Into a pipe the keys go by vmsplice(2), which hands the pipe our pages instead of

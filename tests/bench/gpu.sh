@@ -22,7 +22,7 @@ step 1 && "$BUILD/tests/bench/membw" 8
 step 2 && "$BUILD/tests/bench/gpu-stage" 7
 if step 3; then
     N=100000000 R=${R:-3} DEVICE=auto SORT_S=16G BENCH_DIR=$BENCH_DIR \
-        GPUSORT=$BUILD/src/gpusort GSGEN=$BUILD/tests/gsgen bash "$here/vs-sort.sh"
+        GPUSORT=$BUILD/src/gpusort GSGEN=$BUILD/tests/tools/gsgen bash "$here/vs-sort.sh"
     rm -f "$BENCH_DIR"/in-u32-100000000.txt
 fi
 if step 4; then
@@ -46,7 +46,7 @@ if step 4; then
     cat "$BENCH_DIR/stats.txt"
     # Correct as well as fast: order, count and sum against the generator's.
     want=$("$BUILD/tests/bench/genkeys" -t u32 -n $keys -s 7 --sum)
-    got=$("$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G "$big" | "$BUILD/tests/gscheck" -t u32)
+    got=$("$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G "$big" | "$BUILD/tests/tools/gscheck" -t u32)
     [ "$got" = "$want" ] || { echo "gpu.sh: 16 GiB sort: got '$got', want '$want'" >&2; exit 1; }
     echo "checked: in order; count and sum $got as generated"
 fi

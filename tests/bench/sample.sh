@@ -16,7 +16,7 @@ exec </dev/null
 
 here=$(cd "$(dirname "$0")" && pwd)
 GPUSORT=${GPUSORT:-$here/../../src/gpusort}
-GSGEN=${GSGEN:-$here/../../tests/gsgen}
+GSGEN=${GSGEN:-$here/../../tests/tools/gsgen}
 N=${N:-10000000}
 
 die() {

@@ -9,7 +9,7 @@
 # binary keys of TYPE (tests/bench/genkeys, seed 7, kept in BENCH_DIR), read into the
 # page cache, sorted R times by `gpusort -b -t TYPE $GS_ARGS --stats FILE -o
 # /dev/null`, each run timed (wall clock) and its stats kept; then one more run,
-# piped into tests/gscheck, must give the generator's count and sum. Writes to OUT:
+# piped into tests/tools/gscheck, must give the generator's count and sum. Writes to OUT:
 #   stages.csv    round,kind,name,seconds,bytes,gb_per_s: for each round 1..R, kind
 #                 "stage" (the eight rows of --stats: read parse transfer sort spill
 #                 merge format write), "phase" (the wall-clock phases of --stats,
@@ -31,7 +31,7 @@
 #   PCIE_GBS   where pcie cannot run (not built): a PCIe figure to record, GB/s
 #              each way, its source "given"; unset: no PCIe ceiling
 #   BUILD      built tree (default .); GPUSORT, GENKEYS, GSCHECK, MEMBW, PCIE
-#              override $BUILD/src/gpusort, tests/bench/genkeys, tests/gscheck,
+#              override $BUILD/src/gpusort, tests/bench/genkeys, tests/tools/gscheck,
 #              tests/bench/membw, tests/bench/pcie
 
 # `make` may run us with a plain sh: this script needs bash.
@@ -56,7 +56,7 @@ PCIE_GBS=${PCIE_GBS:-}
 BUILD=${BUILD:-.}
 GPUSORT=${GPUSORT:-$BUILD/src/gpusort}
 GENKEYS=${GENKEYS:-$BUILD/tests/bench/genkeys}
-GSCHECK=${GSCHECK:-$BUILD/tests/gscheck}
+GSCHECK=${GSCHECK:-$BUILD/tests/tools/gscheck}
 MEMBW=${MEMBW:-$BUILD/tests/bench/membw}
 PCIE=${PCIE:-$BUILD/tests/bench/pcie}
 

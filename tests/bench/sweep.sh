@@ -3,7 +3,7 @@
 # of input sizes, side by side, into a CSV for tests/bench/plot.sh (a benchmark,
 # never a test).
 #
-# For each N of SIZES: N random keys of TYPE as text (tests/gsgen, seed 1, kept in
+# For each N of SIZES: N random keys of TYPE as text (tests/tools/gsgen, seed 1, kept in
 # BENCH_DIR for later runs), then R rounds, the tools alternating within a round,
 # each timed file to file (wall clock, the input in the page cache after the first
 # read). Every output of every round must equal the reference, or the script stops:
@@ -25,7 +25,7 @@
 #              left out where `gpusort --version` lists no GPU)
 #   MACHINE    a name for the machine (default the host name)
 #   BUILD      built tree (default .); GPUSORT ($BUILD/src/gpusort), GSGEN
-#              ($BUILD/tests/gsgen), GSCHECK ($BUILD/tests/gscheck) override it
+#              ($BUILD/tests/tools/gsgen), GSCHECK ($BUILD/tests/tools/gscheck) override it
 
 # `make` may run us with a plain sh: this script needs bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -47,8 +47,8 @@ TOOLS=${TOOLS:-gpusort-gpu gpusort-cpu sort}
 MACHINE=${MACHINE:-$(hostname)}
 BUILD=${BUILD:-.}
 GPUSORT=${GPUSORT:-$BUILD/src/gpusort}
-GSGEN=${GSGEN:-$BUILD/tests/gsgen}
-GSCHECK=${GSCHECK:-$BUILD/tests/gscheck}
+GSGEN=${GSGEN:-$BUILD/tests/tools/gsgen}
+GSCHECK=${GSCHECK:-$BUILD/tests/tools/gscheck}
 
 [ -x "$GPUSORT" ] || die "no gpusort at $GPUSORT (set BUILD or GPUSORT)"
 [ -x "$GSGEN" ] || die "no gsgen at $GSGEN (set BUILD or GSGEN)"

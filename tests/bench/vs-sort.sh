@@ -8,7 +8,7 @@
 #   N          keys (default 10000000)        TYPE    key type (default u32)
 #   R          rounds (default 5)             BENCH_DIR  data directory (./bench-data)
 #   DEVICE     gpusort's --device (default cpu)   SORT_S  sort's -S (default 50%)
-#   GPUSORT    default ./src/gpusort          GSGEN   default ./tests/gsgen
+#   GPUSORT    default ./src/gpusort          GSGEN   default ./tests/tools/gsgen
 
 # `make` may run us with a plain sh: this script needs bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -27,7 +27,7 @@ BENCH_DIR=${BENCH_DIR:-./bench-data}
 DEVICE=${DEVICE:-cpu}
 SORT_S=${SORT_S:-50%}
 GPUSORT=${GPUSORT:-./src/gpusort}
-GSGEN=${GSGEN:-./tests/gsgen}
+GSGEN=${GSGEN:-./tests/tools/gsgen}
 
 [ -x "$GPUSORT" ] || die "no gpusort at $GPUSORT (set GPUSORT)"
 [ -x "$GSGEN" ] || die "no gsgen at $GSGEN (set GSGEN)"

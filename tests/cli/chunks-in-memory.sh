@@ -3,7 +3,7 @@
 # merged at the end, is right: binary files of three key types against gscheck's
 # order check and gsgen's COUNT SUM, with -r, with -u over a few values repeated
 # millions of times, and a text file against sort -n. --gpu-memory=80M makes the
-# chunks a few million keys on a GPU (tests/gpu-suite.sh runs this with --device=0:
+# chunks a few million keys on a GPU (tests/gpu/suite.sh runs this with --device=0:
 # there the runs are merged by sorting key ranges on the GPU, and the repeated values
 # fill pieces of their own); on the CPU the same commands sort one chunk each.
 # shellcheck source=tests/cli/lib.sh

@@ -2,7 +2,7 @@
 # enospc.sh: a full (or failing) disk under -T (spilled runs, merge passes, -m's
 # passes) or under the -o directory is an error: exit 2, one message naming the
 # cause, no temporary left, the -o target untouched.
-# The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_WRITE_AFTER
+# The faults come from tests/tools/faultfs.so (LD_PRELOAD): after GS_FAULT_WRITE_AFTER
 # bytes written under GS_FAULT_DIR, writes there fail with GS_FAULT_ERRNO.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -16,7 +16,7 @@ mkdir tdir
 # so the margins below hold for a caller with only 0, 1 and 2 open (CI's case).
 
 # Every gpusort here runs with --device=cpu, after any --device given before it
-# (tests/gpu-suite.sh runs each test with --device=0): the CUDA runtime alone holds
+# (tests/gpu/suite.sh runs each test with --device=0): the CUDA runtime alone holds
 # more descriptors than these limits leave.
 
 # 1. ulimit -n 32 and -S 1M: 4M u32 keys (16 MB) make 31 runs, over the 23 inputs

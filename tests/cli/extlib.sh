@@ -2,7 +2,7 @@
 #
 # The environment (make check sets it) adds GSCHECK, the order and sum checker of
 # binary keys, and FAULTFS, the LD_PRELOAD shim that makes writes, reads and opens
-# under a directory fail (tests/faultfs.c). A test that needs one and does not find
+# under a directory fail (tests/tools/faultfs.c). A test that needs one and does not find
 # it skips.
 
 # shellcheck shell=bash

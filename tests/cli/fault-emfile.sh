@@ -4,7 +4,7 @@
 # new temporary, an input or temporary of -m, the output's temporary. Each is an
 # error: exit 2, one message naming the file and the cause, nothing on stdout, no
 # temporary left, the -o target untouched.
-# The faults come from tests/faultfs.so (LD_PRELOAD): the GS_FAULT_OPEN_AT'th open
+# The faults come from tests/tools/faultfs.so (LD_PRELOAD): the GS_FAULT_OPEN_AT'th open
 # of an existing file under GS_FAULT_DIR, or its GS_FAULT_CREATE_AT'th creation of
 # one, and every later one, fails with GS_FAULT_OPEN_ERRNO (EMFILE by default).
 # GS_FAULT_REPORT counts the opens and creations of a clean run, to aim at the last.
@@ -30,7 +30,7 @@ SORT_ARGS=(-t u32 -S 1M --parallel=1 -T tdir)
 
 # shimmed OUT VAR... -- GPUSORT-ARG...: gpusort with the shim and the settings
 # given, under ulimit -n 16, stdout in OUT; STATUS its exit status. On the CPU
-# (--device=cpu overrides the --device=0 of tests/gpu-suite.sh): the CUDA runtime
+# (--device=cpu overrides the --device=0 of tests/gpu/suite.sh): the CUDA runtime
 # alone holds more descriptors than that, and its opens would move the counts.
 shimmed() {
     local out=$1 env=()

@@ -4,7 +4,7 @@
 # error: exit 2, one message naming the file and the cause, nothing on stdout, no
 # temporary left, the -o target untouched.
 # Short reads (a few bytes at a time, keys cut across reads) change nothing.
-# The faults come from tests/faultfs.so (LD_PRELOAD): after GS_FAULT_READ_AFTER
+# The faults come from tests/tools/faultfs.so (LD_PRELOAD): after GS_FAULT_READ_AFTER
 # bytes read from files under GS_FAULT_DIR (or from pipes, GS_FAULT_READ_PIPES=1),
 # reads fail with GS_FAULT_READ_ERRNO; GS_FAULT_READ_MAX caps every read.
 # shellcheck source=tests/cli/lib.sh
@@ -30,7 +30,7 @@ done
 # read_fault WHAT REGEX FAULT-VAR... -- GPUSORT-ARG...: gpusort with the shim and
 # the given GS_FAULT_* settings, under ulimit -n 16, -o the target: exit 2, one line
 # matching REGEX, no stdout, nothing left in tdir, the target as it was. On the
-# CPU (--device=cpu overrides the --device=0 of tests/gpu-suite.sh): the CUDA
+# CPU (--device=cpu overrides the --device=0 of tests/gpu/suite.sh): the CUDA
 # runtime alone holds more descriptors than ulimit -n 16 leaves.
 read_fault() {
     local what=$1 regex=$2 env=()

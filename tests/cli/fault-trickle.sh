@@ -2,7 +2,7 @@
 # fault-trickle.sh: inputs that arrive one byte at a time (a slow pipe, a FIFO fed
 # by a slow writer) are sorted, merged and checked exactly as when they arrive
 # whole: text numbers and binary keys are cut at every byte. One byte a read comes
-# from tests/faultfs.so (GS_FAULT_READ_PIPES=1, GS_FAULT_READ_MAX=1: every read of
+# from tests/tools/faultfs.so (GS_FAULT_READ_PIPES=1, GS_FAULT_READ_MAX=1: every read of
 # a pipe returns at most one byte), and from a real writer, dd bs=1.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -2,7 +2,7 @@
 # signals-at-create.sh: a signal that comes the instant a temporary file exists (a
 # spilled run, the output's temporary), before gpusort has noted its name, still
 # ends gpusort with 128+signal and leaves no file behind.
-# The signal comes from tests/faultfs.so (LD_PRELOAD): GS_FAULT_SIGNAL is sent to
+# The signal comes from tests/tools/faultfs.so (LD_PRELOAD): GS_FAULT_SIGNAL is sent to
 # the process right after its GS_FAULT_SIGNAL_AT'th file is created under
 # GS_FAULT_DIR, inside the mkostemp (or open) call that created it.
 # shellcheck source=tests/cli/lib.sh
@@ -42,7 +42,7 @@ for sig in "${sigs[@]}"; do
             merge:*) dir=tdir args=(-m -t u32 -T tdir -o "$TARGET" "${sorted[@]}") ;;
         esac
         STATUS=0
-        # On the CPU (--device=cpu overrides the --device=0 of tests/gpu-suite.sh):
+        # On the CPU (--device=cpu overrides the --device=0 of tests/gpu/suite.sh):
         # the CUDA runtime alone holds more descriptors than ulimit -n 16 leaves.
         (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
             GS_FAULT_SIGNAL_AT="$at" "$GPUSORT" --device=cpu "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?

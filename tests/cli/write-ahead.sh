@@ -80,7 +80,7 @@ oracle -u -- c.txt >exp.txt
 same exp.txt out.txt "-u"
 rm out.txt
 
-# A full disk under -o's directory (tests/faultfs.so: writes there fail past
+# A full disk under -o's directory (tests/tools/faultfs.so: writes there fail past
 # GS_FAULT_WRITE_AFTER bytes).
 : "${FAULTFS:=}"
 if [ -z "$FAULTFS" ] || [ ! -f "$(abspath "$FAULTFS")" ]; then

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "input.h"
-#include "keys.h"
-#include "output.h"
-#include "pool.h"
+#include "io/input.h"
+#include "core/keys.h"
+#include "io/output.h"
+#include "core/pool.h"
 
 /* The sort key of the width bytes at p: assembled a byte at a time in the given
  * order, then the sign bit flipped for a signed type and every bit for -r. */

@@ -24,13 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "error.h"
+#include "store/codec.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "keys.h"
-#include "options.h"
-#include "pool.h"
-#include "runs.h"
+#include "core/keys.h"
+#include "cli/options.h"
+#include "core/pool.h"
+#include "store/runs.h"
 
 /* Most keys in a run: a little over two blocks. */
 #define FUZZ_MAX_KEYS (2 * RUN_BLOCK_KEYS + 100)

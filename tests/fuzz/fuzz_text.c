@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "input.h"
-#include "keys.h"
-#include "pool.h"
-#include "textnum.h"
+#include "io/input.h"
+#include "core/keys.h"
+#include "core/pool.h"
+#include "io/textnum.h"
 
 /* ---- the reference --------------------------------------------------------------- */
 

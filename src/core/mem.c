@@ -1,0 +1,127 @@
+/* mem.c: large buffers: huge pages asked for, pages given back, parallel copies
+ * (see mem.h). */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+
+#define MEM_HUGE (2u << 20)
+/* Buffers smaller than this keep small pages. Asking for huge pages makes the kernel
+ * find (compact, or have its hypervisor fill) 2 MiB at a time on the first touch,
+ * which right after another process freed much memory can stall: 40 MB first
+ * touched in 97-127 ms where small pages took 15-19 ms, on the 2-core VM after a
+ * process had touched and freed 1 GB (as sort does before gpusort in vs-sort.sh).
+ * Larger buffers, sorted for seconds, gain more from huge pages' fewer faults and
+ * TLB misses than such a stall costs them. */
+#define MEM_HUGE_MIN ((size_t)256 << 20)
+
+/* Ask for huge pages on the 2 MiB-aligned interior of [p, p+size) where size is at
+ * least MEM_HUGE_MIN. A hint: its failure (no THP on this kernel) changes nothing. */
+static void mem_hint(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || size < MEM_HUGE_MIN)
+        return;
+    uintptr_t lo = ((uintptr_t)p + MEM_HUGE - 1) & ~(uintptr_t)(MEM_HUGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(MEM_HUGE - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+
+void *mem_alloc(size_t size)
+{
+    void *p = malloc(size);
+    mem_hint(p, size);
+    return p;
+}
+
+void *mem_map(size_t size)
+{
+    if (size == 0)
+        size = 1;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    mem_hint(p, size);
+    return p;
+}
+
+void mem_unmap(void *p, size_t size)
+{
+    if (p)
+        munmap(p, size ? size : 1);
+}
+
+void *mem_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size);
+    mem_hint(q, size);
+    return q;
+}
+
+void mem_trim(void *p, size_t keep, size_t size)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    uintptr_t lo = ((uintptr_t)p + keep + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Below this many bytes one thread copies: the hand-off would cost more. */
+#define MEM_COPY_PARALLEL_MIN ((size_t)4 << 20)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t len;
+} copy_job_t;
+
+static void mem_copy_share(void *arg, int t, int nt)
+{
+    copy_job_t *j = arg;
+    /* Shares of whole cache lines. */
+    size_t lines = j->len / 64;
+    size_t a = lines * (size_t)t / (size_t)nt * 64;
+    size_t b = t == nt - 1 ? j->len : lines * (size_t)(t + 1) / (size_t)nt * 64;
+    memcpy(j->dst + a, j->src + a, b - a);
+}
+
+void mem_copy(pool_t *pool, void *dst, const void *src, size_t len)
+{
+    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2) {
+        memcpy(dst, src, len);
+        return;
+    }
+    copy_job_t j = { dst, src, len };
+    pool_run(pool, mem_copy_share, &j);
+}
+
+/* Touching a buffer: a byte written in each page of a share. */
+static void mem_touch_share(void *arg, int t, int nt)
+{
+    copy_job_t *j = arg;
+    size_t pages = (j->len + 4095) / 4096;
+    size_t a = pages * (size_t)t / (size_t)nt, b = pages * (size_t)(t + 1) / (size_t)nt;
+    for (size_t i = a; i < b; i++)
+        j->dst[i * 4096] = 0;
+}
+
+void mem_touch(pool_t *pool, void *p, size_t len)
+{
+    copy_job_t j = { p, NULL, len };
+    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2)
+        mem_touch_share(&j, 0, 1);
+    else
+        pool_run(pool, mem_touch_share, &j);
+}

@@ -1,0 +1,39 @@
+/* mem.h: large buffers. Keys and scratch arrays are hundreds of megabytes: asking
+ * for transparent huge pages on those of 256 MiB and more cuts page faults and TLB
+ * misses several times over (the radix scatter writes 2048 streams at once).
+ */
+#ifndef GS_MEM_H
+#define GS_MEM_H
+
+#include <stddef.h>
+#include "core/pool.h"
+
+/* malloc(size), with huge pages asked for on its interior when it is large. */
+void *mem_alloc(size_t size);
+
+/* Fresh pages of their own, from mmap(2) (huge pages asked for, as above), never
+ * shared with malloc's heap: a buffer whose pages may be handed to the kernel and
+ * then unmapped (output_give()). NULL when there is no memory. */
+void *mem_map(size_t size);
+
+/* Unmap a mem_map() buffer of size bytes; NULL is a no-op. */
+void mem_unmap(void *p, size_t size);
+
+/* realloc(p, size), likewise. */
+void *mem_realloc(void *p, size_t size);
+
+/* Give back the pages of p[keep..size) (p from mem_alloc, size bytes); they read
+ * as zeros if touched again. */
+void mem_trim(void *p, size_t keep, size_t size);
+
+/* memcpy(dst, src, len), shared among the pool's threads when len is large (one
+ * thread copies at a fraction of the memory's bandwidth, and first touches of new
+ * pages fault in parallel). */
+void mem_copy(pool_t *pool, void *dst, const void *src, size_t len);
+
+/* Fault in every page of p[0..len) (writing a zero at the start of each), shared
+ * among the pool's threads: the kernel zeroes new pages at several times one
+ * thread's rate when several fault at once. */
+void mem_touch(pool_t *pool, void *p, size_t len);
+
+#endif

@@ -1,0 +1,191 @@
+/* stats.c: per-stage totals for --stats (see stats.h). */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "core/stats.h"
+
+static const char *const stage_names[ST_COUNT] = {
+    "read", "parse", "transfer", "sort", "spill", "merge", "format", "write"
+};
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t stage_bytes[ST_COUNT];
+static double stage_seconds[ST_COUNT];
+static char device_text[256] = "cpu";
+static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
+static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
+static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
+static double copied_s;         /* and the seconds it took (under stats_lock) */
+static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
+static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
+static int mapped_threads;      /* by this many threads */
+static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
+static double ahead_s;          /* and the seconds it took */
+#define STATS_MAX_PHASES 8
+static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
+static double phase_total[STATS_MAX_PHASES];
+static int nphases, cur_phase = -1;
+static double cur_since;
+
+double stats_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void stats_add(stage_t stage, uint64_t bytes, double seconds)
+{
+    pthread_mutex_lock(&stats_lock);
+    stage_bytes[stage] += bytes;
+    stage_seconds[stage] += seconds;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+uint64_t stats_bytes(stage_t stage)
+{
+    pthread_mutex_lock(&stats_lock);
+    uint64_t b = stage_bytes[stage];
+    pthread_mutex_unlock(&stats_lock);
+    return b;
+}
+
+void stats_note_run(void)
+{
+    __atomic_add_fetch(&runs_made, 1, __ATOMIC_RELAXED);
+}
+
+void stats_note_merge(uint64_t keys, uint64_t total)
+{
+    if (total) {
+        /* A new merge (a pass, or the last one) starts from zero. */
+        __atomic_store_n(&keys_to_merge, total, __ATOMIC_RELAXED);
+        __atomic_store_n(&keys_merged, keys, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_add_fetch(&keys_merged, keys, __ATOMIC_RELAXED);
+}
+
+void stats_note_aside(int piece)
+{
+    __atomic_add_fetch(&asides[piece ? 1 : 0], 1, __ATOMIC_RELAXED);
+}
+
+void stats_note_copy_out(uint64_t bytes, double seconds)
+{
+    pthread_mutex_lock(&stats_lock);
+    copied_bytes += bytes;
+    copied_s += seconds;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_read_mapped(uint64_t bytes)
+{
+    pthread_mutex_lock(&stats_lock);
+    read_mapped += bytes;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_mapped(uint64_t bytes, int threads)
+{
+    pthread_mutex_lock(&stats_lock);
+    mapped_bytes += bytes;
+    mapped_threads = threads;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_ahead(uint64_t bytes, double seconds)
+{
+    pthread_mutex_lock(&stats_lock);
+    ahead_bytes += bytes;
+    ahead_s += seconds;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total)
+{
+    *runs = __atomic_load_n(&runs_made, __ATOMIC_RELAXED);
+    *merged = __atomic_load_n(&keys_merged, __ATOMIC_RELAXED);
+    *total = __atomic_load_n(&keys_to_merge, __ATOMIC_RELAXED);
+}
+
+void stats_set_device(const char *text)
+{
+    pthread_mutex_lock(&stats_lock);
+    snprintf(device_text, sizeof device_text, "%s", text);
+    pthread_mutex_unlock(&stats_lock);
+}
+
+/* Close the current phase's interval at now. Under stats_lock. */
+static void stats_phase_close(double now)
+{
+    if (cur_phase >= 0)
+        phase_total[cur_phase] += now - cur_since;
+}
+
+void stats_phase(const char *name)
+{
+    double now = stats_now();
+    pthread_mutex_lock(&stats_lock);
+    stats_phase_close(now);
+    int i = 0;
+    while (i < nphases && strcmp(phase_name[i], name) != 0)
+        i++;
+    if (i == nphases && nphases < STATS_MAX_PHASES)
+        phase_name[nphases++] = name;
+    cur_phase = i < nphases ? i : -1;
+    cur_since = now;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_print(double total)
+{
+    double now = stats_now();
+    pthread_mutex_lock(&stats_lock);
+    fprintf(stderr, "gpusort: stats: device %s\n", device_text);
+    fprintf(stderr, "gpusort: stats: %-9s %16s %10s %10s\n", "stage", "bytes", "seconds", "MB/s");
+    for (int s = 0; s < ST_COUNT; s++) {
+        double mbps = stage_seconds[s] > 0 ? stage_bytes[s] / stage_seconds[s] / 1e6 : 0;
+        fprintf(stderr, "gpusort: stats: %-9s %16llu %10.3f %10.0f\n", stage_names[s],
+                (unsigned long long)stage_bytes[s], stage_seconds[s], mbps);
+    }
+    fprintf(stderr, "gpusort: stats: %-9s %16s %10.3f\n", "total", "", total);
+    if (nphases > 0) {
+        stats_phase_close(now);
+        cur_since = now;
+        fprintf(stderr, "gpusort: stats: phases (wall clock):");
+        for (int i = 0; i < nphases; i++)
+            fprintf(stderr, "%s %s %.3f s", i ? "," : "", phase_name[i], phase_total[i]);
+        fputc('\n', stderr);
+    }
+    uint64_t ac = __atomic_load_n(&asides[0], __ATOMIC_RELAXED);
+    uint64_t ap = __atomic_load_n(&asides[1], __ATOMIC_RELAXED);
+    if (ac)
+        fprintf(stderr, "gpusort: stats: %llu chunks sorted aside while the next was read\n",
+                (unsigned long long)ac);
+    if (ap)
+        fprintf(stderr, "gpusort: stats: %llu merge pieces sorted aside while the next was "
+                "gathered\n", (unsigned long long)ap);
+    if (copied_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of sorted chunks copied out of pinned "
+                "buffers in %.3f s\n", (unsigned long long)copied_bytes, copied_s);
+    if (read_mapped)
+        fprintf(stderr, "gpusort: stats: %llu bytes of text read mapped, scanned in place "
+                "(their reading is in the parse)\n", (unsigned long long)read_mapped);
+    if (mapped_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of text written mapped, formatted in "
+                "place by %d threads\n", (unsigned long long)mapped_bytes, mapped_threads);
+    if (ahead_bytes)
+        fprintf(stderr, "gpusort: stats: %llu bytes of zeros written ahead into the output's "
+                "temporary in %.3f s, on a thread of its own\n", (unsigned long long)ahead_bytes,
+                ahead_s);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);
+    pthread_mutex_unlock(&stats_lock);
+}

@@ -1,0 +1,136 @@
+/* output.h: the writer: mapped keys -> text or binary, written in order to standard
+ * output or, atomically, to -o FILE.
+ *
+ * With -o, keys go to a temporary file in FILE's directory that is renamed over FILE
+ * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
+ * may name an input. A FILE that exists and is not a regular file (/dev/null, a
+ * FIFO) is written directly.
+ */
+#ifndef GS_OUTPUT_H
+#define GS_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/keys.h"
+#include "core/pool.h"
+
+typedef struct {
+    const char *path;      /* -o FILE, or NULL for standard output */
+    const keymap_t *km;
+    int binary;            /* 1: raw fixed-width keys */
+    int big_endian;        /* binary byte order */
+    pool_t *pool;          /* threads for formatting */
+    size_t map_release;    /* text placed: bytes each thread fills between two
+                              releases of the pages filled (0: the default,
+                              4 MiB; the tests ask for few) */
+} output_cfg_t;
+
+typedef struct output output_t;
+
+/* Open the destination. GS_OK, or GS_EIO with the message set. */
+int output_open(output_t **o, const output_cfg_t *cfg);
+
+/* Format (in parallel) and write keys[0..n), mapped keys of km's width; binary keys
+ * that are their own encoding (unsigned, this host's byte order) are written as
+ * they are, from keys; much text to -o may be written mapped (output_bytes_mapped). */
+int output_write(output_t *o, const void *keys, size_t n);
+
+/* output_write() of keys in order (mapped keys ascending, as a sort leaves them):
+ * much text is then laid out by the ranks of a few keys (binary searches) rather
+ * than by a pass over them all. Keys out of order there are an internal error. */
+int output_write_sorted(output_t *o, const void *keys, size_t n);
+
+/* 1 where output_write() can work without the pool (binary keys: encoding one
+ * thread keeps up with any pipe or disk), so that another thread may call it while
+ * the pool works elsewhere; then it does so from here on. Text needs the pool. */
+int output_solo(output_t *o);
+
+/* 1 where output_give() hands pages to a pipe: binary keys whose encoding is the
+ * identity (unsigned, this host's byte order), to a pipe. */
+int output_can_give(const output_t *o);
+
+/* Write keys[0..n), which lie inside map (map_bytes from mem_map()), and unmap map:
+ * the caller gives it up. Where output_can_give(), the pages themselves go into the
+ * pipe by vmsplice(2) instead of copies of them, about twice as fast for the reader:
+ * the pipe holds them until they are read, however long after, and since nothing
+ * maps them any more, nothing can change them first. Else, or where vmsplice is
+ * refused, plain writes. Not to be mixed with output_write() from another thread. */
+int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n);
+
+/* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
+ * the temporary is removed and FILE is untouched). */
+int output_commit(output_t *o);
+
+/* Remove the temporary (if any) and free o; NULL is a no-op. */
+void output_abort(output_t *o);
+
+/* Encode n mapped keys as binary (mapping undone, byte order applied) from src to
+ * dst (may be the same buffer). Pure; for the writer and the tests. */
+void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
+                          int big_endian);
+
+/* Most bytes one key takes in the output format. */
+size_t output_max_bytes(const output_t *o);
+
+/* Format n mapped keys in the output format (text lines or binary) into dst, which
+ * has room for n * output_max_bytes(o); return the bytes. Pure and thread-safe: the
+ * parallel merge formats on its own threads. */
+size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
+
+/* Write ahead, where the caller knows that text of keys keys, bound bytes at most,
+ * is coming before it is ready (one chunk about to be sorted): zeros into -o's
+ * temporary from its start, up to bound bytes, on a thread of its own, so that the
+ * file's pages are in the page cache, their space reserved, before the text is
+ * placed into them (see output.c). The first write of anything, the commit or the
+ * abort stops it; zeros no output overwrote are cut off before the commit. Nothing
+ * where there is no temporary or the text would not be placed. */
+void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
+
+/* 1 where output_write_ahead() may write for an output opened with cfg (-o, text,
+ * 16 threads or more, and keys enough to be placed): for a caller deciding whether
+ * to open the output early. */
+int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys);
+
+/* Write len formatted bytes, in order, from the calling thread. Not to be mixed
+ * with output_write() on one output. */
+int output_write_bytes(output_t *o, const void *buf, size_t len);
+
+/* Bytes written so far. */
+unsigned long long output_bytes(const output_t *o);
+
+/* Of them, the bytes written mapped (placed, below): text of at least 64 Ki keys
+ * a thread (two threads or more) in one output_write() to -o's temporary or to a
+ * regular file on standard output, from a position at the start of a page, where
+ * the file system has fallocate(2); formatted by the pool's threads straight into
+ * the file's pages. */
+unsigned long long output_bytes_mapped(const output_t *o);
+
+/* ---- placed text: laid out ahead, formatted in place by many threads ---------------- */
+
+/* 1 where text of this many keys may be placed: to -o's temporary, or to
+ * standard output where it is a regular file written from its position (not
+ * appended to) and not standard error's file too; with two threads or more, 64 Ki
+ * keys a thread or more (Linux). */
+int output_can_place(const output_t *o, uint64_t keys);
+
+/* The bytes of each key's line, as steps over the keys (tn_line_steps). */
+size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len);
+
+/* Reserve (fallocate) and map the next total bytes of the file: GS_OK and *base;
+ * GS_OK and *base NULL where that cannot be (a position in the middle of a page,
+ * no fallocate, no mapping): the caller writes in order instead; or an error (a
+ * full disk: the message set). Everything written before goes first. */
+int output_place_begin(output_t *o, uint64_t total, char **base);
+
+/* Format n keys at *at inside the mapping, no byte at or past end, and move *at
+ * past them; let go of the pages filled since *released once they add up or reach
+ * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out wrong: an internal
+ * error). Thread-safe for disjoint ranges. */
+int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
+                 char **released);
+
+/* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
+ * the file goes on after them; without (the placing failed), only unmap. */
+int output_place_end(output_t *o, char *base, uint64_t total, int ok);
+
+#endif

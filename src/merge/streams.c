@@ -1,0 +1,138 @@
+/* merge.c: -m and -c/-C over user inputs (see merge.h): one loser tree (ltree.h)
+ * over the inputs, streaming block by block.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "merge/streams.h"
+#include "merge/ltree.h"
+#include "io/textnum.h"
+
+#define MERGE_OUT_KEYS (64u << 10)
+
+/* ---- -m: streaming inputs ------------------------------------------------------------ */
+
+typedef struct {
+    kreader_t *r;
+    const void *keys;        /* the current block */
+    size_t n, pos;           /* its size, and the next key */
+    int width;
+} msrc_t;
+
+static int msrc_disorder(msrc_t *s, size_t i, uint64_t key, const keymap_t *km)
+{
+    char v[TN_MAX_LINE + 1];
+    v[tn_format(key_map(km, key), km->type, v)] = '\0';
+    return err_set(GS_EINPUT, "%s:%llu: disorder: %s", kreader_name(s->r),
+                   (unsigned long long)kreader_position(s->r, i), v);
+}
+
+/* Move source i to its next key, reading a block if needed, and check its order:
+ * head[i] holds the last key (0, the least, before the first). */
+static int msrc_advance(msrc_t *s, uint64_t *head, unsigned char *done, const keymap_t *km)
+{
+    if (s->pos == s->n) {
+        int rc = kreader_next(s->r, &s->keys, &s->n);
+        if (rc)
+            return rc;
+        s->pos = 0;
+        if (s->n == 0) {
+            *done = 1;
+            return GS_OK;
+        }
+    }
+    uint64_t key = key_get(s->keys, s->pos, s->width);
+    if (key < *head)
+        return msrc_disorder(s, s->pos, key, km);
+    *head = key;
+    s->pos++;
+    return GS_OK;
+}
+
+int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
+                  output_t *out)
+{
+    int width = km->width;
+    msrc_t *src = calloc((size_t)n + 1, sizeof *src);
+    uint64_t *head = calloc((size_t)n + 1, sizeof *head);
+    unsigned char *done = calloc((size_t)n + 1, 1);
+    int *node = calloc((size_t)n + 1, sizeof *node);
+    void *buf = malloc(MERGE_OUT_KEYS * (size_t)width);
+    int rc = GS_OK;
+    if (!src || !head || !done || !node || !buf) {
+        rc = err_set(GS_ENOMEM, "out of memory");
+        goto out;
+    }
+    ltree_t t = { .k = n, .node = node, .head = head, .done = done };
+    for (int i = 0; i < n && rc == GS_OK; i++) {
+        src[i].r = readers[i];
+        src[i].width = width;
+        rc = msrc_advance(&src[i], &head[i], &done[i], km);
+    }
+    if (rc)
+        goto out;
+    ltree_build(&t);
+    size_t nb = 0;
+    int have_last = 0;
+    uint64_t last = 0;
+    while (n > 0) {
+        int w = node[0];
+        if (done[w])
+            break;
+        uint64_t key = head[w];
+        if (!unique || !have_last || key != last) {
+            if (width == 4)
+                ((uint32_t *)buf)[nb++] = (uint32_t)key;
+            else
+                ((uint64_t *)buf)[nb++] = key;
+            if (nb == MERGE_OUT_KEYS) {
+                rc = output_write(out, buf, nb);
+                if (rc)
+                    goto out;
+                nb = 0;
+            }
+            last = key;
+            have_last = 1;
+        }
+        rc = msrc_advance(&src[w], &head[w], &done[w], km);
+        if (rc)
+            goto out;
+        ltree_replay(&t, w);
+    }
+    rc = output_write(out, buf, nb);
+out:
+    free(src);
+    free(head);
+    free(done);
+    free(node);
+    free(buf);
+    return rc;
+}
+
+int merge_check(kreader_t *r, int width, int strict, uint64_t *pos, uint64_t *key)
+{
+    int have_last = 0;
+    uint64_t last = 0;
+    for (;;) {
+        const void *keys;
+        size_t n;
+        int rc = kreader_next(r, &keys, &n);
+        if (rc)
+            return rc;
+        if (n == 0)
+            return GS_OK;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = key_get(keys, i, width);
+            if (have_last && (k < last || (strict && k == last))) {
+                *pos = kreader_position(r, i);
+                *key = k;
+                return GS_EDISORDER;
+            }
+            last = k;
+            have_last = 1;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/* merge.h: -m (merge inputs that are sorted already) and -c/-C (check one input).
+ *
+ * Both stream: keys are read block by block and never held whole. The merge is a
+ * loser tree over the inputs; an input found out of order is an error naming its
+ * file and position.
+ */
+#ifndef GS_MERGE_H
+#define GS_MERGE_H
+
+#include "io/input.h"
+#include "io/output.h"
+
+/* Merge the n open readers (each sorted ascending, in mapped order) into out; with
+ * unique, write only the first of equal keys. An input out of order is GS_EINPUT
+ * with "FILE:N: disorder: VALUE" (km formats VALUE). GS_OK or an error code. */
+int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
+                  output_t *out);
+
+/* Check that r (keys of width bytes) is sorted ascending (strictly with strict).
+ * GS_OK if sorted;
+ * GS_EDISORDER with *pos (1-based line or key index) and *key (mapped) of the first
+ * key out of order; or an input error code. */
+int merge_check(kreader_t *r, int width, int strict, uint64_t *pos, uint64_t *key);
+
+#endif

@@ -1,0 +1,152 @@
+/* gpu_sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
+ * needs no Check, since the GPU machine has none). Exits 77 where there is no GPU.
+ *
+ * Sweeps both algorithms (radix, bitonic) and widths 4 and 8; sizes from 0 up to
+ * several device parts (a small --gpu-memory makes parts of about 1 Mi keys);
+ * distributions that take every path of sorter_cuda.c: the full range, a narrow range
+ * far from 0 (rebased; 64-bit keys as 32-bit offsets), a range just over 2^32 (64-bit,
+ * not narrowed), the top of the range (what -r makes of small numbers), all equal,
+ * sorted, reversed, few distinct values.
+ * Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
+ * runs under compute-sanitizer, which slows the kernels many times over).
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "core/pool.h"
+#include "sorter/sorter.h"
+
+static uint64_t gs_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t splitmix(void)
+{
+    uint64_t z = (gs_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+enum { D_FULL, D_NARROW, D_OVER32, D_TOP, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_COUNT };
+static const char *const dist_name[D_COUNT] = {
+    "full", "narrow", "over32", "top", "equal", "sorted", "reversed", "few"
+};
+
+static uint64_t draw(int dist, int width, size_t i, size_t n)
+{
+    uint64_t mask = width == 4 ? 0xFFFFFFFFull : ~0ull;
+    switch (dist) {
+    case D_FULL: return splitmix() & mask;
+    case D_NARROW: return ((width == 4 ? 0x40000000ull : 0x123456789ABull) + splitmix() % 1000003) & mask;
+    case D_OVER32: return width == 4 ? splitmix() & mask : 0x100000000ull * 7 + splitmix() % 0x300000000ull;
+    case D_TOP: return mask - splitmix() % 100000;
+    case D_EQUAL: return 42;
+    case D_SORTED: return (uint64_t)i * 3;
+    case D_REVERSED: return (uint64_t)(n - i) * 5;
+    default: return (splitmix() % 5) * 0x10001ull;
+    }
+}
+
+static void put(void *a, size_t i, int width, uint64_t v)
+{
+    if (width == 4)
+        ((uint32_t *)a)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)a)[i] = v;
+}
+
+/* Every algorithm, width, distribution and size of sizes[] on devices devs[0..ndev),
+ * each with mem bytes; counts into *passed and *failed. 1 if a sorter could not be
+ * made. */
+static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem,
+                  const size_t *sizes, size_t nsizes, size_t max_n, int *passed, int *failed)
+{
+    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
+        for (int width = 4; width <= 8; width += 4) {
+            sorter_t *gpu;
+            /* min_keys 0: every size goes to the devices. */
+            if (sorter_cuda_create(&gpu, pool, devs, ndev, width, (algorithm_t)algo, mem, 0,
+                                   0)) {
+                printf("FAIL: sorter_cuda_create(%s, width %d, %d devices)\n",
+                       algo ? "bitonic" : "radix", width, ndev);
+                return 1;
+            }
+            for (int dist = 0; dist < D_COUNT; dist++) {
+                for (size_t si = 0; si < nsizes; si++) {
+                    size_t n = sizes[si], bytes = n * (size_t)width + 8;
+                    if (n > max_n)
+                        continue;
+                    void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
+                         *tmp = malloc(bytes);
+                    if (!a || !b || !ref || !tmp)
+                        exit(99);
+                    for (size_t i = 0; i < n; i++)
+                        put(a, i, width, draw(dist, width, i, n));
+                    memcpy(ref, a, n * (size_t)width);
+                    void *want = radix_sort_cpu(pool, ref, tmp, n, width);
+                    void *got;
+                    int rc = gpu->sort(gpu, a, b, n, width, &got);
+                    if (rc || memcmp(got, want, n * (size_t)width) != 0) {
+                        printf("FAIL: %s, width %d, %s, n = %zu, %d devices (rc %d)\n",
+                               algo ? "bitonic" : "radix", width, dist_name[dist], n, ndev,
+                               rc);
+                        (*failed)++;
+                    } else {
+                        (*passed)++;
+                    }
+                    free(a);
+                    free(b);
+                    free(ref);
+                    free(tmp);
+                }
+            }
+            if (gpu->report)
+                gpu->report(gpu);
+            gpu->destroy(gpu);
+        }
+    }
+    return 0;
+}
+
+int main(void)
+{
+    if (gk_device_count() == 0) {
+        puts("gpu_sorter: no GPU here: skipped");
+        return 77;
+    }
+    pool_t *pool;
+    if (pool_create(&pool, 4))
+        return 99;
+    static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 257, 4095, 65536, 65537,
+                                    1000003, (1u << 20) - 1, 1u << 20, (1u << 20) + 1,
+                                    2500000, 3 * (1u << 20) + 7 };
+    const char *max_env = getenv("GS_MAX_N");
+    size_t max_n = max_env ? (size_t)strtoull(max_env, NULL, 10) : SIZE_MAX;
+    /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes take
+     * several parts and the CPU merge of parts. */
+    size_arg_t small = { .set = 1, .percent = 0, .value = (size_t)24 << 20 };
+    int devs[8] = { 0 }, ndev = gk_device_count() < 8 ? gk_device_count() : 8;
+    for (int d = 0; d < ndev; d++)
+        devs[d] = d;
+    int passed = 0, failed = 0;
+    if (gs_run(pool, devs, 1, &small, sizes, sizeof sizes / sizeof sizes[0], max_n, &passed,
+               &failed))
+        return 1;
+    if (ndev > 1) {
+        /* Every device: chunks of 4 Mi keys a device and more are dealt by key range
+         * (or, where a bucket would not fit, in parts merged on the CPU). */
+        static const size_t multi[] = { 3 * (1u << 20) + 7, (1u << 23) + 3, 12000007 };
+        size_arg_t big = { .set = 1, .percent = 0, .value = (size_t)512 << 20 };
+        if (gs_run(pool, devs, ndev, &big, multi, sizeof multi / sizeof multi[0], max_n,
+                   &passed, &failed) ||
+            gs_run(pool, devs, ndev, &small, multi, sizeof multi / sizeof multi[0], max_n,
+                   &passed, &failed))
+            return 1;
+    }
+    pool_destroy(pool);
+    printf("gpu_sorter: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

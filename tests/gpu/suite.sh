@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# gpu-suite.sh: the GPU machine's test run. The GPU test programs (the chunk sorter,
+# our bitonic sort), then the whole command-line suite with --device=0 added to every
+# gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).
+# Run from a built tree (the build dir is BUILD, default .): prints each result and
+# "N passed, N failed, N skipped".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=${BUILD:-.}
+BUILD=$(cd "$BUILD" && pwd)
+wrap=$(mktemp -d)
+trap 'rm -rf "$wrap"' EXIT
+extra="--device=${DEVICE:-0}${ALGORITHM:+ --algorithm=$ALGORITHM}"
+printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$BUILD/src/gpusort" "$extra" >"$wrap/gpusort"
+chmod +x "$wrap/gpusort"
+
+pass=0 fail=0 skip=0
+record() {   # name status
+    case $2 in
+    0) pass=$((pass + 1)); echo "PASS: $1" ;;
+    77) skip=$((skip + 1)); echo "SKIP: $1" ;;
+    *) fail=$((fail + 1)); echo "FAIL: $1 (exit $2)" ;;
+    esac
+}
+for p in sorter bitonic; do
+    if [ -x "$BUILD/tests/gpu/$p" ]; then
+        "$BUILD/tests/gpu/$p"
+        record "$p" $?
+    fi
+done
+for t in "$here"/../cli/*.sh; do
+    case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
+    GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/tools/gsgen GSCHECK=$BUILD/tests/tools/gscheck \
+        FAULTFS=$BUILD/tests/tools/faultfs.so srcdir=$here/../cli \
+        bash "$t" >"$wrap/log" 2>&1 </dev/null
+    st=$?
+    record "cli/$(basename "$t")" $st
+    [ $st -eq 0 ] || [ $st -eq 77 ] || tail -n 5 "$wrap/log"
+done
+echo "${extra}: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,222 @@
+/* check_sorter_cpu.c: unit tests of the CPU chunk sorter (sorter_cpu.c): both
+ * radix_sort_cpu and the sorter_t it backs, against qsort, for widths 4 and 8, pools
+ * of 1, 2 and 3 threads, a sweep of sizes and the key distributions below.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include "core/error.h"
+#include "core/pool.h"
+#include "sorter/sorter.h"
+#include "check_suites.h"
+
+enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_TOP_BYTE, D_BOTTOM_BYTE, D_SKEWED,
+       D_OUTLIERS, D_MIDDLE, D_TOP_11, D_STRADDLE_12, D_TWO_BITS, D_HIDDEN_TOP, D_COUNT };
+static const char *dist_names[D_COUNT] = { "random", "all equal", "sorted", "reversed",
+                                           "3 distinct", "top byte only", "bottom byte only",
+                                           "90% one top byte", "all but 1/5000 one top byte",
+                                           "middle bytes only", "top 11 bits only",
+                                           "bits 5..16 only", "the top and bottom bits only",
+                                           "24 low bits, the last key's top bit" };
+
+/* The sizes: 0..3, 2^k - 1 / 2^k / 2^k + 1 around 256, 1024 and 65536 (where the
+ * sorter goes parallel), three random odd sizes up to 300000 (drawn in the test from
+ * the index; past 1 MiB of keys it sorts MSD first) and 10^6. */
+#define RANDOM_ODD (-1)
+static const long sizes[] = { 0, 1, 2, 3, 7, 255, 256, 257, 1023, 1024, 1025, 65535, 65536,
+                              65537, RANDOM_ODD, RANDOM_ODD, RANDOM_ODD, 1000000 };
+#define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+static int cmp32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void put(void *keys, size_t i, int width, uint64_t v)
+{
+    if (width == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+/* Fill keys[0..n) with the distribution. */
+static void generate(void *keys, size_t n, int width, int dist, uint64_t *seed)
+{
+    int shift = width * 8 - 8;
+    uint64_t mask = width == 4 ? UINT32_MAX : UINT64_MAX;
+    uint64_t base = ck_rng_next(seed) & mask;
+    uint64_t few[3] = { ck_rng_next(seed) & mask, ck_rng_next(seed) & mask, ck_rng_next(seed) & mask };
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        switch (dist) {
+        case D_EQUAL:       v = base; break;
+        case D_FEW:         v = few[ck_rng_below(seed, 3)]; break;
+        case D_TOP_BYTE:    v = (base & ~((uint64_t)0xff << shift)) | (ck_rng_next(seed) & 0xff) << shift; break;
+        case D_BOTTOM_BYTE: v = (base & ~(uint64_t)0xff) | (ck_rng_next(seed) & 0xff); break;
+        case D_SKEWED:      /* one huge bucket of the top digit, a few keys elsewhere */
+            v = ck_rng_next(seed) & mask;
+            if (ck_rng_below(seed, 10) != 0)
+                v = (v & ~((uint64_t)0xff << shift)) | (base & ((uint64_t)0xff << shift));
+            break;
+        case D_OUTLIERS:    /* one huge bucket; the other buckets hold 0, 1, 2, ... keys */
+            v = ck_rng_next(seed) & mask;
+            if (ck_rng_below(seed, 5000) != 0)
+                v = (v & ~((uint64_t)0xff << shift)) | (base & ((uint64_t)0xff << shift));
+            break;
+        case D_MIDDLE:      /* the top and bottom bytes fixed, the ones between random */
+            v = (base & ((uint64_t)0xff << shift | 0xff)) | (ck_rng_next(seed) & (mask >> 8) & ~(uint64_t)0xff);
+            break;
+        case D_TOP_11:      /* exactly one MSD digit of 11 bits varies */
+            v = (base & ~((uint64_t)0x7ff << (shift - 3))) |
+                (ck_rng_next(seed) & 0x7ff) << (shift - 3);
+            break;
+        case D_STRADDLE_12: /* 12 bits across the 8-bit and 11-bit digit boundaries */
+            v = (base & ~((uint64_t)0xfff << 5)) | (ck_rng_next(seed) & 0xfff) << 5;
+            break;
+        case D_TWO_BITS:    /* only the top and the bottom bit vary */
+            v = (base & (mask >> 1) & ~(uint64_t)1) | (ck_rng_next(seed) & 1) |
+                (ck_rng_next(seed) & 1) << (shift + 7);
+            break;
+        case D_HIDDEN_TOP:  /* a sample of evenly spaced keys misses the one high key */
+            v = ck_rng_next(seed) & 0xffffff;
+            if (i == n - 1)
+                v |= (uint64_t)1 << (width * 8 - 1);
+            break;
+        default:            v = ck_rng_next(seed) & mask; break;
+        }
+        put(keys, i, width, v);
+    }
+    if (dist == D_SORTED || dist == D_REVERSED)
+        qsort(keys, n, (size_t)width, width == 4 ? cmp32 : cmp64);
+    if (dist == D_REVERSED) {
+        unsigned char tmp[8], *k = keys;
+        for (size_t i = 0; i < n / 2; i++) {
+            memcpy(tmp, k + i * width, (size_t)width);
+            memcpy(k + i * width, k + (n - 1 - i) * width, (size_t)width);
+            memcpy(k + (n - 1 - i) * width, tmp, (size_t)width);
+        }
+    }
+}
+
+/* The first index where got and want differ, for the failure message. */
+static size_t first_diff(const void *got, const void *want, size_t n, int width)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp((const char *)got + i * width, (const char *)want + i * width, (size_t)width))
+            return i;
+    return n;
+}
+
+static void check_result(const char *who, void *res, void *keys, void *tmp, const void *want,
+                         size_t n, int width, int dist, int threads)
+{
+    ck_assert_msg(res == keys || res == tmp, "%s: result is neither keys nor tmp", who);
+    if (n > 0 && memcmp(res, want, n * (size_t)width) != 0) {
+        size_t i = first_diff(res, want, n, width);
+        uint64_t g = width == 4 ? ((uint32_t *)res)[i] : ((uint64_t *)res)[i];
+        uint64_t w = width == 4 ? ((const uint32_t *)want)[i] : ((const uint64_t *)want)[i];
+        ck_abort_msg("%s: width %d, n %zu, %s, %d threads: key %zu is %#" PRIx64
+                     ", expected %#" PRIx64, who, width, n, dist_names[dist], threads, i, g, w);
+    }
+}
+
+/* _i = size index * D_COUNT + distribution. For each width and pool size: sort a copy
+ * with radix_sort_cpu and with the sorter, compare with the qsorted copy. */
+START_TEST(test_sorter_cpu_matches_qsort)
+{
+    int si = _i / D_COUNT, dist = _i % D_COUNT;
+    uint64_t seed = 0x736f7274 + (uint64_t)_i * 7919;
+    size_t n = sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(&seed, 300000) | 1)
+                                       : (size_t)sizes[si];
+    pool_t *pools[3];
+    for (int t = 0; t < 3; t++)
+        ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
+
+    for (int width = 4; width <= 8; width += 4) {
+        size_t bytes = (n + 1) * (size_t)width;
+        void *input = malloc(bytes), *want = malloc(bytes);
+        void *keys = malloc(bytes), *tmp = malloc(bytes);
+        ck_assert(input && want && keys && tmp);
+        generate(input, n, width, dist, &seed);
+        memcpy(want, input, n * (size_t)width);
+        qsort(want, n, (size_t)width, width == 4 ? cmp32 : cmp64);
+
+        for (int t = 0; t < 3; t++) {
+            memcpy(keys, input, n * (size_t)width);
+            memset(tmp, 0xee, n * (size_t)width);
+            void *res = radix_sort_cpu(pools[t], keys, tmp, n, width);
+            check_result("radix_sort_cpu", res, keys, tmp, want, n, width, dist, t + 1);
+
+            sorter_t *s = NULL;
+            ck_assert_int_eq(sorter_cpu_create(&s, pools[t]), GS_OK);
+            ck_assert_ptr_nonnull(s);
+            ck_assert_ptr_nonnull(s->name);
+            memcpy(keys, input, n * (size_t)width);
+            memset(tmp, 0xee, n * (size_t)width);
+            res = NULL;
+            ck_assert_int_eq(s->sort(s, keys, tmp, n, width, &res), GS_OK);
+            check_result("sorter_cpu", res, keys, tmp, want, n, width, dist, t + 1);
+            s->destroy(s);
+        }
+        free(input);
+        free(want);
+        free(keys);
+        free(tmp);
+    }
+    for (int t = 0; t < 3; t++)
+        pool_destroy(pools[t]);
+}
+END_TEST
+
+/* One sorter sorts many chunks in a row (state must not leak between calls). */
+START_TEST(test_sorter_cpu_reuse)
+{
+    uint64_t seed = 0x7265757365;
+    pool_t *pool;
+    sorter_t *s;
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    ck_assert_int_eq(sorter_cpu_create(&s, pool), GS_OK);
+    for (int rep = 0; rep < 60; rep++) {
+        int width = rep % 2 ? 8 : 4;
+        int dist = (int)ck_rng_below(&seed, D_COUNT);
+        size_t n = (size_t)ck_rng_below(&seed, 40000);
+        size_t bytes = (n + 1) * (size_t)width;
+        void *keys = malloc(bytes), *tmp = malloc(bytes), *want = malloc(bytes);
+        ck_assert(keys && tmp && want);
+        generate(keys, n, width, dist, &seed);
+        memcpy(want, keys, n * (size_t)width);
+        qsort(want, n, (size_t)width, width == 4 ? cmp32 : cmp64);
+        void *res = NULL;
+        ck_assert_int_eq(s->sort(s, keys, tmp, n, width, &res), GS_OK);
+        check_result("sorter_cpu reused", res, keys, tmp, want, n, width, dist, 3);
+        free(keys);
+        free(tmp);
+        free(want);
+    }
+    s->destroy(s);
+    pool_destroy(pool);
+}
+END_TEST
+
+Suite *make_sorter_cpu_suite(void)
+{
+    Suite *s = suite_create("sorter_cpu");
+    TCase *tc = tcase_create("sweep");
+    tcase_add_loop_test(tc, test_sorter_cpu_matches_qsort, 0, NSIZES * D_COUNT);
+    tcase_add_test(tc, test_sorter_cpu_reuse);
+    tcase_set_timeout(tc, 600);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,90 @@
+/* check_suites.h: the Check unit-test suites of gpusort, one per module, and the
+ * two small helpers they share: a seeded generator (never rand()) and an oracle for
+ * the sort key of a value that is written from the definition of the mapping, not
+ * from keys.c, so tests never compute an expected value with the code under test.
+ */
+#ifndef GS_CHECK_SUITES_H
+#define GS_CHECK_SUITES_H
+
+#include <check.h>
+#include <stdint.h>
+#include "core/keys.h"
+
+Suite *make_options_suite(void);
+Suite *make_keys_suite(void);
+Suite *make_textnum_suite(void);
+Suite *make_pool_suite(void);
+Suite *make_sorter_cpu_suite(void);
+Suite *make_input_suite(void);
+Suite *make_output_suite(void);
+Suite *make_codec_suite(void);
+Suite *make_smerge_suite(void);
+
+/* splitmix64: the next 64 random bits of the stream whose state is *s. Seed it with
+ * a constant so that every run sees the same data. */
+static inline uint64_t ck_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* A random number in [0, n); 0 when n is 0. The modulo bias does not matter here. */
+static inline uint64_t ck_rng_below(uint64_t *s, uint64_t n)
+{
+    return n ? ck_rng_next(s) % n : 0;
+}
+
+/* 64 random bits of a random magnitude: uniform bits shifted right by 0..63 and then
+ * negated half of the time, so that short and long numbers, and both signs, occur. */
+static inline uint64_t ck_rng_varied(uint64_t *s)
+{
+    uint64_t v = ck_rng_next(s) >> ck_rng_below(s, 64);
+    return (ck_rng_next(s) & 1) ? (uint64_t)0 - v : v;
+}
+
+/* Truncate raw to the width of type: the "two's complement bits in the low width
+ * bytes" of keys.h (an i32 of -1 is 0xffffffff). */
+static inline uint64_t ck_raw(key_type_t type, uint64_t v)
+{
+    return (type == KEY_I32 || type == KEY_U32) ? (uint32_t)v : v;
+}
+
+/* The expected sort key of raw for type and direction, from the definition: the
+ * value's rank in its type (value - minimum, as an unsigned number of the type's
+ * width), complemented (max - rank) with reverse. */
+static inline uint64_t ck_ref_key(key_type_t type, int reverse, uint64_t raw)
+{
+    uint64_t rank, max;
+    switch (type) {
+    case KEY_I32:
+        rank = (uint64_t)((int64_t)(int32_t)(uint32_t)raw - (int64_t)INT32_MIN);
+        max = UINT32_MAX;
+        break;
+    case KEY_U32:
+        rank = (uint32_t)raw;
+        max = UINT32_MAX;
+        break;
+    case KEY_I64:
+        /* v - INT64_MIN computed without signed overflow: v + 2^63 modulo 2^64 */
+        rank = raw + UINT64_C(0x8000000000000000);
+        max = UINT64_MAX;
+        break;
+    default:
+        rank = raw;
+        max = UINT64_MAX;
+        break;
+    }
+    return reverse ? max - rank : rank;
+}
+
+/* check_tdir.c: make a temporary directory "$TMPDIR/gs-check-TAG-XXXXXX" into dir
+ * (len bytes; aborts on failure), and remove a directory with everything in it. */
+void ck_tdir_make(char *dir, size_t len, const char *tag);
+void ck_remove_tree(const char *dir);
+
+/* Write data[0..len) to path (created or truncated); a failed step fails the test. */
+void ck_write_file(const char *path, const void *data, size_t len);
+
+#endif
