@@ -16,7 +16,6 @@
 
 #include "core/error.h"
 #include "cli/options.h"
-#include "pipeline/run.h"
 
 /* Long-only options, numbered above CHAR_MAX. */
 enum {
@@ -59,56 +58,6 @@ static const struct option long_options[] = {
     { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
-
-static void opt_usage(void)
-{
-    fputs(
-"Usage: gpusort [OPTION]... [FILE]...\n"
-"Sort the integers in the FILEs (concatenated) and write them to standard output.\n"
-"With no FILE, or when FILE is -, read standard input.\n"
-"\n"
-"Formats:\n"
-"  -b, --binary               input and output are raw fixed-width integers\n"
-"      --input-format=FMT     text or binary, for the input alone\n"
-"      --output-format=FMT    text or binary, for the output alone\n"
-"  -t, --type=TYPE            i32, u32, i64 (default) or u64\n"
-"      --endian=ORDER         byte order of binary data: little (default) or big\n"
-"  -o, --output=FILE          write to FILE (atomically) instead of standard output\n"
-"\n"
-"Ordering:\n"
-"  -r, --reverse              descending order\n"
-"  -u, --unique               write only the first of a run of equal keys\n"
-"  -c, --check                check that the input is sorted; report the first\n"
-"                             disorder and exit 1\n"
-"  -C, --check=quiet          as -c, printing nothing\n"
-"  -m, --merge                merge inputs that are each sorted already\n"
-"\n"
-"Engine:\n"
-"  -a, --algorithm=ALGO       GPU chunk sort: radix (default) or bitonic\n"
-"      --device=DEV           auto (default), cpu, all, or GPU numbers N[,N...]\n"
-"      --gpu-memory=SIZE      most device memory to use on each GPU\n"
-"  -S, --buffer-size=SIZE     most host memory for buffers and in-memory runs\n"
-"  -T, --temporary-directory=DIR  where spilled runs go (default $TMPDIR or /tmp)\n"
-"      --compress-temp=MODE   auto (default), lz4 or none\n"
-"      --parallel=N           CPU threads (default: online CPUs)\n"
-"      --progress             show progress on standard error\n"
-"      --stats                print a per-stage table on standard error at exit\n"
-"      --help                 display this help and exit\n"
-"      --version              output version information and exit\n"
-"\n"
-"SIZE is a number with an optional suffix b (bytes), K, M, G, T (powers of 1024)\n"
-"or % (of physical memory for -S, of device memory for --gpu-memory); a bare\n"
-"number means KiB.\n"
-"\n"
-"Exit status: 0 on success, 1 if -c/-C found disorder, 2 on any error.\n"
-"See gpusort(1) for the whole story.\n", stdout);
-}
-
-static void opt_version(void)
-{
-    printf("gpusort %s\n", PACKAGE_VERSION);
-    run_describe_engines();
-}
 
 /* ---- SIZE ------------------------------------------------------------------------ */
 
@@ -199,7 +148,7 @@ static int opt_device(const char *v, opts_t *o)
     o->ndevices = 0;
     const char *p = v;
     for (;;) {
-        if (*p < '0' || *p > '9' || o->ndevices == OPT_MAX_DEVICES)
+        if (*p < '0' || *p > '9' || o->ndevices == GS_MAX_DEVICES)
             return opt_bad("--device", v);
         char *end;
         errno = 0;

@@ -1,22 +1,21 @@
-/* options.h: the command line, parsed into one struct.
+/* options.h: the command line: parsed into the user's words (opts_t), then resolved
+ * into what the engine is told (settings_t, core/settings.h).
  *
- * opt_parse() validates everything the contract names and fills an opts_t; run()
- * (run.h) is the only consumer. SIZE arguments are parsed strictly here.
+ * opt_parse() validates everything the contract names and fills an opts_t (SIZE
+ * arguments are parsed strictly here); opt_settings() applies the defaults and
+ * resolves sizes, the temporary directory and the GPUs asked for. main() is the only
+ * consumer: nothing below cli/ sees an opts_t.
  */
 #ifndef GS_OPTIONS_H
 #define GS_OPTIONS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
 #include "core/keys.h"
+#include "core/settings.h"
 
-typedef enum { FMT_TEXT, FMT_BINARY } format_t;
-typedef enum { MODE_SORT, MODE_MERGE, MODE_CHECK, MODE_CHECK_QUIET } run_mode_t;
-typedef enum { ALGO_RADIX, ALGO_BITONIC } algorithm_t;
 typedef enum { DEV_AUTO, DEV_CPU, DEV_ALL, DEV_LIST } device_mode_t;
-typedef enum { COMPRESS_AUTO, COMPRESS_LZ4, COMPRESS_NONE } compress_t;
-
-#define OPT_MAX_DEVICES 64
 
 /* A SIZE as given: bytes, or a percentage of a total known only later. */
 typedef struct {
@@ -36,7 +35,7 @@ typedef struct {
     const char *output;       /* -o FILE; NULL: standard output */
     algorithm_t algorithm;    /* -a; default ALGO_RADIX */
     device_mode_t device;     /* --device; default DEV_AUTO */
-    int devices[OPT_MAX_DEVICES]; /* with DEV_LIST: the device numbers */
+    int devices[GS_MAX_DEVICES]; /* with DEV_LIST: the device numbers */
     int ndevices;
     size_arg_t gpu_memory;    /* --gpu-memory; default: most of the free memory */
     size_arg_t buffer_size;   /* -S; default: a share of physical memory */
@@ -63,5 +62,15 @@ uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt);
 
 /* Physical memory in bytes (for -S N% and the default). */
 uint64_t opt_physical_memory(void);
+
+/* Resolve o into s (settings.c): the defaults applied, -S in bytes (raised to the
+ * least that works), the temporary directory, and with --device=all or a list the
+ * GPUs checked to exist (sort mode only: -m and -c use none). GS_OK or GS_EUSAGE
+ * with the message set. s->inputs points into o, which must outlive s. */
+int opt_settings(const opts_t *o, settings_t *s);
+
+/* --help and --version (usage.c), on standard output. */
+void opt_usage(void);
+void opt_version(void);
 
 #endif

@@ -33,6 +33,63 @@ const char *key_type_name(key_type_t type)
     return key_names[type];
 }
 
+void key_decode(const void *src, void *dst, size_t n, const keymap_t *km, int big_endian)
+{
+    /* Loaded with memcpy: src need not be aligned. The hosts we build for are
+     * little-endian, so big-endian keys are swapped. */
+    const unsigned char *s = src;
+    if (km->width == 4) {
+        uint32_t *d = dst, mask = (uint32_t)km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v;
+            memcpy(&v, s + 4 * i, 4);
+            d[i] = (big_endian ? __builtin_bswap32(v) : v) ^ mask;
+        }
+    } else {
+        uint64_t *d = dst, mask = km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v;
+            memcpy(&v, s + 8 * i, 8);
+            d[i] = (big_endian ? __builtin_bswap64(v) : v) ^ mask;
+        }
+    }
+}
+
+void key_encode(const void *src, void *dst, size_t n, const keymap_t *km, int big_endian)
+{
+    unsigned char *d = dst;
+    if (km->width == 4) {
+        const uint32_t *s = src;
+        uint32_t mask = (uint32_t)km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = s[i] ^ mask;
+            if (big_endian)
+                v = __builtin_bswap32(v);
+            memcpy(d + 4 * i, &v, 4);
+        }
+    } else {
+        const uint64_t *s = src;
+        uint64_t mask = km->mask;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = s[i] ^ mask;
+            if (big_endian)
+                v = __builtin_bswap64(v);
+            memcpy(d + 8 * i, &v, 8);
+        }
+    }
+}
+
+int key_identity(const keymap_t *km, int big_endian)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return !big_endian && km->mask == 0;
+#else
+    (void)km;
+    (void)big_endian;
+    return 0;
+#endif
+}
+
 size_t key_unique(void *keys, size_t n, int width)
 {
     if (n < 2)

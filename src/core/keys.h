@@ -33,6 +33,18 @@ const char *key_type_name(key_type_t type);
  * or a sort key back to its raw value: the same operation. */
 static inline uint64_t key_map(const keymap_t *km, uint64_t v) { return v ^ km->mask; }
 
+/* Binary keys as they are stored (width bytes each, little- or big-endian, the
+ * user's type) to mapped keys, and back: n keys from src to dst, which may be the
+ * same buffer; src (decode) and dst (encode) need no alignment. Pure: the one place
+ * that knows the byte order of binary keys, for the readers, the writers and the
+ * tests. */
+void key_decode(const void *src, void *dst, size_t n, const keymap_t *km, int big_endian);
+void key_encode(const void *src, void *dst, size_t n, const keymap_t *km, int big_endian);
+
+/* 1 where mapped keys are their own binary encoding (unsigned, not reversed, in this
+ * host's byte order), so that binary output is the keys as they are. */
+int key_identity(const keymap_t *km, int big_endian);
+
 /* Remove adjacent duplicates from sorted keys in place, keeping the first of each
  * run; return the new count. width is 4 or 8. O(n), no allocation. */
 size_t key_unique(void *keys, size_t n, int width);

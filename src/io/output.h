@@ -1,10 +1,12 @@
-/* output.h: the writer: mapped keys -> text or binary, written in order to standard
+/* output.h: the output: mapped keys -> text or binary, written in order to standard
  * output or, atomically, to -o FILE.
  *
  * With -o, keys go to a temporary file in FILE's directory that is renamed over FILE
  * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
  * may name an input. A FILE that exists and is not a regular file (/dev/null, a
- * FIFO) is written directly.
+ * FIFO) is written directly. The parts: outfile.c (the destination, the commit),
+ * writer.c (batches formatted by the pool and written by a job), placed.c (text
+ * formatted straight into the file's pages), ahead.c (zeros written ahead).
  */
 #ifndef GS_OUTPUT_H
 #define GS_OUTPUT_H
@@ -21,8 +23,8 @@ typedef struct {
     int big_endian;        /* binary byte order */
     pool_t *pool;          /* threads for formatting */
     size_t map_release;    /* text placed: bytes each thread fills between two
-                              releases of the pages filled (0: the default,
-                              4 MiB; the tests ask for few) */
+                              releases of the pages filled (0: WRITE_RELEASE;
+                              the tests ask for few) */
 } output_cfg_t;
 
 typedef struct output output_t;
@@ -64,11 +66,6 @@ int output_commit(output_t *o);
 /* Remove the temporary (if any) and free o; NULL is a no-op. */
 void output_abort(output_t *o);
 
-/* Encode n mapped keys as binary (mapping undone, byte order applied) from src to
- * dst (may be the same buffer). Pure; for the writer and the tests. */
-void output_encode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
-                          int big_endian);
-
 /* Most bytes one key takes in the output format. */
 size_t output_max_bytes(const output_t *o);
 
@@ -79,15 +76,15 @@ size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
 
 /* Write ahead, where the caller knows that text of keys keys, bound bytes at most,
  * is coming before it is ready (one chunk about to be sorted): zeros into -o's
- * temporary from its start, up to bound bytes, on a thread of its own, so that the
+ * temporary from its start, up to bound bytes, by a job of its own, so that the
  * file's pages are in the page cache, their space reserved, before the text is
- * placed into them (see output.c). The first write of anything, the commit or the
+ * placed into them (see ahead.c). The first write of anything, the commit or the
  * abort stops it; zeros no output overwrote are cut off before the commit. Nothing
  * where there is no temporary or the text would not be placed. */
 void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
 
 /* 1 where output_write_ahead() may write for an output opened with cfg (-o, text,
- * 16 threads or more, and keys enough to be placed): for a caller deciding whether
+ * WRITE_AHEAD_MIN_THREADS threads or more, and keys enough to be placed): for a caller deciding whether
  * to open the output early. */
 int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys);
 
@@ -98,8 +95,8 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
 /* Bytes written so far. */
 unsigned long long output_bytes(const output_t *o);
 
-/* Of them, the bytes written mapped (placed, below): text of at least 64 Ki keys
- * a thread (two threads or more) in one output_write() to -o's temporary or to a
+/* Of them, the bytes written mapped (placed, below): text of at least
+ * WRITE_KEYS_A_THREAD keys a thread (two threads or more) in one output_write() to -o's temporary or to a
  * regular file on standard output, from a position at the start of a page, where
  * the file system has fallocate(2); formatted by the pool's threads straight into
  * the file's pages. */
@@ -109,8 +106,8 @@ unsigned long long output_bytes_mapped(const output_t *o);
 
 /* 1 where text of this many keys may be placed: to -o's temporary, or to
  * standard output where it is a regular file written from its position (not
- * appended to) and not standard error's file too; with two threads or more, 64 Ki
- * keys a thread or more (Linux). */
+ * appended to) and not standard error's file too; with two threads or more,
+ * WRITE_KEYS_A_THREAD keys a thread or more (Linux). */
 int output_can_place(const output_t *o, uint64_t keys);
 
 /* The bytes of each key's line, as steps over the keys (tn_line_steps). */
@@ -124,8 +121,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 
 /* Format n keys at *at inside the mapping, no byte at or past end, and move *at
  * past them; let go of the pages filled since *released once they add up or reach
- * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out wrong: an internal
- * error). Thread-safe for disjoint ranges. */
+ * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out
+ * wrong: an internal error). Thread-safe for disjoint ranges. */
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 

@@ -1,4 +1,5 @@
-/* textnum.h: fast text <-> integer conversion (pure functions, the hot path).
+/* textnum.h: fast text <-> integer conversion (pure functions, the hot path):
+ * textscan.c parses, textfmt.c formats.
  *
  * Parsing takes a block of whitespace-separated tokens and writes mapped keys
  * (keys.h); formatting takes mapped keys and writes canonical decimal lines. Neither
@@ -24,6 +25,9 @@ typedef struct {
     size_t err_off;  /* with an error: offset of the bad token in the block */
     size_t err_len;  /* with an error: its length (up to the next white space) */
 } tn_scan_t;
+
+/* 10^0 .. 10^19, for both directions. */
+extern const uint64_t tn_pow10[20];
 
 /* An upper bound on the keys a block of len bytes can hold: out needs this room. */
 static inline size_t tn_max_keys(size_t len) { return len / 2 + 1; }

@@ -1,162 +1,27 @@
 /* smerge.c: the merge by sorting key ranges (see smerge.h).
  *
- * The cut reads runs by rank (runs.h): memory runs directly, spilled runs one
- * decoded block at a time. A piece is gathered by the pool's threads, task by task,
- * spilled blocks decoded straight into the piece; the chunk sorter sorts it; and,
- * for binary output, a writer thread writes it while the next piece is gathered and
+ * Each piece is cut (smerge_cut.c), then gathered by the pool's threads, task by
+ * task, spilled blocks decoded straight into the piece; the chunk sorter sorts it;
+ * and, for binary output, a job writes it while the next piece is gathered and
  * sorted in the other two of three buffers. A sorter that sorts aside into pinned
  * memory (a GPU) sorts each piece while the next is gathered, in a buffer more.
  */
 #include <config.h>
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cleanup.h"
 #include "core/error.h"
+#include "core/job.h"
 #include "core/keys.h"
 #include "core/mem.h"
-#include "merge/smerge.h"
 #include "core/stats.h"
-
-/* Pieces are never made smaller than this many keys (unless the input is). */
-#define SM_MIN_PIECE ((size_t)1 << 16)
-
-/* The runs as the cut sees them: memory arrays (smerge_cut), or runs, some of
- * them spilled, read through the main thread's block buffers. */
-typedef struct {
-    run_t **runs;            /* NULL: keys[] below */
-    const void *const *keys; /* [nruns] memory arrays, when runs is NULL */
-    const size_t *n;         /* [nruns] keys in each */
-    const uint64_t *last;    /* [nruns] each run's last key (n > 0) */
-    uint64_t *head;          /* [nruns] each run's key at pos, set by the cut */
-    int width;
-    void *buffers;           /* run_cursor_bytes(width), for spilled runs */
-    int rc;                  /* the first read error */
-} sm_view_t;
-
-/* Key i of run r. */
-static uint64_t sm_key(sm_view_t *v, int r, size_t i)
-{
-    if (!v->runs)
-        return key_get(v->keys[r], i, v->width);
-    const void *mem = run_memory_keys(v->runs[r]);
-    if (mem)
-        return key_get(mem, i, v->width);
-    uint64_t k;   /* aligned: a one-key block is decoded straight into it */
-    int rc = run_copy_keys(v->runs[r], i, 1, &k, v->buffers);
-    if (rc && !v->rc)
-        v->rc = rc;
-    return rc ? 0 : key_get(&k, 0, v->width);
-}
-
-/* The first index at or after pos of run r whose key is >= x. */
-static size_t sm_rank(sm_view_t *v, int r, size_t pos, uint64_t x)
-{
-    size_t w = (size_t)v->width;
-    const void *mem = v->runs ? run_memory_keys(v->runs[r]) : v->keys[r];
-    if (mem)
-        return pos + key_lower_bound((const char *)mem + pos * w, v->n[r] - pos, v->width, x);
-    if (x > v->last[r])
-        return v->n[r];   /* past the run's last key: no block to read */
-    if (x <= v->head[r])
-        return pos;       /* not past its first key still to take: none either */
-    size_t idx;
-    int rc = run_rank(v->runs[r], x, &idx, v->buffers);
-    if (rc && !v->rc)
-        v->rc = rc;
-    return rc || idx < pos ? pos : idx;
-}
-
-/* Keys below x still to take: the sum over runs of rank(x) - pos. */
-static size_t sm_count_below(sm_view_t *v, int nruns, const size_t *pos, uint64_t x)
-{
-    size_t c = 0;
-    for (int r = 0; r < nruns; r++)
-        if (pos[r] < v->n[r])
-            c += sm_rank(v, r, pos[r], x) - pos[r];
-    return c;
-}
-
-/* smerge_cut() over a view; a read error leaves v->rc set (the cut is then void). */
-static size_t sm_cut(sm_view_t *v, int nruns, const size_t *pos, size_t cap, size_t *end,
-                     int *same)
-{
-    const size_t *n = v->n;
-    size_t left = 0;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int r = 0; r < nruns; r++) {
-        end[r] = pos[r];
-        if (pos[r] == n[r])
-            continue;
-        left += n[r] - pos[r];
-        uint64_t a = sm_key(v, r, pos[r]), b = v->last[r];
-        v->head[r] = a;
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
-    }
-    *same = 0;
-    if (left <= cap) {
-        for (int r = 0; r < nruns; r++)
-            end[r] = n[r];
-        return left;
-    }
-    if (lo == UINT64_MAX || sm_count_below(v, nruns, pos, lo + 1) > cap) {
-        /* The smallest value alone fills the piece: take cap of its copies. */
-        size_t need = cap;
-        for (int r = 0; r < nruns && need > 0; r++) {
-            if (pos[r] == n[r])
-                continue;
-            size_t copies = lo == UINT64_MAX ? n[r] - pos[r]
-                                             : sm_rank(v, r, pos[r], lo + 1) - pos[r];
-            if (copies > 0 && sm_key(v, r, pos[r]) != lo)
-                copies = 0;
-            copies = copies < need ? copies : need;
-            end[r] = pos[r] + copies;
-            need -= copies;
-        }
-        *same = 1;
-        return cap - need;
-    }
-    /* The largest cut x with at most cap keys below it: count(lo + 1) <= cap and
-     * count(hi + 1) = left > cap, so x lies in [lo + 1, hi]. */
-    uint64_t a = lo + 1, b = hi;
-    while (a < b && !v->rc) {
-        uint64_t m = a + (b - a + 1) / 2;
-        if (sm_count_below(v, nruns, pos, m) <= cap)
-            a = m;
-        else
-            b = m - 1;
-    }
-    size_t taken = 0;
-    for (int r = 0; r < nruns; r++) {
-        if (pos[r] < n[r])
-            end[r] = sm_rank(v, r, pos[r], a);
-        taken += end[r] - pos[r];
-    }
-    return taken;
-}
-
-size_t smerge_cut(const void *const *keys, const size_t *n, int nruns, int width,
-                  const size_t *pos, size_t cap, size_t *end, int *same)
-{
-    uint64_t *last = malloc(sizeof *last * 2 * (size_t)(nruns > 0 ? nruns : 1));
-    if (!last)
-        abort();   /* a test helper: no way to report it */
-    for (int r = 0; r < nruns; r++)
-        last[r] = n[r] ? key_get(keys[r], n[r] - 1, width) : 0;
-    sm_view_t v = { .keys = keys, .n = n, .last = last, .head = last + nruns, .width = width };
-    size_t taken = sm_cut(&v, nruns, pos, cap, end, same);
-    free(last);
-    return taken;
-}
+#include "core/tuning.h"
+#include "merge/smerge_impl.h"
 
 /* Gathering a piece: tasks of at most SM_TASK_KEYS keys of one run each, taken in
  * turn by the pool's threads; a spilled run's are whole blocks where they can be,
  * decoded by each thread through block buffers of its own. */
-#define SM_TASK_KEYS ((size_t)RUN_BLOCK_KEYS * 32)
-
 typedef struct {
     int r;
     size_t from, n;          /* keys [from, from + n) of run r */
@@ -271,105 +136,74 @@ static int sm_gather(sm_state_t *st, int nruns, int width, char *buf, pool_t *po
     return j.rc;
 }
 
-/* The writer of a merge's sorted pieces, on a thread of its own (binary output), so
- * that the next piece is gathered and sorted while this one is written. */
+/* The writer of a merge's sorted pieces: a job (binary output), so that the next
+ * piece is gathered and sorted while this one is written; else the merge's thread. */
 typedef struct {
     output_t *out;
-    pthread_t thread;
-    int started;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    const char *keys;        /* the piece to write, */
+    int threaded;            /* 1: pieces are written by the job */
+    job_t job;
+    const char *keys;        /* the piece posted, */
     size_t n;                /* its keys; */
     void *map;               /* with give: the buffer it lies in, given up */
     size_t map_bytes;
     int give;                /* 1: output_give() the pieces (output_can_give()) */
-    int busy;                /* 1: posted and not yet written */
-    int quit;
     int rc;                  /* the first error */
     double wait_s;           /* seconds the merge spent writing or waiting for it */
 } sm_emit_t;
 
-static void *sm_emit_main(void *arg)
+/* Write the piece posted (or given) and let its buffer go with give. */
+static int sm_emit_write(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
 {
-    sm_emit_t *e = arg;
-    pthread_mutex_lock(&e->lock);
-    for (;;) {
-        while (!e->busy && !e->quit)
-            pthread_cond_wait(&e->cond, &e->lock);
-        if (!e->busy)
-            break;
-        pthread_mutex_unlock(&e->lock);
-        int rc = e->rc;
-        if (e->give)
-            rc = rc ? (mem_unmap(e->map, e->map_bytes), rc)
-                    : output_give(e->out, e->map, e->map_bytes, e->keys, e->n);
-        else if (!rc)
-            rc = output_write(e->out, e->keys, e->n);
-        pthread_mutex_lock(&e->lock);
-        if (rc && !e->rc)
-            e->rc = rc;
-        e->busy = 0;
-        pthread_cond_broadcast(&e->cond);
-    }
-    pthread_mutex_unlock(&e->lock);
-    return NULL;
+    return e->give ? output_give(e->out, map, map_bytes, keys, n) : output_write(e->out, keys, n);
 }
 
-/* Wait until the piece posted last is written; the first error. */
-static int sm_emit_wait(sm_emit_t *e)
+static void sm_emit_job(void *arg)
+{
+    sm_emit_t *e = arg;
+    if (e->rc) {
+        if (e->give)
+            mem_unmap(e->map, e->map_bytes);
+        return;
+    }
+    e->rc = sm_emit_write(e, e->keys, e->n, e->map, e->map_bytes);
+}
+
+/* Write keys[0..n): posted to the job where pieces go there, else here. With give,
+ * map (map_bytes, holding the keys) is given up, whatever the result. */
+static int sm_emit(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
 {
     double t0 = stats_now();
-    pthread_mutex_lock(&e->lock);
-    while (e->busy)
-        pthread_cond_wait(&e->cond, &e->lock);
+    if (!e->threaded) {
+        int rc = sm_emit_write(e, keys, n, map, map_bytes);
+        e->wait_s += stats_now() - t0;
+        return rc;
+    }
+    job_wait(&e->job);   /* the piece before is written: its error, if any */
     int rc = e->rc;
-    pthread_mutex_unlock(&e->lock);
+    if (rc) {
+        if (e->give)
+            mem_unmap(map, map_bytes);
+    } else {
+        e->keys = keys;
+        e->n = n;
+        e->map = map;
+        e->map_bytes = map_bytes;
+        job_post(&e->job, sm_emit_job, e);
+    }
     e->wait_s += stats_now() - t0;
     return rc;
 }
 
-/* Write keys[0..n): posted to the writer thread where there is one, else here.
- * With give, map (map_bytes, holding the keys) is given up, whatever the result. */
-static int sm_emit(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
-{
-    if (!e->started) {
-        double t0 = stats_now();
-        int rc = e->give ? output_give(e->out, map, map_bytes, keys, n)
-                         : output_write(e->out, keys, n);
-        e->wait_s += stats_now() - t0;
-        return rc;
-    }
-    int rc = sm_emit_wait(e);
-    if (rc) {
-        if (e->give)
-            mem_unmap(map, map_bytes);
-        return rc;
-    }
-    pthread_mutex_lock(&e->lock);
-    e->keys = keys;
-    e->n = n;
-    e->map = map;
-    e->map_bytes = map_bytes;
-    e->busy = 1;
-    pthread_cond_broadcast(&e->cond);
-    pthread_mutex_unlock(&e->lock);
-    return GS_OK;
-}
-
-/* Wait for the last piece and stop the thread; the first error. */
+/* Wait for the last piece and end the job; the first error. */
 static int sm_emit_stop(sm_emit_t *e)
 {
-    if (!e->started)
+    if (!e->threaded)
         return GS_OK;
-    int rc = sm_emit_wait(e);
-    pthread_mutex_lock(&e->lock);
-    e->quit = 1;
-    pthread_cond_broadcast(&e->cond);
-    pthread_mutex_unlock(&e->lock);
-    pthread_join(e->thread, NULL);
-    e->started = 0;
-    return rc;
+    double t0 = stats_now();
+    job_end(&e->job);
+    e->threaded = 0;
+    e->wait_s += stats_now() - t0;
+    return e->rc;
 }
 
 /* The merge loop's buffers and the state of what it writes. */
@@ -424,7 +258,7 @@ static int sm_put(sm_bufs_t *b, int x, size_t m, int same, int more)
         b->buf[x] = NULL;
         if (rc == GS_OK && more && !(b->buf[x] = mem_map(b->bytes)))
             rc = err_set(GS_ENOMEM, "out of memory");
-    } else if (b->e->started) {
+    } else if (b->e->threaded) {
         b->writing = x;   /* the writer holds the piece's buffer until it is written */
     }
     return rc;
@@ -437,14 +271,15 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     size_t w = (size_t)width, total = 0;
     for (int r = 0; r < nruns; r++)
         total += run_keys(runs[r]);
-    /* Binary output is written on a thread of its own, from a third buffer. Into a
+    /* Binary output is written by a job of its own, from a third buffer. Into a
      * pipe, where keys need no encoding, a written piece's buffer goes with it
      * (output_give()), and a fresh one takes its place. */
+    const sorter_caps_t *caps = sorter_caps(sorter);
     sm_emit_t e = { .out = out, .give = output_can_give(out) };
     int nbuf = output_solo(out) ? 3 : 2;
     size_t cap = budget / ((size_t)nbuf * w);
-    if (sorter->max_keys && cap > sorter->max_keys)
-        cap = sorter->max_keys;
+    if (caps->max_keys && cap > caps->max_keys)
+        cap = caps->max_keys;
     if (cap < SM_MIN_PIECE)
         cap = SM_MIN_PIECE;
     if (cap > total)
@@ -454,12 +289,12 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
      * budget holds it at the same piece size and the buffers below are pinned:
      * staged through the sorter's own pool, a piece aside would only slow the
      * gathering. */
-    int aside = sorter->sort_begin && sorter->pin && !e.give && total > cap &&
+    int aside = caps->aside && caps->pins && !e.give && total > cap &&
                 budget / ((size_t)(nbuf + 1) * w) >= cap;
     sm_state_t st = { 0 };
     sm_bufs_t b = { .e = &e, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
                     .unique = unique, .width = width };
-    int rc = GS_OK, opened = 0, threaded = 0;
+    int rc = GS_OK, opened = 0;
     for (; opened < nruns && rc == GS_OK; opened++)
         rc = run_open(runs[opened]);
     if (rc == GS_OK)
@@ -478,10 +313,10 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
      * staging copy, at PCIe's speed), faulted in first on every thread. Given ones
      * leave with the output, so are not. */
-    int pinning = rc == GS_OK && !e.give && sorter->pin;
+    int pinning = rc == GS_OK && !e.give && caps->pins;
     for (int i = nlent; pinning && i < nbuf; i++) {
         mem_touch(pool, b.buf[i], cap * w);
-        b.pinned[i] = sorter->pin(sorter, b.buf[i], cap * w);
+        b.pinned[i] = sorter_pin(sorter, b.buf[i], cap * w);
     }
     for (int i = 0; aside && i < nbuf; i++)
         aside = b.pinned[i];
@@ -494,17 +329,15 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     }
     aside = aside && rc == GS_OK;
     if (rc == GS_OK && output_solo(out)) {
-        pthread_mutex_init(&e.lock, NULL);
-        pthread_cond_init(&e.cond, NULL);
-        threaded = 1;
-        e.started = cleanup_thread_create(&e.thread, sm_emit_main, &e) == 0;
+        job_init(&e.job);
+        e.threaded = 1;
     }
     sm_view_t view = { .runs = runs, .n = st.n, .last = st.last, .head = st.head,
                        .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
     int a_k = -1, a_s = -1;   /* the piece sorted aside: its buffer and its scratch */
-    size_t a_m = 0;
+    sort_job_t a_job;         /* and its sort */
     for (size_t done = 0; rc == GS_OK && (done < total || a_k >= 0);) {
         /* Gather the next piece into a free buffer (while the last one sorts). */
         int g = -1, same = 0;
@@ -519,11 +352,10 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             done += m;
         }
         if (a_k >= 0) {
-            void *sorted;
-            rc = sorter->sort_end(sorter, &sorted);
-            int x = sorted == b.buf[a_k] ? a_k : a_s;
+            rc = sorter_wait(sorter);
+            int x = a_job.in_scratch ? a_s : a_k;
             a_k = a_s = -1;
-            if (rc || (rc = sm_put(&b, x, a_m, 0, 1)) != GS_OK)
+            if (rc || (rc = sm_put(&b, x, a_job.n, 0, 1)) != GS_OK)
                 break;
         }
         if (g < 0)
@@ -532,39 +364,33 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         int x = g;
         if (!same && m > 1) {
             int s = sm_free_buf(&b, g, -1, 0);
+            sort_job_t job = { .keys = b.buf[g], .scratch = b.buf[s], .n = m, .width = width };
             if (aside) {
-                if (sorter->sort_begin(sorter, b.buf[g], b.buf[s], m, width))
+                a_job = job;
+                if (sorter_submit(sorter, &a_job))
                     stats_note_aside(1);
                 a_k = g;
                 a_s = s;
-                a_m = m;
                 continue;
             }
-            void *sorted;
-            if ((rc = sorter->sort(sorter, b.buf[g], b.buf[s], m, width, &sorted)) != GS_OK)
+            if ((rc = sorter_sort(sorter, &job)) != GS_OK)
                 break;
-            x = sorted == b.buf[g] ? g : s;
+            x = job.in_scratch ? s : g;
         }
         rc = sm_put(&b, x, m, same, done < total);
     }
-    if (a_k >= 0) {   /* an error ended the loop meanwhile */
-        void *sorted;
-        sorter->sort_end(sorter, &sorted);
-    }
+    if (a_k >= 0)   /* an error ended the loop meanwhile */
+        sorter_wait(sorter);
     int erc = sm_emit_stop(&e);
     if (rc == GS_OK)
         rc = erc;
-    if (threaded) {
-        pthread_mutex_destroy(&e.lock);
-        pthread_cond_destroy(&e.cond);
-    }
     for (int i = 0; i < opened; i++)
         run_close(runs[i]);
     for (int i = 0; i < nbuf; i++) {
         if (b.lent[i])
             continue;
         if (b.pinned[i])
-            sorter->unpin(sorter, b.buf[i]);
+            sorter_unpin(sorter, b.buf[i]);
         if (e.give)
             mem_unmap(b.buf[i], cap * w);
         else

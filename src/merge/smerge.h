@@ -13,12 +13,13 @@
 #define GS_SMERGE_H
 
 #include <stddef.h>
-#include "io/output.h"
-#include "core/pool.h"
-#include "store/runs.h"
-#include "sorter/sorter.h"
 
-/* Buffers pinned by the sorter (pin()) that the caller lends the merge as piece
+#include "core/pool.h"
+#include "io/output.h"
+#include "sorter/sorter.h"
+#include "store/runs.h"
+
+/* Buffers pinned by the sorter (sorter_pin()) that the caller lends the merge as piece
  * buffers where they hold a piece: n of bytes each. The merge neither frees nor
  * unpins them. */
 typedef struct {
@@ -29,11 +30,11 @@ typedef struct {
 
 /* Merge runs[0..nruns) (keys of width bytes, in memory or spilled; opened and
  * closed here) into out, dropping repeats with unique, sorting each piece with
- * sorter (sorter->max_keys, where set, bounds a piece). budget bounds the piece
- * buffers: two, or three where out is binary (output_solo()) and a writer thread
- * writes one piece while the next is gathered and sorted; one more where the sorter
- * sorts a piece aside (sort_begin, into pinned buffers) while the next is gathered
- * and the budget holds it at the same piece size. lent (or NULL): pinned buffers
+ * sorter (its caps' max_keys, where set, bounds a piece). budget bounds the piece
+ * buffers: two, or three where out is binary (output_solo()) and a job writes one
+ * piece while the next is gathered and sorted; one more where the sorter sorts a
+ * piece aside (sorter_submit(), into pinned buffers) while the next is gathered and
+ * the budget holds it at the same piece size. lent (or NULL): pinned buffers
  * taken first, where they hold a piece and out does not take the pieces' pages. */
 int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
                 pool_t *pool, size_t budget, const smerge_lent_t *lent, output_t *out);

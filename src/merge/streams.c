@@ -1,4 +1,4 @@
-/* merge.c: -m and -c/-C over user inputs (see merge.h): one loser tree (ltree.h)
+/* streams.c: -m and -c/-C over user inputs (see streams.h): one loser tree (ltree.h)
  * over the inputs, streaming block by block.
  */
 #include <config.h>
@@ -7,11 +7,10 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/tuning.h"
 #include "merge/streams.h"
 #include "merge/ltree.h"
 #include "io/textnum.h"
-
-#define MERGE_OUT_KEYS (64u << 10)
 
 /* ---- -m: streaming inputs ------------------------------------------------------------ */
 
@@ -60,7 +59,7 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
     uint64_t *head = calloc((size_t)n + 1, sizeof *head);
     unsigned char *done = calloc((size_t)n + 1, 1);
     int *node = calloc((size_t)n + 1, sizeof *node);
-    void *buf = malloc(MERGE_OUT_KEYS * (size_t)width);
+    void *buf = malloc(STREAMS_OUT_KEYS * (size_t)width);
     int rc = GS_OK;
     if (!src || !head || !done || !node || !buf) {
         rc = err_set(GS_ENOMEM, "out of memory");
@@ -88,7 +87,7 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
                 ((uint32_t *)buf)[nb++] = (uint32_t)key;
             else
                 ((uint64_t *)buf)[nb++] = key;
-            if (nb == MERGE_OUT_KEYS) {
+            if (nb == STREAMS_OUT_KEYS) {
                 rc = output_write(out, buf, nb);
                 if (rc)
                     goto out;

@@ -1,13 +1,13 @@
-/* merge.h: -m (merge inputs that are sorted already) and -c/-C (check one input).
+/* streams.h: -m (merge inputs that are sorted already) and -c/-C (check one input).
  *
  * Both stream: keys are read block by block and never held whole. The merge is a
  * loser tree over the inputs; an input found out of order is an error naming its
  * file and position.
  */
-#ifndef GS_MERGE_H
-#define GS_MERGE_H
+#ifndef GS_STREAMS_H
+#define GS_STREAMS_H
 
-#include "io/input.h"
+#include "io/reader.h"
 #include "io/output.h"
 
 /* Merge the n open readers (each sorted ascending, in mapped order) into out; with

@@ -8,32 +8,17 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "pipeline/ctx.h"
 #include "core/error.h"
-
-static char *const stdin_name[] = { "-" };
-
-void ctx_inputs(const ctx_t *c, char *const **files, int *n)
-{
-    const opts_t *o = c->o;
-    if (o->nfiles == 0) {
-        *files = stdin_name;
-        *n = 1;
-    } else {
-        *files = o->files;
-        *n = o->nfiles;
-    }
-}
+#include "pipeline/ctx.h"
 
 int ctx_input_bytes(const ctx_t *c, uint64_t *bytes)
 {
-    char *const *files;
-    int n;
-    ctx_inputs(c, &files, &n);
+    const settings_t *set = c->set;
     *bytes = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < set->ninputs; i++) {
         struct stat st;
-        int r = strcmp(files[i], "-") == 0 ? fstat(0, &st) : stat(files[i], &st);
+        const char *f = set->inputs[i];
+        int r = strcmp(f, "-") == 0 ? fstat(0, &st) : stat(f, &st);
         if (r != 0 || !S_ISREG(st.st_mode))
             return 0;
         *bytes += (uint64_t)st.st_size;
@@ -45,8 +30,8 @@ kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
 {
     kreader_cfg_t cfg = {
         .km = &c->km,
-        .binary = c->o->in_format == FMT_BINARY,
-        .big_endian = c->o->big_endian,
+        .binary = c->set->in_format == FMT_BINARY,
+        .big_endian = c->set->big_endian,
         .pool = c->pool,
         .block_bytes = block,
     };
@@ -56,10 +41,10 @@ kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
 output_cfg_t ctx_output_cfg(const ctx_t *c)
 {
     output_cfg_t cfg = {
-        .path = c->o->output,
+        .path = c->set->output,
         .km = &c->km,
-        .binary = c->o->out_format == FMT_BINARY,
-        .big_endian = c->o->big_endian,
+        .binary = c->set->out_format == FMT_BINARY,
+        .big_endian = c->set->big_endian,
         .pool = c->pool,
     };
     return cfg;
@@ -101,12 +86,3 @@ int ctx_fan_in(void)
         fan = 1024;
     return fan < 2 ? 2 : (int)fan;
 }
-
-const char *ctx_tmpdir(const opts_t *o)
-{
-    if (o->tmpdir)
-        return o->tmpdir;
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
-}
-

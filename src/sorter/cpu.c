@@ -26,32 +26,24 @@
 #endif
 
 #include "core/error.h"
-#include "sorter/sorter.h"
 #include "core/stats.h"
+#include "core/tuning.h"
+#include "sorter/backend.h"
 
-/* Most bits one digit covers, and the buckets that makes (counters of 2^11 buckets
- * and their line buffers stay in a core's second-level cache). */
-#define RADIX_MAX_BITS 11
+/* The tuning (core/tuning.h): digits of RADIX_MIN_BITS to RADIX_MAX_BITS bits
+ * (counters of 2^11 buckets and their line buffers stay in a core's second-level
+ * cache; fewer bits would mean more passes); an MSD digit that leaves buckets of
+ * about 2^RADIX_BUCKET_LOG keys (in the first-level cache); buckets of at most
+ * RADIX_BUCKET_CACHE bytes finished by one thread in its cache; the parallel passes'
+ * keys in RADIX_SLICES_A_THREAD slices for each thread, taken in turn, so that a
+ * thread that shares its CPU holds a pass up by a slice at most. */
 #define RADIX_MAX_BUCKETS (1 << RADIX_MAX_BITS)
-/* Least bits an LSD digit covers (fewer buckets would mean more passes), and so the
- * most LSD digits a sort makes: 64 bits in digits of 8. */
-#define RADIX_MIN_BITS 8
+/* The most LSD digits a sort makes: 64 bits in digits of RADIX_MIN_BITS. */
 #define RADIX_MAX_DIGITS 8
-/* The MSD digit is sized to leave buckets of about this many keys (2^12: 16 KiB of
- * u32, in the first-level cache), up to RADIX_MAX_BITS. */
-#define RADIX_BUCKET_LOG 12
-/* Below this many keys one thread sorts: the hand-offs would cost more. */
-#define RADIX_PARALLEL_MIN (1u << 16)
-/* Buckets of at most this many bytes are sorted by one thread, in its cache. */
-#define RADIX_BUCKET_CACHE (1u << 20)
 /* The write-combining line, in bytes. */
 #define RADIX_LINE 64
 /* Most threads that take part in one parallel pass (more are left idle). */
 #define RADIX_MAX_THREADS 256
-/* The parallel passes' slices of the keys, for each thread: the threads take them in
- * turn, so that a thread that shares its CPU (with the thread writing the output's
- * zeros ahead, with another process) holds a pass up by a slice at most. */
-#define RADIX_SLICES_A_THREAD 4
 #define RADIX_MAX_SLICES (RADIX_MAX_THREADS * RADIX_SLICES_A_THREAD)
 
 _Static_assert(RADIX_MAX_DIGITS * RADIX_MIN_BITS >= 64, "the LSD digits cover 64 bits");
@@ -387,9 +379,6 @@ static void msd_small_buckets(void *arg, int t, int nt)
 
 /* ---- the sort ------------------------------------------------------------------------ */
 
-/* Keys sampled to foretell the MSD digit. */
-#define RADIX_SAMPLE 1024
-
 /* The varying bits of a sample of keys[0..n): RADIX_SAMPLE keys evenly spaced. */
 static uint64_t radix_sample_diff(const void *keys, size_t n, int width)
 {
@@ -505,23 +494,22 @@ out:
     return res;
 }
 
-/* ---- the sorter_t wrapper ------------------------------------------------------------ */
+/* ---- the backend -------------------------------------------------------------------- */
 
 typedef struct {
     sorter_t base;
     pool_t *pool;
 } sorter_cpu_t;
 
-static int sorter_cpu_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width,
-                           void **out)
+static int sorter_cpu_sort(sorter_t *s, sort_job_t *job)
 {
     sorter_cpu_t *c = (sorter_cpu_t *)s;
     double t0 = stats_now();
-    void *res = radix_sort_cpu(c->pool, keys, scratch, n, width);
+    void *res = radix_sort_cpu(c->pool, job->keys, job->scratch, job->n, job->width);
     if (!res)
         return err_set(GS_ENOMEM, "out of memory");
-    *out = res;
-    stats_add(ST_SORT, (uint64_t)n * (uint64_t)width, stats_now() - t0);
+    job->in_scratch = res == job->scratch && res != job->keys;
+    stats_add(ST_SORT, (uint64_t)job->n * (uint64_t)job->width, stats_now() - t0);
     return GS_OK;
 }
 
@@ -530,14 +518,18 @@ static void sorter_cpu_destroy(sorter_t *s)
     free(s);
 }
 
+static const sorter_ops_t sorter_cpu_ops = {
+    .sort = sorter_cpu_sort,
+    .destroy = sorter_cpu_destroy,
+};
+
 int sorter_cpu_create(sorter_t **out, pool_t *pool)
 {
     sorter_cpu_t *c = calloc(1, sizeof *c);
     if (!c)
         return err_set(GS_ENOMEM, "out of memory");
+    c->base.ops = &sorter_cpu_ops;
     c->base.name = "cpu radix";
-    c->base.sort = sorter_cpu_sort;
-    c->base.destroy = sorter_cpu_destroy;
     c->pool = pool;
     *out = &c->base;
     return GS_OK;

@@ -1,82 +1,130 @@
-/* sorter.h: the chunk-sorter interface that every backend implements.
+/* sorter.h: the chunk sorter: what the pipeline asks of a backend.
  *
- * A chunk is an array of mapped keys (keys.h): unsigned, 4 or 8 bytes, to be sorted
- * ascending. The CPU backend (sorter_cpu.c) is always there; a GPU backend fills in
- * the same struct. Nothing outside a backend knows how it sorts.
+ * A chunk is n mapped keys (keys.h), 4 or 8 bytes each, to be sorted ascending. Two
+ * backends fill in the same object: the CPU's radix sort (cpu.c), always there, and
+ * the GPUs' (cuda*.c), which sorts small chunks on the CPU too. The pipeline sees
+ * only this: sort a chunk here and now, or submit it to be sorted aside while it
+ * reads the next and wait for it; tell the backend how large a chunk is growing, so
+ * that it gets ready for it (the GPUs set themselves up, in the background, at the
+ * first chunk that needs them); and what the backend can do (sorter_caps_t), which
+ * changes only inside those calls, on the caller's thread.
  */
 #ifndef GS_SORTER_H
 #define GS_SORTER_H
 
 #include <stddef.h>
+#include <stdint.h>
+
 #include "core/pool.h"
+#include "core/settings.h"
 
 typedef struct sorter sorter_t;
-struct sorter {
-    const char *name;    /* shown by --stats, e.g. "cpu radix" */
-    size_t max_keys;     /* the most keys one sort() takes (0: no limit); the
-                            pipeline sizes chunks to it */
-    int merge_by_sort;   /* 1: sorting a merge's key ranges as chunks beats a CPU
-                            merge (a GPU backend, once its devices are up) */
-    size_t setup_keys;   /* 0, or: set up before a chunk grows past this many keys
-                            (a backend that sets itself up lazily; max_keys is known
-                            after setup()): by setup_begin() where there is one, else
-                            by setup() */
-    size_t input_keys;   /* 0, or the most keys the input can hold (its files' sizes),
-                            set before the first sort: a backend need not take room
-                            for more */
-    size_t setup_wait_keys;   /* after setup_begin(): call setup(), which waits for
-                                 the set-up, before a chunk grows past this many keys
-                                 (what the backend guesses it will take at once) */
-    /* Sort keys[0..n) (width 4 or 8) ascending. scratch has room for n keys; the
-     * sorter may use it and sets *out to whichever of keys and scratch holds the
-     * result. Returns GS_OK or an error code with its message set. */
-    int (*sort)(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out);
-    /* NULL, or: begin sort() aside, on threads of the backend's own (none of the
-     * pool's), and return at once: 1; or, where it sorts these keys here (on the CPU,
-     * or failing to start), sort them now: 0. Either way sort_end() returns what
-     * sort() would have, *out included (waiting for the sort aside). One sort aside
-     * at a time: meanwhile the caller may use the pool, but calls nothing of the
-     * sorter but pin() and unpin(). */
-    int (*sort_begin)(sorter_t *s, void *keys, void *scratch, size_t n, int width);
-    int (*sort_end)(sorter_t *s, void **out);
-    int (*setup)(sorter_t *s);      /* see setup_keys; GS_OK or an error */
-    int (*setup_begin)(sorter_t *s);   /* NULL, or: begin setting up in the background
-                                          (the pipeline reads on); GS_OK or an error */
-    /* NULL, or: make buf[0..bytes) (the caller's) quicker to sort in: a GPU backend
-     * page-locks it, so that its keys cross PCIe by DMA with no staging copy. Worth
-     * it for buffers sorted in again and again (chunk buffers, a merge's pieces).
-     * Returns 1 where it did; 0 where nothing is done (the backend not set up, the
-     * memory not lockable), which is no error. unpin() before buf is freed (a buffer
-     * never pinned is ignored). */
-    int (*pin)(sorter_t *s, void *buf, size_t bytes);
-    void (*unpin)(sorter_t *s, void *buf);
-    void (*destroy)(sorter_t *s);   /* frees s */
-    void (*report)(const sorter_t *s);  /* --stats lines about the backend, or NULL */
-};
 
-/* The CPU backend: a parallel LSD radix sort over the pool's threads. */
+/* One sort: the chunk and the room beside it. The sorted keys end in keys or in
+ * scratch, as suits the backend (a radix sort goes back and forth); in_scratch says
+ * which. */
+typedef struct {
+    void *keys;              /* n mapped keys of width bytes */
+    void *scratch;           /* room for n keys, the backend's to use */
+    size_t n;
+    int width;               /* 4 or 8 */
+    int in_scratch;          /* set by the sort: 1 where the sorted keys are in scratch */
+} sort_job_t;
+
+/* The sorted keys of a job that is done. */
+static inline void *sort_job_result(const sort_job_t *j)
+{
+    return j->in_scratch ? j->scratch : j->keys;
+}
+
+/* What a backend can do now. */
+typedef struct {
+    size_t max_keys;         /* most keys one sort takes (0: any number) */
+    size_t grow_at;          /* 0, or call sorter_grow() before a chunk grows past
+                                this many keys: the backend gets ready for larger */
+    int aside;               /* 1: sorter_submit() sorts on threads and engines of the
+                                backend's own, so the caller may read on meanwhile */
+    int pins;                /* 1: sorter_pin() may make buffers faster to sort in */
+    int merge_by_sort;       /* 1: sorting a merge's key ranges beats a CPU merge */
+} sorter_caps_t;
+
+/* The backend's name, for --stats ("cpu radix", "cuda radix, 1 GPU"). */
+const char *sorter_name(const sorter_t *s);
+
+/* What the backend can do now; valid until the next call on s. */
+const sorter_caps_t *sorter_caps(const sorter_t *s);
+
+/* A chunk is about to hold keys keys (past caps->grow_at): the backend gets ready
+ * for it, which may take a while (a GPU's set-up is begun in the background, or
+ * waited for once the chunk passes what the backend guessed it takes), and updates
+ * its caps. GS_OK, or the set-up's error. */
+int sorter_grow(sorter_t *s, size_t keys);
+
+/* Sort job->keys[0..n) now, using job->scratch; sets job->in_scratch. GS_OK or an
+ * error code with its message set. */
+int sorter_sort(sorter_t *s, sort_job_t *job);
+
+/* Begin sorting job aside and return at once: 1; or, where the backend sorts these
+ * keys here (on the CPU, or failing to start), sort them now: 0. Either way
+ * sorter_wait() gives the sort's result and settles job->in_scratch. One job aside
+ * at a time; meanwhile the caller may use the pool, but calls nothing of the sorter
+ * but sorter_pin() and sorter_unpin(); job and its buffers stay the sorter's. */
+int sorter_submit(sorter_t *s, sort_job_t *job);
+int sorter_wait(sorter_t *s);
+
+/* Make buf[0..bytes) (the caller's) quicker to sort in: a GPU backend page-locks it,
+ * so that its keys cross PCIe by DMA with no staging copy. Worth it for buffers
+ * sorted in again and again (chunk buffers, a merge's pieces). 1 where it did; 0
+ * where nothing was done (not ready, the memory not lockable), which is no error.
+ * sorter_unpin() before buf is freed (a buffer never pinned is ignored). */
+int sorter_pin(sorter_t *s, void *buf, size_t bytes);
+void sorter_unpin(sorter_t *s, void *buf);
+
+/* --stats lines about the backend. */
+void sorter_report(const sorter_t *s);
+
+/* Wait for what runs aside and free s; NULL is a no-op. */
+void sorter_destroy(sorter_t *s);
+
+/* ---- the backends --------------------------------------------------------------- */
+
+/* The CPU backend: the radix sort over the pool's threads. */
 int sorter_cpu_create(sorter_t **s, pool_t *pool);
-
-#ifdef HAVE_CUDA
-#include "cli/options.h"
-/* The GPU backend (sorter_cuda.c): CUB radix sort (ALGO_RADIX) or our bitonic sort
- * (ALGO_BITONIC) on the devices devs[0..ndev) (ndev 0: every device found, counted at
- * the set-up, so that CUDA starts only where a chunk needs it), keys of width bytes,
- * at most gpu_memory (--gpu-memory; unset: most of the free memory) on each. Chunks
- * under min_keys keys are sorted on the CPU (the copies would cost more than the
- * sort); devices are set up, in the background, when the first chunk grows past
- * min_keys, their buffers halving on out-of-memory; no device, or one that cannot be
- * used or lacks memory even for small chunks, sends every sort to the CPU, with one
- * note on stderr unless quiet (--device=auto). */
-int sorter_cuda_create(sorter_t **s, pool_t *pool, const int *devs, int ndev, int width,
-                       algorithm_t algorithm, const size_arg_t *gpu_memory, size_t min_keys,
-                       int quiet);
-#endif
 
 /* The CPU radix sort itself, also the reference the GPU tests compare with: sorts
  * keys[0..n) ascending using tmp (room for n keys); returns keys or tmp, whichever
  * holds the result, or NULL if its small counters cannot be allocated. Digits of 8 to
  * 11 bits; bits that are the same in every key are never sorted on. */
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width);
+
+/* The GPU backend's settings. */
+typedef struct {
+    const int *devices;      /* the GPUs to use, */
+    int ndevices;            /* 0: every GPU found, counted when a chunk first needs them */
+    int quiet;               /* no GPU to be had sends the sort to the CPU silently
+                                (--device=auto); else with one note on stderr */
+    int width;               /* key bytes */
+    algorithm_t algorithm;   /* CUB's radix sort or our bitonic sort */
+    uint64_t gpu_memory;     /* settings_t's gpu_memory and gpu_memory_percent */
+    int gpu_memory_percent;
+    size_t min_keys;         /* smaller chunks are sorted on the CPU */
+    size_t input_keys;       /* 0, or the most keys the input can hold: no GPU memory
+                                is taken for more */
+} sorter_cuda_cfg_t;
+
+/* The GPU backend (sorter/cuda*.c, built only with CUDA): the devices are set up in
+ * the background when a chunk first grows past min_keys; no device, or one that
+ * cannot be used or lacks memory even for small chunks, sends every sort to the
+ * CPU. */
+int sorter_cuda_create(sorter_t **s, pool_t *pool, const sorter_cuda_cfg_t *cfg);
+
+/* ---- the GPUs this machine shows (gpus.c) ------------------------------------------ */
+
+/* GPUs this process can use: 0 with no driver, no device, or no CUDA built in.
+ * Starts CUDA, with the signals blocked that only the main thread takes. */
+int sorter_gpu_count(void);
+
+/* For --version: whether CUDA is built in, and the GPUs this machine shows. */
+void sorter_describe_gpus(void);
 
 #endif

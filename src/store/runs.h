@@ -1,5 +1,6 @@
 /* runs.h: the run store: sorted runs of mapped keys, kept in memory or spilled to a
- * file under the temporary directory, and cursors that read them back in order.
+ * file under the temporary directory, and cursors that read them back in order
+ * (run.c, run_writer.c, run_read.c).
  *
  * A spilled run is a sequence of independently encoded blocks of RUN_BLOCK_KEYS keys
  * (codec.h), with an index in memory (each block's first key, offset and length), so
@@ -11,12 +12,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "store/codec.h"
-#include "cli/options.h"
 #include "core/pool.h"
-
-/* Keys per spilled block. */
-#define RUN_BLOCK_KEYS (16u << 10)
+#include "core/settings.h"
+#include "core/tuning.h"
+#include "store/codec.h"
 
 typedef struct {
     const char *tmpdir;      /* where spilled runs go */

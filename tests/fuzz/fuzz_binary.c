@@ -1,13 +1,12 @@
-/* fuzz_binary.c: the binary decoder (input_decode_binary and input.h's binary
- * reader), for each key type and byte order, against a byte-by-byte reference, and
- * the encoder (output_encode_binary) as its inverse.
+/* fuzz_binary.c: the binary decoder (key_decode and reader.h's binary reader), for
+ * each key type and byte order, against a byte-by-byte reference, and the encoder
+ * (key_encode) as its inverse.
  *
  * Input: byte 0 picks the type (bits 0-1), big-endian (bit 2), -r (bit 3), two inputs
  * with partial keys carried from the first to the second (bit 4, as sort.c reads
  * several files) and the reader's block size (bits 5-7); byte 1 where the bytes are
  * split between the two inputs; the rest is the data. Checked, for every input:
- *   - input_decode_binary gives the reference's keys, and output_encode_binary
- *     gives the bytes back;
+ *   - key_decode gives the reference's keys, and key_encode gives the bytes back;
  *   - the reader gives the same keys, each with its 1-based index in its own input,
  *     then the end, or GS_EINPUT after every whole key when the bytes are not a
  *     whole number of keys (with the carry, a partial key is left over instead).
@@ -20,7 +19,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
-#include "io/input.h"
+#include "io/reader.h"
 #include "core/keys.h"
 #include "io/output.h"
 #include "core/pool.h"
@@ -64,16 +63,16 @@ static void check_decode(const uint8_t *p, size_t len, const keymap_t *km, int b
     void *keys = malloc(n * w + 1), *back = malloc(n * w + 1);
     if (!keys || !back)
         fuzz_fail("out of memory");
-    input_decode_binary(p, keys, n, km, big_endian);
+    key_decode(p, keys, n, km, big_endian);
     for (size_t i = 0; i < n; i++) {
         uint64_t want = ref_key(p + i * w, km->width, big_endian, km->is_signed, reverse);
         if (get_key(keys, i, km->width) != want)
-            fuzz_fail("input_decode_binary: key %zu is %#" PRIx64 ", the reference %#" PRIx64,
+            fuzz_fail("key_decode: key %zu is %#" PRIx64 ", the reference %#" PRIx64,
                       i, get_key(keys, i, km->width), want);
     }
-    output_encode_binary(keys, back, n, km, big_endian);
+    key_encode(keys, back, n, km, big_endian);
     if (n && memcmp(back, p, n * w) != 0)
-        fuzz_fail("output_encode_binary does not give the input bytes back");
+        fuzz_fail("key_encode does not give the input bytes back");
     free(keys);
     free(back);
 }

@@ -23,7 +23,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
-#include "io/input.h"
+#include "io/reader.h"
 #include "core/keys.h"
 #include "core/pool.h"
 #include "io/textnum.h"

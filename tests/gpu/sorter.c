@@ -1,9 +1,10 @@
-/* gpu_sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
+/* sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
  * needs no Check, since the GPU machine has none). Exits 77 where there is no GPU.
  *
  * Sweeps both algorithms (radix, bitonic) and widths 4 and 8; sizes from 0 up to
- * several device parts (a small --gpu-memory makes parts of about 1 Mi keys);
- * distributions that take every path of sorter_cuda.c: the full range, a narrow range
+ * several device parts (a small --gpu-memory makes parts of about 1 Mi keys), each
+ * sorted here (sorter_sort) and aside (sorter_submit, sorter_wait); distributions
+ * that take every path of sorter/cuda*.c: the full range, a narrow range
  * far from 0 (rebased; 64-bit keys as 32-bit offsets), a range just over 2^32 (64-bit,
  * not narrowed), the top of the range (what -r makes of small numbers), all equal,
  * sorted, reversed, few distinct values.
@@ -61,22 +62,25 @@ static void put(void *a, size_t i, int width, uint64_t v)
 /* Every algorithm, width, distribution and size of sizes[] on devices devs[0..ndev),
  * each with mem bytes; counts into *passed and *failed. 1 if a sorter could not be
  * made. */
-static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem,
+static int gs_run(pool_t *pool, const int *devs, int ndev, uint64_t mem,
                   const size_t *sizes, size_t nsizes, size_t max_n, int *passed, int *failed)
 {
     for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
         for (int width = 4; width <= 8; width += 4) {
             sorter_t *gpu;
             /* min_keys 0: every size goes to the devices. */
-            if (sorter_cuda_create(&gpu, pool, devs, ndev, width, (algorithm_t)algo, mem, 0,
-                                   0)) {
+            sorter_cuda_cfg_t cfg = { .devices = devs, .ndevices = ndev, .width = width,
+                                      .algorithm = (algorithm_t)algo, .gpu_memory = mem,
+                                      .gpu_memory_percent = -1 };
+            if (sorter_cuda_create(&gpu, pool, &cfg)) {
                 printf("FAIL: sorter_cuda_create(%s, width %d, %d devices)\n",
                        algo ? "bitonic" : "radix", width, ndev);
                 return 1;
             }
             for (int dist = 0; dist < D_COUNT; dist++) {
-                for (size_t si = 0; si < nsizes; si++) {
-                    size_t n = sizes[si], bytes = n * (size_t)width + 8;
+                for (size_t si = 0; si < 2 * nsizes; si++) {
+                    int aside = si >= nsizes;
+                    size_t n = sizes[aside ? si - nsizes : si], bytes = n * (size_t)width + 8;
                     if (n > max_n)
                         continue;
                     void *a = malloc(bytes), *b = malloc(bytes), *ref = malloc(bytes),
@@ -87,12 +91,18 @@ static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem
                         put(a, i, width, draw(dist, width, i, n));
                     memcpy(ref, a, n * (size_t)width);
                     void *want = radix_sort_cpu(pool, ref, tmp, n, width);
-                    void *got;
-                    int rc = gpu->sort(gpu, a, b, n, width, &got);
-                    if (rc || memcmp(got, want, n * (size_t)width) != 0) {
-                        printf("FAIL: %s, width %d, %s, n = %zu, %d devices (rc %d)\n",
+                    sort_job_t job = { .keys = a, .scratch = b, .n = n, .width = width };
+                    int rc;
+                    if (aside) {
+                        sorter_submit(gpu, &job);
+                        rc = sorter_wait(gpu);
+                    } else {
+                        rc = sorter_sort(gpu, &job);
+                    }
+                    if (rc || memcmp(sort_job_result(&job), want, n * (size_t)width) != 0) {
+                        printf("FAIL: %s, width %d, %s, n = %zu, %d devices%s (rc %d)\n",
                                algo ? "bitonic" : "radix", width, dist_name[dist], n, ndev,
-                               rc);
+                               aside ? ", aside" : "", rc);
                         (*failed)++;
                     } else {
                         (*passed)++;
@@ -103,9 +113,8 @@ static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem
                     free(tmp);
                 }
             }
-            if (gpu->report)
-                gpu->report(gpu);
-            gpu->destroy(gpu);
+            sorter_report(gpu);
+            sorter_destroy(gpu);
         }
     }
     return 0;
@@ -114,7 +123,7 @@ static int gs_run(pool_t *pool, const int *devs, int ndev, const size_arg_t *mem
 int main(void)
 {
     if (gk_device_count() == 0) {
-        puts("gpu_sorter: no GPU here: skipped");
+        puts("gpu/sorter: no GPU here: skipped");
         return 77;
     }
     pool_t *pool;
@@ -127,26 +136,26 @@ int main(void)
     size_t max_n = max_env ? (size_t)strtoull(max_env, NULL, 10) : SIZE_MAX;
     /* 24 MiB a device: about 1 Mi keys of 8 bytes a part, so the larger sizes take
      * several parts and the CPU merge of parts. */
-    size_arg_t small = { .set = 1, .percent = 0, .value = (size_t)24 << 20 };
+    uint64_t small = (uint64_t)24 << 20;
     int devs[8] = { 0 }, ndev = gk_device_count() < 8 ? gk_device_count() : 8;
     for (int d = 0; d < ndev; d++)
         devs[d] = d;
     int passed = 0, failed = 0;
-    if (gs_run(pool, devs, 1, &small, sizes, sizeof sizes / sizeof sizes[0], max_n, &passed,
+    if (gs_run(pool, devs, 1, small, sizes, sizeof sizes / sizeof sizes[0], max_n, &passed,
                &failed))
         return 1;
     if (ndev > 1) {
         /* Every device: chunks of 4 Mi keys a device and more are dealt by key range
          * (or, where a bucket would not fit, in parts merged on the CPU). */
         static const size_t multi[] = { 3 * (1u << 20) + 7, (1u << 23) + 3, 12000007 };
-        size_arg_t big = { .set = 1, .percent = 0, .value = (size_t)512 << 20 };
-        if (gs_run(pool, devs, ndev, &big, multi, sizeof multi / sizeof multi[0], max_n,
+        uint64_t big = (uint64_t)512 << 20;
+        if (gs_run(pool, devs, ndev, big, multi, sizeof multi / sizeof multi[0], max_n,
                    &passed, &failed) ||
-            gs_run(pool, devs, ndev, &small, multi, sizeof multi / sizeof multi[0], max_n,
+            gs_run(pool, devs, ndev, small, multi, sizeof multi / sizeof multi[0], max_n,
                    &passed, &failed))
             return 1;
     }
     pool_destroy(pool);
-    printf("gpu_sorter: %d passed, %d failed\n", passed, failed);
+    printf("gpu/sorter: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

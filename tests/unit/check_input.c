@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <check.h>
 #include "core/error.h"
-#include "io/input.h"
+#include "io/reader.h"
 #include "core/keys.h"
 #include "core/pool.h"
 #include "check_suites.h"
@@ -70,95 +70,6 @@ static const char *tpath(const char *name, int slot)
     snprintf(paths[slot], sizeof paths[slot], "%s/%s", tdir, name);
     return paths[slot];
 }
-
-/* ------------------------------------------------------------------------------ */
-/* input_decode_binary                                                             */
-
-/* _i = type * 4 + big_endian * 2 + reverse */
-START_TEST(test_input_decode_binary)
-{
-    key_type_t type = all_types[_i / 4];
-    int big = _i / 2 % 2, rev = _i % 2;
-    int width = type_width(type);
-    uint64_t seed = 0x6465636f6465 + (uint64_t)_i;
-    keymap_t km;
-    key_map_init(&km, type, rev);
-
-    enum { N = 5000 };
-    static unsigned char src[N * 8 + 1];
-    static uint64_t raw[N];
-    static uint64_t dst[N];
-    for (size_t i = 0; i < N; i++) {
-        raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_bytes(src + 1 + i * width, raw[i], width, big);   /* src unaligned on purpose */
-    }
-    input_decode_binary(src + 1, dst, N, &km, big);
-    for (size_t i = 0; i < N; i++) {
-        uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
-        if (got != ck_ref_key(type, rev, raw[i]))
-            ck_abort_msg("%s big %d rev %d: key %zu (raw %#" PRIx64 ") decoded to %#" PRIx64
-                         ", expected %#" PRIx64, type_names[type], big, rev, i, raw[i], got,
-                         ck_ref_key(type, rev, raw[i]));
-    }
-
-    /* in place */
-    memcpy(dst, src + 1, (size_t)N * width);
-    input_decode_binary(dst, dst, N, &km, big);
-    for (size_t i = 0; i < N; i++) {
-        uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
-        if (got != ck_ref_key(type, rev, raw[i]))
-            ck_abort_msg("%s big %d rev %d in place: key %zu wrong", type_names[type], big, rev, i);
-    }
-}
-END_TEST
-
-/* A few keys spelled out byte by byte. */
-START_TEST(test_input_decode_binary_by_hand)
-{
-    keymap_t km;
-    uint32_t k32[2];
-    uint64_t k64[2];
-
-    /* i32 -2 little: fe ff ff ff -> 0x7ffffffe; 1 big: 00 00 00 01 -> 0x80000001 */
-    static const unsigned char a[] = { 0xfe, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x00 };
-    key_map_init(&km, KEY_I32, 0);
-    input_decode_binary(a, k32, 2, &km, 0);
-    ck_assert_uint_eq(k32[0], 0x7ffffffeu);
-    ck_assert_uint_eq(k32[1], 0x80000001u);
-    static const unsigned char b[] = { 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x00, 0x00 };
-    input_decode_binary(b, k32, 2, &km, 1);
-    ck_assert_uint_eq(k32[0], 0x80000001u);
-    ck_assert_uint_eq(k32[1], 0x00000000u);            /* INT32_MIN */
-
-    /* u32 0x01020304 big: 01 02 03 04; reversed: complement */
-    static const unsigned char c[] = { 0x01, 0x02, 0x03, 0x04, 0x04, 0x03, 0x02, 0x01 };
-    key_map_init(&km, KEY_U32, 0);
-    input_decode_binary(c, k32, 2, &km, 1);
-    ck_assert_uint_eq(k32[0], 0x01020304u);
-    ck_assert_uint_eq(k32[1], 0x04030201u);
-    key_map_init(&km, KEY_U32, 1);
-    input_decode_binary(c, k32, 2, &km, 0);
-    ck_assert_uint_eq(k32[0], ~0x04030201u);
-    ck_assert_uint_eq(k32[1], ~0x01020304u);
-
-    /* i64 -1 big, and 0x0102030405060708 little */
-    static const unsigned char d[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                       0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01 };
-    key_map_init(&km, KEY_I64, 0);
-    input_decode_binary(d, k64, 2, &km, 0);
-    ck_assert_uint_eq(k64[0], UINT64_C(0x7fffffffffffffff));
-    ck_assert_uint_eq(k64[1], UINT64_C(0x8102030405060708));
-    input_decode_binary(d, k64, 2, &km, 1);
-    ck_assert_uint_eq(k64[0], UINT64_C(0x7fffffffffffffff));
-    ck_assert_uint_eq(k64[1], UINT64_C(0x8807060504030201));
-
-    /* u64 big */
-    key_map_init(&km, KEY_U64, 0);
-    input_decode_binary(d, k64, 2, &km, 1);
-    ck_assert_uint_eq(k64[0], UINT64_MAX);
-    ck_assert_uint_eq(k64[1], UINT64_C(0x0807060504030201));
-}
-END_TEST
 
 /* ------------------------------------------------------------------------------ */
 /* kreader                                                                         */
@@ -973,8 +884,6 @@ Suite *make_input_suite(void)
 {
     Suite *s = suite_create("input");
     TCase *tc = tcase_create("decode");
-    tcase_add_loop_test(tc, test_input_decode_binary, 0, 16);
-    tcase_add_test(tc, test_input_decode_binary_by_hand);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("kreader");

@@ -3,6 +3,7 @@
  */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,191 @@ START_TEST(test_keys_unique_runs)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------------ */
+/* binary keys: key_decode and key_encode                                          */
+
+static const char *type_names[4] = { "i32", "u32", "i64", "u64" };
+
+static int type_width(key_type_t t)
+{
+    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
+}
+
+/* raw value -> its width bytes in the byte order, by shifts */
+static void put_bytes(unsigned char *dst, uint64_t raw, int width, int big_endian)
+{
+    for (int b = 0; b < width; b++) {
+        unsigned char byte = (unsigned char)(raw >> (8 * b));
+        dst[big_endian ? width - 1 - b : b] = byte;
+    }
+}
+
+static void put_key(void *keys, size_t i, int width, uint64_t v)
+{
+    if (width == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+/* _i = type * 4 + big_endian * 2 + reverse */
+START_TEST(test_keys_decode)
+{
+    key_type_t type = all_types[_i / 4];
+    int big = _i / 2 % 2, rev = _i % 2;
+    int width = type_width(type);
+    uint64_t seed = 0x6465636f6465 + (uint64_t)_i;
+    keymap_t km;
+    key_map_init(&km, type, rev);
+
+    enum { N = 5000 };
+    static unsigned char src[N * 8 + 1];
+    static uint64_t raw[N];
+    static uint64_t dst[N];
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = ck_raw(type, ck_rng_varied(&seed));
+        put_bytes(src + 1 + i * width, raw[i], width, big);   /* src unaligned on purpose */
+    }
+    key_decode(src + 1, dst, N, &km, big);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
+        if (got != ck_ref_key(type, rev, raw[i]))
+            ck_abort_msg("%s big %d rev %d: key %zu (raw %#" PRIx64 ") decoded to %#" PRIx64
+                         ", expected %#" PRIx64, type_names[type], big, rev, i, raw[i], got,
+                         ck_ref_key(type, rev, raw[i]));
+    }
+
+    /* in place */
+    memcpy(dst, src + 1, (size_t)N * width);
+    key_decode(dst, dst, N, &km, big);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
+        if (got != ck_ref_key(type, rev, raw[i]))
+            ck_abort_msg("%s big %d rev %d in place: key %zu wrong", type_names[type], big, rev, i);
+    }
+}
+END_TEST
+
+/* A few keys spelled out byte by byte. */
+START_TEST(test_keys_decode_by_hand)
+{
+    keymap_t km;
+    uint32_t k32[2];
+    uint64_t k64[2];
+
+    /* i32 -2 little: fe ff ff ff -> 0x7ffffffe; 1 big: 00 00 00 01 -> 0x80000001 */
+    static const unsigned char a[] = { 0xfe, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x00 };
+    key_map_init(&km, KEY_I32, 0);
+    key_decode(a, k32, 2, &km, 0);
+    ck_assert_uint_eq(k32[0], 0x7ffffffeu);
+    ck_assert_uint_eq(k32[1], 0x80000001u);
+    static const unsigned char b[] = { 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x00, 0x00 };
+    key_decode(b, k32, 2, &km, 1);
+    ck_assert_uint_eq(k32[0], 0x80000001u);
+    ck_assert_uint_eq(k32[1], 0x00000000u);            /* INT32_MIN */
+
+    /* u32 0x01020304 big: 01 02 03 04; reversed: complement */
+    static const unsigned char c[] = { 0x01, 0x02, 0x03, 0x04, 0x04, 0x03, 0x02, 0x01 };
+    key_map_init(&km, KEY_U32, 0);
+    key_decode(c, k32, 2, &km, 1);
+    ck_assert_uint_eq(k32[0], 0x01020304u);
+    ck_assert_uint_eq(k32[1], 0x04030201u);
+    key_map_init(&km, KEY_U32, 1);
+    key_decode(c, k32, 2, &km, 0);
+    ck_assert_uint_eq(k32[0], ~0x04030201u);
+    ck_assert_uint_eq(k32[1], ~0x01020304u);
+
+    /* i64 -1 big, and 0x0102030405060708 little */
+    static const unsigned char d[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01 };
+    key_map_init(&km, KEY_I64, 0);
+    key_decode(d, k64, 2, &km, 0);
+    ck_assert_uint_eq(k64[0], UINT64_C(0x7fffffffffffffff));
+    ck_assert_uint_eq(k64[1], UINT64_C(0x8102030405060708));
+    key_decode(d, k64, 2, &km, 1);
+    ck_assert_uint_eq(k64[0], UINT64_C(0x7fffffffffffffff));
+    ck_assert_uint_eq(k64[1], UINT64_C(0x8807060504030201));
+
+    /* u64 big */
+    key_map_init(&km, KEY_U64, 0);
+    key_decode(d, k64, 2, &km, 1);
+    ck_assert_uint_eq(k64[0], UINT64_MAX);
+    ck_assert_uint_eq(k64[1], UINT64_C(0x0807060504030201));
+}
+END_TEST
+
+
+/* _i = type * 4 + big_endian * 2 + reverse */
+START_TEST(test_keys_encode)
+{
+    key_type_t type = all_types[_i / 4];
+    int big = _i / 2 % 2, rev = _i % 2;
+    int width = type_width(type);
+    uint64_t seed = 0x656e636f6465 + (uint64_t)_i;
+    keymap_t km;
+    key_map_init(&km, type, rev);
+
+    enum { N = 5000 };
+    static uint64_t raw[N], keys[N], back[N];
+    static unsigned char want[N * 8], got[N * 8 + 8];
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = ck_raw(type, ck_rng_varied(&seed));
+        put_key(keys, i, width, ck_ref_key(type, rev, raw[i]));
+        put_bytes(want + i * width, raw[i], width, big);
+    }
+    memset(got, 0xee, sizeof got);
+    key_encode(keys, got, N, &km, big);
+    ck_assert_msg(memcmp(got, want, (size_t)N * width) == 0, "%s big %d rev %d: bytes differ",
+                  type_names[type], big, rev);
+    ck_assert_uint_eq(got[(size_t)N * width], 0xee);
+
+    /* the inverse of key_decode */
+    key_decode(got, back, N, &km, big);
+    ck_assert_msg(memcmp(back, keys, (size_t)N * width) == 0, "%s big %d rev %d: no round trip",
+                  type_names[type], big, rev);
+
+    /* in place */
+    memcpy(back, keys, (size_t)N * width);
+    key_encode(back, back, N, &km, big);
+    ck_assert_msg(memcmp(back, want, (size_t)N * width) == 0, "%s big %d rev %d in place: bytes differ",
+                  type_names[type], big, rev);
+}
+END_TEST
+
+START_TEST(test_keys_encode_by_hand)
+{
+    keymap_t km;
+    unsigned char b[16];
+
+    uint32_t k32 = 0x7ffffffe;                   /* i32 -2 */
+    key_map_init(&km, KEY_I32, 0);
+    key_encode(&k32, b, 1, &km, 0);
+    ck_assert_mem_eq(b, "\xfe\xff\xff\xff", 4);
+    key_encode(&k32, b, 1, &km, 1);
+    ck_assert_mem_eq(b, "\xff\xff\xff\xfe", 4);
+
+    k32 = 0x01020304;                            /* u32, descending: complemented key */
+    key_map_init(&km, KEY_U32, 1);
+    key_encode(&k32, b, 1, &km, 1);
+    ck_assert_mem_eq(b, "\xfe\xfd\xfc\xfb", 4);
+
+    uint64_t k64 = UINT64_C(0x8102030405060708); /* i64 0x0102030405060708 */
+    key_map_init(&km, KEY_I64, 0);
+    key_encode(&k64, b, 1, &km, 0);
+    ck_assert_mem_eq(b, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
+    key_encode(&k64, b, 1, &km, 1);
+    ck_assert_mem_eq(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+
+    k64 = 0;                                     /* u64 0, and i64 INT64_MIN */
+    key_map_init(&km, KEY_U64, 0);
+    key_encode(&k64, b, 1, &km, 1);
+    ck_assert_mem_eq(b, "\0\0\0\0\0\0\0\0", 8);
+    key_map_init(&km, KEY_I64, 0);
+    key_encode(&k64, b, 1, &km, 1);
+    ck_assert_mem_eq(b, "\x80\0\0\0\0\0\0\0", 8);
+}
+END_TEST
+
 Suite *make_keys_suite(void)
 {
     Suite *s = suite_create("keys");
@@ -326,6 +512,13 @@ Suite *make_keys_suite(void)
     tcase_add_loop_test(tc, test_keys_unique_no_duplicates, 0, 2);
     tcase_add_loop_test(tc, test_keys_unique_runs, 0, 2);
     tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("binary");
+    tcase_add_loop_test(tc, test_keys_decode, 0, 16);
+    tcase_add_test(tc, test_keys_decode_by_hand);
+    tcase_add_loop_test(tc, test_keys_encode, 0, 16);
+    tcase_add_test(tc, test_keys_encode_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

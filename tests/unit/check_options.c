@@ -526,8 +526,8 @@ END_TEST
 START_TEST(test_options_device_list_too_long)
 {
     opts_t o;
-    char list[8 * (OPT_MAX_DEVICES + 2)] = "--device=";
-    for (int d = 0; d <= OPT_MAX_DEVICES; d++) {
+    char list[8 * (GS_MAX_DEVICES + 2)] = "--device=";
+    for (int d = 0; d <= GS_MAX_DEVICES; d++) {
         char num[16];
         snprintf(num, sizeof num, d ? ",%d" : "%d", d);
         strcat(list, num);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <check.h>
 #include "core/error.h"
-#include "io/input.h"
+#include "io/reader.h"
 #include "core/keys.h"
 #include "io/output.h"
 #include "core/pool.h"
@@ -123,80 +123,6 @@ static char *slurp(const char *path, size_t *len)
     *len = n;
     return buf;
 }
-
-/* ------------------------------------------------------------------------------ */
-/* output_encode_binary                                                            */
-
-/* _i = type * 4 + big_endian * 2 + reverse */
-START_TEST(test_output_encode_binary)
-{
-    key_type_t type = all_types[_i / 4];
-    int big = _i / 2 % 2, rev = _i % 2;
-    int width = type_width(type);
-    uint64_t seed = 0x656e636f6465 + (uint64_t)_i;
-    keymap_t km;
-    key_map_init(&km, type, rev);
-
-    enum { N = 5000 };
-    static uint64_t raw[N], keys[N], back[N];
-    static unsigned char want[N * 8], got[N * 8 + 8];
-    for (size_t i = 0; i < N; i++) {
-        raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_key(keys, i, width, ck_ref_key(type, rev, raw[i]));
-        put_bytes(want + i * width, raw[i], width, big);
-    }
-    memset(got, 0xee, sizeof got);
-    output_encode_binary(keys, got, N, &km, big);
-    ck_assert_msg(memcmp(got, want, (size_t)N * width) == 0, "%s big %d rev %d: bytes differ",
-                  type_names[type], big, rev);
-    ck_assert_uint_eq(got[(size_t)N * width], 0xee);
-
-    /* the inverse of input_decode_binary */
-    input_decode_binary(got, back, N, &km, big);
-    ck_assert_msg(memcmp(back, keys, (size_t)N * width) == 0, "%s big %d rev %d: no round trip",
-                  type_names[type], big, rev);
-
-    /* in place */
-    memcpy(back, keys, (size_t)N * width);
-    output_encode_binary(back, back, N, &km, big);
-    ck_assert_msg(memcmp(back, want, (size_t)N * width) == 0, "%s big %d rev %d in place: bytes differ",
-                  type_names[type], big, rev);
-}
-END_TEST
-
-START_TEST(test_output_encode_binary_by_hand)
-{
-    keymap_t km;
-    unsigned char b[16];
-
-    uint32_t k32 = 0x7ffffffe;                   /* i32 -2 */
-    key_map_init(&km, KEY_I32, 0);
-    output_encode_binary(&k32, b, 1, &km, 0);
-    ck_assert_mem_eq(b, "\xfe\xff\xff\xff", 4);
-    output_encode_binary(&k32, b, 1, &km, 1);
-    ck_assert_mem_eq(b, "\xff\xff\xff\xfe", 4);
-
-    k32 = 0x01020304;                            /* u32, descending: complemented key */
-    key_map_init(&km, KEY_U32, 1);
-    output_encode_binary(&k32, b, 1, &km, 1);
-    ck_assert_mem_eq(b, "\xfe\xfd\xfc\xfb", 4);
-
-    uint64_t k64 = UINT64_C(0x8102030405060708); /* i64 0x0102030405060708 */
-    key_map_init(&km, KEY_I64, 0);
-    output_encode_binary(&k64, b, 1, &km, 0);
-    ck_assert_mem_eq(b, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
-    output_encode_binary(&k64, b, 1, &km, 1);
-    ck_assert_mem_eq(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
-
-    k64 = 0;                                     /* u64 0, and i64 INT64_MIN */
-    key_map_init(&km, KEY_U64, 0);
-    output_encode_binary(&k64, b, 1, &km, 1);
-    ck_assert_mem_eq(b, "\0\0\0\0\0\0\0\0", 8);
-    key_map_init(&km, KEY_I64, 0);
-    output_encode_binary(&k64, b, 1, &km, 1);
-    ck_assert_mem_eq(b, "\x80\0\0\0\0\0\0\0", 8);
-}
-END_TEST
 
 /* ------------------------------------------------------------------------------ */
 /* The writer                                                                      */
@@ -774,8 +700,6 @@ Suite *make_output_suite(void)
 {
     Suite *s = suite_create("output");
     TCase *tc = tcase_create("encode");
-    tcase_add_loop_test(tc, test_output_encode_binary, 0, 16);
-    tcase_add_test(tc, test_output_encode_binary_by_hand);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("writer");

@@ -32,6 +32,7 @@
 #include "io/output.h"
 #include "merge/pmerge.h"
 #include "merge/smerge.h"
+#include "sorter/backend.h"
 #include "check_suites.h"
 
 #define MAXRUNS 9
@@ -184,47 +185,42 @@ static void *fifo_read_all(void *arg)
     return NULL;
 }
 
-/* A sorter that sorts aside as the GPU's does (sorter.h): the CPU radix sort on a
- * thread and pool of its own, pieces of at most max_keys. It counts what smerge
- * does with it; a call made while a sort is aside is counted as misuse. */
+/* A sorter that sorts aside as the GPU's does (sorter/backend.h): the CPU radix
+ * sort on a thread and pool of its own, pieces of at most max_keys. It counts what
+ * smerge does with it; a call made while a sort is aside is counted as misuse. */
 typedef struct {
     sorter_t base;
     pool_t *pool;
     sorter_t *cpu;
     pthread_t thread;
     int busy;                /* a sort is aside */
-    void *keys, *scratch, *out;
-    size_t n;
-    int width, rc;
+    sort_job_t *job;         /* the job aside */
+    int rc;
     int pins, asides, misuse;
     int pin_ret;             /* what pin() returns: 1 pinned, 0 could not */
 } aside_sorter_t;
 
-static int as_sort(sorter_t *s, void *keys, void *scratch, size_t n, int width, void **out)
+static int as_sort(sorter_t *s, sort_job_t *job)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
     a->misuse += a->busy;
-    return a->cpu->sort(a->cpu, keys, scratch, n, width, out);
+    return sorter_sort(a->cpu, job);
 }
 
 static void *as_main(void *arg)
 {
     aside_sorter_t *a = arg;
-    a->rc = a->cpu->sort(a->cpu, a->keys, a->scratch, a->n, a->width, &a->out);
+    a->rc = sorter_sort(a->cpu, a->job);
     return NULL;
 }
 
-static int as_sort_begin(sorter_t *s, void *keys, void *scratch, size_t n, int width)
+static int as_submit(sorter_t *s, sort_job_t *job)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
     a->misuse += a->busy;
-    a->keys = keys;
-    a->scratch = scratch;
-    a->n = n;
-    a->width = width;
-    a->out = keys;
+    a->job = job;
     if (pthread_create(&a->thread, NULL, as_main, a) != 0) {
-        a->rc = as_sort(s, keys, scratch, n, width, &a->out);
+        a->rc = as_sort(s, job);
         return 0;
     }
     a->busy = 1;
@@ -232,13 +228,12 @@ static int as_sort_begin(sorter_t *s, void *keys, void *scratch, size_t n, int w
     return 1;
 }
 
-static int as_sort_end(sorter_t *s, void **out)
+static int as_wait(sorter_t *s)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
     if (a->busy)
         pthread_join(a->thread, NULL);
     a->busy = 0;
-    *out = a->out;
     return a->rc;
 }
 
@@ -257,24 +252,30 @@ static void as_unpin(sorter_t *s, void *buf)
     ((aside_sorter_t *)s)->pins--;   /* a buffer never pinned goes negative */
 }
 
+static void as_destroy(sorter_t *s)
+{
+    (void)s;   /* embedded in the test's frame: aside_sorter_free() */
+}
+
+static const sorter_ops_t as_ops = {
+    .sort = as_sort, .submit = as_submit, .wait = as_wait,
+    .pin = as_pin, .unpin = as_unpin, .destroy = as_destroy,
+};
+
 static void aside_sorter_init(aside_sorter_t *a, size_t max_keys)
 {
     memset(a, 0, sizeof *a);
     ck_assert_int_eq(pool_create(&a->pool, 2), 0);
     ck_assert_int_eq(sorter_cpu_create(&a->cpu, a->pool), GS_OK);
+    a->base.ops = &as_ops;
     a->base.name = "aside";
-    a->base.max_keys = max_keys;
-    a->base.sort = as_sort;
-    a->base.sort_begin = as_sort_begin;
-    a->base.sort_end = as_sort_end;
-    a->base.pin = as_pin;
-    a->base.unpin = as_unpin;
+    a->base.caps = (sorter_caps_t){ .max_keys = max_keys, .aside = 1, .pins = 1 };
     a->pin_ret = 1;
 }
 
 static void aside_sorter_free(aside_sorter_t *a)
 {
-    a->cpu->destroy(a->cpu);
+    sorter_destroy(a->cpu);
     pool_destroy(a->pool);
 }
 
@@ -375,7 +376,7 @@ START_TEST(test_smerge_runs_cpu)
     /* The largest budgets hold the buffer more: some pieces went aside. */
     ck_assert(!aside || fifo || as.asides > 0);
     aside_sorter_free(&as);
-    cpu->destroy(cpu);
+    sorter_destroy(cpu);
     pool_destroy(pool);
     ck_remove_tree(dir);
 }

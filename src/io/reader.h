@@ -1,13 +1,13 @@
-/* input.h: key readers: one input (file or stdin) as a sequence of blocks of mapped
+/* reader.h: key readers: one input (file or stdin) as a sequence of blocks of mapped
  * keys, text parsed in parallel or binary decoded, with exact positions for errors.
  *
  * Text is read in large blocks cut at white space; each block is split among the
- * pool's threads at white space and scanned with tn_scan(). A bad token is reported
- * only after every key before it has been returned, so -c can see a disorder that
- * comes first.
+ * pool's threads at white space and scanned with tn_scan() (reader_text.c). A bad
+ * token is reported only after every key before it has been returned, so -c can see
+ * a disorder that comes first. Binary keys are decoded in place (key_decode).
  */
-#ifndef GS_INPUT_H
-#define GS_INPUT_H
+#ifndef GS_READER_H
+#define GS_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -79,10 +79,5 @@ uint64_t kreader_bytes(kreader_t *r);
 
 /* Close and free; NULL is a no-op. */
 void kreader_close(kreader_t *r);
-
-/* Decode n binary keys from src into mapped keys in dst (may be the same buffer):
- * byte order, then the mapping. Pure; for the reader and the tests. */
-void input_decode_binary(const void *src, void *dst, size_t n, const keymap_t *km,
-                         int big_endian);
 
 #endif

@@ -1,0 +1,103 @@
+/* settings.c: the user's words resolved into the engine's settings (options.h). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/options.h"
+#include "core/error.h"
+#include "core/tuning.h"
+#include "sorter/sorter.h"
+
+static char *const stdin_only[] = { "-" };
+
+/* -S in bytes: a share of physical memory by default (half of it, as sort does),
+ * raised to the least that works. */
+static size_t opt_buffer_bytes(const opts_t *o)
+{
+    uint64_t phys = opt_physical_memory();
+    uint64_t b = opt_size_bytes(&o->buffer_size, phys, phys / 2);
+    if (b < SORT_MIN_BUDGET)
+        b = SORT_MIN_BUDGET;
+    if (b > SIZE_MAX / 4)
+        b = SIZE_MAX / 4;
+    return (size_t)b;
+}
+
+/* Where temporary files go: -T, else $TMPDIR, else /tmp. */
+static const char *opt_tmpdir(const opts_t *o)
+{
+    if (o->tmpdir)
+        return o->tmpdir;
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+/* The GPUs asked for into s->gpus and s->devices: auto (counted later, by the GPU
+ * backend, when a chunk needs them, so that small inputs and the CPU never pay for
+ * CUDA's start), none, every one there is, or a list checked against the count. Only
+ * a sort uses GPUs. */
+static int opt_gpus(const opts_t *o, settings_t *s)
+{
+    s->gpus = 0;
+#ifdef HAVE_CUDA
+    if (o->mode != MODE_SORT || o->device == DEV_CPU)
+        return GS_OK;
+    if (o->device == DEV_AUTO) {
+        s->gpus = GS_GPUS_AUTO;
+        return GS_OK;
+    }
+    int count = sorter_gpu_count();
+    if (o->device == DEV_ALL) {
+        if (count == 0)
+            return err_set(GS_EUSAGE, "--device=all: no usable GPU");
+        for (int d = 0; d < count && d < GS_MAX_DEVICES; d++)
+            s->devices[s->gpus++] = d;
+        return GS_OK;
+    }
+    for (int i = 0; i < o->ndevices; i++) {
+        if (o->devices[i] >= count)
+            return err_set(GS_EUSAGE, "--device=%d: no such GPU (%d found)", o->devices[i],
+                           count);
+        s->devices[s->gpus++] = o->devices[i];
+    }
+    return GS_OK;
+#else
+    if (o->device == DEV_LIST)
+        return err_set(GS_EUSAGE, "--device=%d: no such GPU: this gpusort was built "
+                       "without CUDA support", o->devices[0]);
+    if (o->device == DEV_ALL)
+        return err_set(GS_EUSAGE, "--device=all: no usable GPU: this gpusort was built "
+                       "without CUDA support");
+    return GS_OK;
+#endif
+}
+
+int opt_settings(const opts_t *o, settings_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->mode = o->mode;
+    s->type = o->type;
+    s->reverse = o->reverse;
+    s->unique = o->unique;
+    s->in_format = o->in_format;
+    s->out_format = o->out_format;
+    s->big_endian = o->big_endian;
+    s->inputs = o->nfiles ? o->files : stdin_only;
+    s->ninputs = o->nfiles ? o->nfiles : 1;
+    s->output = o->output;
+    s->buffer_bytes = opt_buffer_bytes(o);
+    s->threads = o->threads;
+    s->tmpdir = opt_tmpdir(o);
+    s->compress = o->compress;
+    s->algorithm = o->algorithm;
+    s->gpu_memory = GS_GPU_MEMORY_FREE;
+    s->gpu_memory_percent = -1;
+    if (o->gpu_memory.set && o->gpu_memory.percent)
+        s->gpu_memory_percent = (int)o->gpu_memory.value;
+    else if (o->gpu_memory.set)
+        s->gpu_memory = o->gpu_memory.value;
+    s->progress = o->progress;
+    s->stats = o->stats;
+    return opt_gpus(o, s);
+}

@@ -1,0 +1,63 @@
+/* settings.h: what the engine is told to do, resolved once from the command line.
+ *
+ * cli/ turns the user's words (options.h) into a settings_t: sizes in bytes, the
+ * temporary directory and the GPUs chosen, every default applied. Nothing below cli/
+ * sees an option; the engine reads settings and never changes them (its mutable
+ * state lives in the pipeline's context, pipeline/ctx.h).
+ */
+#ifndef GS_SETTINGS_H
+#define GS_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/keys.h"
+
+typedef enum { FMT_TEXT, FMT_BINARY } format_t;
+typedef enum { MODE_SORT, MODE_MERGE, MODE_CHECK, MODE_CHECK_QUIET } run_mode_t;
+typedef enum { ALGO_RADIX, ALGO_BITONIC } algorithm_t;
+typedef enum { COMPRESS_AUTO, COMPRESS_LZ4, COMPRESS_NONE } compress_t;
+
+/* The most GPUs one run uses. */
+#define GS_MAX_DEVICES 64
+
+/* settings_t.gpus: every GPU found, where they are faster than the CPU
+ * (--device=auto), counted only once a chunk needs them. */
+#define GS_GPUS_AUTO (-1)
+
+/* settings_t.gpu_memory: no --gpu-memory given. */
+#define GS_GPU_MEMORY_FREE UINT64_MAX
+
+typedef struct {
+    run_mode_t mode;            /* sort (default), -m, -c or -C */
+    /* the keys */
+    key_type_t type;            /* --type (default i64) */
+    int reverse;                /* -r */
+    int unique;                 /* -u */
+    /* formats */
+    format_t in_format;         /* text (default) or binary */
+    format_t out_format;
+    int big_endian;             /* byte order of binary keys (default little) */
+    /* inputs and output */
+    char *const *inputs;        /* the inputs, at least one; "-" is standard input */
+    int ninputs;
+    const char *output;         /* -o FILE; NULL: standard output */
+    /* resources */
+    size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
+    int threads;                /* CPU threads */
+    const char *tmpdir;         /* where runs spill: -T, $TMPDIR or /tmp */
+    compress_t compress;        /* how spilled runs are stored */
+    /* GPUs */
+    int gpus;                   /* 0: the CPU only; GS_GPUS_AUTO; n > 0: devices[0..n) */
+    int devices[GS_MAX_DEVICES];
+    algorithm_t algorithm;      /* the GPUs' chunk sort */
+    uint64_t gpu_memory;        /* bytes each GPU may use (raised to the least that
+                                   works); GS_GPU_MEMORY_FREE: most of what is free */
+    int gpu_memory_percent;     /* 0..100: instead, that share of each GPU's memory,
+                                   which only the device knows; -1: bytes, as above */
+    /* reporting */
+    int progress;               /* --progress */
+    int stats;                  /* --stats */
+} settings_t;
+
+#endif

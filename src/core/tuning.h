@@ -1,0 +1,80 @@
+/* tuning.h: every constant of gpusort that was chosen by measuring, in one place.
+ *
+ * One line each: what it sets. Why it has its value, with the figures and the
+ * commands that gave them, is in doc/perf/TUNING.md under the constant's name.
+ * Constants that a format or an algorithm fixes (the bytes of a line, the keys of a
+ * spilled block) stay beside the code that needs them.
+ */
+#ifndef GS_TUNING_H
+#define GS_TUNING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- memory and threads (core/) ------------------------------------------------- */
+#define MEM_HUGE_MIN ((size_t)256 << 20)        /* buffers this large ask for huge pages */
+#define MEM_PARALLEL_MIN ((size_t)4 << 20)      /* copies and first touches this large are shared out */
+#define PIPE_BYTES (1 << 20)                    /* a pipe at either end is grown to this */
+
+/* ---- reading (io/reader) --------------------------------------------------------- */
+#define READ_BLOCK_DEFAULT ((size_t)16 << 20)   /* a reader's block when its caller names none */
+#define READ_PIECES_A_THREAD 4                  /* a text block's pieces for each scanning thread */
+#define READ_PARALLEL_MIN ((size_t)256 << 10)   /* smaller blocks are scanned by one thread */
+#define READ_AHEAD_MIN ((size_t)1 << 20)        /* blocks this large are read ahead */
+#define READ_THREADS_MIN 4                      /* a regular file's pread threads, at least */
+#define READ_THREADS_MAX 16                     /* and at most */
+#define READ_PIECE ((size_t)1 << 20)            /* bytes one pread thread reads at a time */
+#define READ_MAP_MIN ((uint64_t)1 << 20)        /* text files this large are read mapped */
+
+/* ---- writing (io/writer, io/placed, io/ahead) ------------------------------------ */
+#define WRITE_KEYS_A_THREAD ((size_t)64 << 10)  /* keys a thread formats a batch; the least a thread places */
+#define WRITE_BINARY_A_THREAD ((size_t)1 << 20) /* bytes of binary keys a thread encodes a batch */
+#define WRITE_RELEASE ((size_t)4 << 20)         /* placed text: bytes a thread fills between releases */
+#define WRITE_AHEAD_PIECE ((size_t)4 << 20)     /* zeros written ahead this many bytes a call */
+#define WRITE_AHEAD_MIN_THREADS 16              /* zeros are written ahead on this many threads or more */
+
+/* ---- the sort pipeline (pipeline/) ----------------------------------------------- */
+#define SORT_MIN_BUDGET ((size_t)1 << 20)       /* -S is raised to this */
+#define SORT_BLOCK_A_THREAD ((size_t)4 << 20)   /* read block for each thread, within: */
+#define SORT_BLOCK_MIN ((size_t)64 << 10)       /*   at least this, */
+#define SORT_BLOCK_MAX ((size_t)64 << 20)       /*   at most this (and an eighth of -S) */
+#define SORT_DIRECT_KEYS ((size_t)1 << 24)      /* binary keys read straight into a chunk at a time */
+#define SORT_GPU_MIN_KEYS ((size_t)1 << 20)     /* smaller chunks are sorted on the CPU even with a GPU */
+#define SORT_GPU_KEYS_A_THREAD ((uint64_t)1 << 25) /* --device=auto: fewer keys a CPU thread stay on the CPU */
+#define MERGEFILES_BLOCKS ((size_t)64 << 20)    /* -m: read blocks of all inputs together */
+
+/* ---- the run store (store/) ------------------------------------------------------- */
+#define RUN_BLOCK_KEYS ((size_t)16 << 10)       /* keys in a spilled block */
+#define RUN_SPILL_BLOCKS 32                     /* blocks a thread encodes a batch while spilling */
+
+/* ---- merging (merge/) ------------------------------------------------------------- */
+#define PM_BATCH ((size_t)16 << 10)             /* keys merged between two prepare() calls */
+#define PM_STREAM ((size_t)512 << 10)           /* bytes the thread with the turn delivers at once */
+#define PM_HOLD_MAX ((size_t)256 << 20)         /* bytes a thread holds before its turn, at most */
+#define PM_PLACED_PIECE_MAX ((size_t)4 << 20)   /* placed: keys a piece takes, at most */
+#define PM_SAMPLES 4096                         /* keys sampled a run to choose splitters */
+#define PM_TREE_MAX 16                          /* runs a thread merges two by two; more: a loser tree */
+#define PM_NODE_KEYS 1024                       /* keys each inner node of that tree holds */
+#define SM_MIN_PIECE ((size_t)1 << 16)          /* merge by sorting: keys a piece takes, at least */
+#define SM_TASK_KEYS (RUN_BLOCK_KEYS * 32)      /* merge by sorting: keys one gathering task copies */
+#define STREAMS_OUT_KEYS ((size_t)64 << 10)     /* -m: keys merged between two writes */
+
+/* ---- the CPU radix sort (sorter/cpu) --------------------------------------------- */
+#define RADIX_MAX_BITS 11                       /* most bits a digit covers */
+#define RADIX_MIN_BITS 8                        /* least bits an LSD digit covers */
+#define RADIX_BUCKET_LOG 12                     /* the MSD digit leaves buckets of about 2^this keys */
+#define RADIX_PARALLEL_MIN ((size_t)1 << 16)    /* fewer keys are sorted by one thread */
+#define RADIX_BUCKET_CACHE ((size_t)1 << 20)    /* buckets of at most these bytes: one thread, in cache */
+#define RADIX_SLICES_A_THREAD 4                 /* the parallel passes' slices for each thread */
+#define RADIX_SAMPLE 1024                       /* keys sampled to foretell the MSD digit */
+
+/* ---- the GPU backend (sorter/cuda*) ---------------------------------------------- */
+#define CUDA_STAGE_BYTES ((size_t)64 << 20)     /* each of a device's two pinned staging buffers */
+#define CUDA_MIN_KEYS ((size_t)1 << 20)         /* a device that holds fewer keys is given up */
+#define CUDA_GUESS_KEYS ((size_t)1 << 26)       /* a chunk's keys before the set-up is known done */
+#define CUDA_SPLIT_MIN ((size_t)1 << 22)        /* fewer keys a device: a chunk is not split among devices */
+#define CUDA_SAMPLES 4096                       /* keys sampled a device to deal a chunk by key range */
+#define CUDA_FREE_TENTHS 9                      /* default: this many tenths of a device's free memory */
+#define CUDA_SLACK_BYTES ((size_t)16 << 20)     /* device memory left to spare beside the input's */
+
+#endif

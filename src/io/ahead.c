@@ -1,0 +1,84 @@
+/* ahead.c: zeros written ahead into -o's temporary (see output_write_ahead()).
+ *
+ * A page fault on a page of the file that the page cache does not hold yet costs far
+ * more than one on a page it holds: the page is allocated, zeroed and its block
+ * reserved under the file's locks, one page at a time, by threads that contend for
+ * those locks. So where the caller knows that the text of one chunk is coming before
+ * it is sorted, a job writes zeros into the temporary by write(2) while the chunk
+ * sorts: the kernel makes those pages in large folios with their space reserved, and
+ * placing the text later (placed.c) faults in only pages that are there.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "io/output_impl.h"
+
+/* Written from a buffer never written: the kernel backs it with its one page of
+ * zeros, no memory of ours. */
+static char ahead_zeros[WRITE_AHEAD_PIECE];
+
+static void output_ahead_job(void *arg)
+{
+    output_t *o = arg;
+    double t0 = stats_now();
+    uint64_t off = 0;
+    while (off < o->ahead_bound && !__atomic_load_n(&o->ahead_stop, __ATOMIC_RELAXED)) {
+        uint64_t left = o->ahead_bound - off;
+        size_t len = left < WRITE_AHEAD_PIECE ? (size_t)left : WRITE_AHEAD_PIECE;
+        ssize_t n = pwrite(o->fd, ahead_zeros, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;   /* a full disk, say: the writing proper meets it, if it must */
+        off += (uint64_t)n;
+    }
+    o->ahead_done = off;
+    o->ahead_seconds = stats_now() - t0;
+}
+
+int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys)
+{
+    int threads = pool_size(cfg->pool);
+    return cfg->path && !cfg->binary && threads >= WRITE_AHEAD_MIN_THREADS &&
+           keys >= (uint64_t)WRITE_KEYS_A_THREAD * (uint64_t)threads;
+}
+
+void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys)
+{
+    if (!o->tmp_path || !output_may_write_ahead(&o->cfg, keys) || !output_can_place(o, keys) ||
+        o->ahead_used || o->bytes != 0 || bound == 0 || bound > (uint64_t)INT64_MAX)
+        return;
+    o->ahead_bound = bound;
+    o->ahead_stop = 0;
+    /* No thread: the faults are taken later, as without. */
+    o->ahead_posted = o->ahead_used = job_try_post(&o->ahead, output_ahead_job, o);
+}
+
+void output_ahead_end(output_t *o)
+{
+    if (!o->ahead_posted)
+        return;
+    __atomic_store_n(&o->ahead_stop, 1, __ATOMIC_RELAXED);
+    job_wait(&o->ahead);
+    o->ahead_posted = 0;
+    stats_note_ahead(o->ahead_done, o->ahead_seconds);
+}
+
+int output_ahead_cut(output_t *o)
+{
+    output_ahead_end(o);
+    if (!o->ahead_used)
+        return GS_OK;
+    struct stat st;
+    if (fstat(o->fd, &st) != 0 || ((uint64_t)st.st_size > o->bytes &&
+                                   ftruncate(o->fd, (off_t)o->bytes) != 0))
+        return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+    return GS_OK;
+}

@@ -1,0 +1,86 @@
+/* output_impl.h: the output's state, shared by its parts: outfile.c (the
+ * destination and the atomic -o), writer.c (formatting and writing in order),
+ * placed.c (text formatted straight into the file's pages) and ahead.c (zeros
+ * written ahead). Not for other modules: their interface is output.h.
+ */
+#ifndef GS_OUTPUT_IMPL_H
+#define GS_OUTPUT_IMPL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/job.h"
+#include "io/output.h"
+
+/* One batch: a buffer per pool thread, written in order. */
+typedef struct {
+    char **bufs;             /* [threads] */
+    size_t *lens;            /* [threads] bytes to write from each */
+} out_batch_t;
+
+/* The writer job's argument: which set it writes. */
+typedef struct {
+    output_t *o;
+    int set;
+} out_wjob_t;
+
+struct output {
+    output_cfg_t cfg;
+    int fd;
+    const char *name;        /* for messages */
+    char *final_path;        /* with a temporary: what it is renamed to */
+    char *tmp_path;          /* the temporary, or NULL when writing directly */
+    int slot;                /* its cleanup slot */
+    int threads;
+    int solo;                /* 1: binary batches are encoded by the caller alone */
+    size_t bufsize;          /* bytes in each batch buffer */
+    out_batch_t sets[2];     /* formatted by the pool, written by the writer job */
+    int have_sets;           /* 1: sets[] are allocated */
+    int cur;                 /* the set the pool fills next */
+    const void *keys;        /* the batch being formatted */
+    size_t nkeys;
+    unsigned long long bytes;
+    unsigned long long mapped;   /* of them, written mapped */
+    size_t page;             /* the page size */
+    off_t place_pos;         /* where the placed bytes start (output_place_begin) */
+    int map_fd;              /* standard output's file opened again to be mapped
+                                (outfile.c), or -1 */
+    /* the writer job: writes each full set in turn, the pool filling the other */
+    job_t writer;
+    out_wjob_t wjob[2];
+    int werr;                /* its first error code (atomic) */
+    /* writing ahead (ahead.c) */
+    job_t ahead;
+    int ahead_posted;        /* 1: the zeros' job was posted and not yet stopped */
+    int ahead_stop;          /* 1: it stops at its next piece (atomic) */
+    int ahead_used;          /* 1: zeros were written: the file is cut at the commit */
+    uint64_t ahead_bound;    /* bytes it writes at most */
+    uint64_t ahead_done;     /* bytes of zeros from the start of the file (after it
+                                stopped); 0 once placing took them */
+    double ahead_seconds;
+};
+
+/* writer.c: write buf[0..len) at the file's position, every byte or an error
+ * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
+int output_write_all(output_t *o, const void *buf, size_t len);
+
+/* writer.c: wait until the writer job has written everything handed to it; its
+ * first error. */
+int output_drain(output_t *o);
+
+/* writer.c: free the batch buffers and end the writer job (after output_drain). */
+void output_writer_free(output_t *o);
+
+/* ahead.c: stop writing zeros ahead, before anything else is written. */
+void output_ahead_end(output_t *o);
+
+/* ahead.c: stop writing ahead and cut the zeros that no output overwrote. */
+int output_ahead_cut(output_t *o);
+
+/* placed.c: keys[0..n) of text placed in the file (output.h), sorted or not: GS_OK,
+ * an error, or OUTPUT_PLAIN where placing does not apply (the caller writes the
+ * keys through the batches). */
+#define OUTPUT_PLAIN (-1)
+int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
+
+#endif

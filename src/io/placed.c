@@ -1,0 +1,268 @@
+/* placed.c: text placed in the output file (see output.h, "placed text").
+ *
+ * ext4, like most file systems, takes one write(2) at a time per file, but page
+ * faults on a shared mapping of the file run in parallel. So text of many keys bound
+ * for a file is placed: its layout is known ahead (output_write() has each thread
+ * count the bytes of its share of the keys; of keys in order, output_write_sorted()
+ * finds where they cross each step of the line lengths by binary search; the
+ * parallel merge knows its pieces' bytes from ranks in the runs), and each thread
+ * formats its part straight into the file's pages at its offset (output_place). The
+ * space is reserved first with fallocate(2), so that a full disk is an error there
+ * and never a fault on a mapped page; where fallocate is not supported, the plain
+ * writer does it. Standard output that is a regular file ("> FILE") is placed too,
+ * through a descriptor of its own (outfile.c). The file is mapped whole, once, and
+ * each thread lets go of the pages it has filled every WRITE_RELEASE bytes: they
+ * stay in the page cache, dirty, but leave the process's resident memory.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "io/output_impl.h"
+#include "io/textnum.h"
+
+/* The keys at the end of each thread's range are formatted into a buffer of its own
+ * and copied, since the formatter stores up to 16 bytes past a line's end, which
+ * must not reach the next range (each line has 2 bytes or more). */
+#define PLACE_TAIL 16
+
+int output_can_place(const output_t *o, uint64_t keys)
+{
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    return !o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
+           keys >= (uint64_t)WRITE_KEYS_A_THREAD * (uint64_t)o->threads;
+#else
+    (void)o;
+    (void)keys;
+    return 0;
+#endif
+}
+
+size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
+{
+    return tn_line_steps(o->cfg.km, start, len);
+}
+
+int output_place_begin(output_t *o, uint64_t total, char **base)
+{
+    *base = NULL;
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    int rc = output_drain(o);   /* what the writer holds goes first */
+    if (rc)
+        return rc;
+    output_ahead_end(o);
+    int fd = o->map_fd >= 0 ? o->map_fd : o->fd;   /* o->fd: the position */
+    off_t pos = lseek(o->fd, 0, SEEK_CUR);
+    if (total == 0 || total > SIZE_MAX || pos < 0 || pos % (off_t)o->page != 0)
+        return GS_OK;
+    /* Zeros written ahead from the start: their pages are there, their space
+     * reserved; what lies past the text is cut off, what they lack reserved. */
+    uint64_t ahead = pos == 0 ? o->ahead_done : 0;
+    o->ahead_done = 0;
+    if (ahead >= total) {
+        if (ftruncate(fd, (off_t)total) != 0)
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+    } else if (fallocate(fd, 0, pos + (off_t)ahead, (off_t)(total - ahead)) != 0) {
+        if (errno != EOPNOTSUPP && errno != ENOSYS)
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        return GS_OK;
+    }
+    void *map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pos);
+    if (map == MAP_FAILED) {
+        /* The plain writer writes from pos: the temporary's space reserved goes
+         * back (standard output's file may hold more past pos: left as it is). */
+        if (o->tmp_path && ftruncate(fd, pos) != 0)
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        return GS_OK;
+    }
+    o->place_pos = pos;
+    *base = map;
+    return GS_OK;
+#else
+    (void)o;
+    (void)total;
+    return GS_OK;
+#endif
+}
+
+/* Let go of the whole pages in [from, to) of a mapping (the page that holds from
+ * included). A page another thread still fills is only faulted in again: the page
+ * cache keeps its contents. */
+static void output_release(const output_t *o, char *from, char *to)
+{
+#ifdef MADV_DONTNEED
+    uintptr_t a = (uintptr_t)from & ~(uintptr_t)(o->page - 1);
+    uintptr_t b = (uintptr_t)to & ~(uintptr_t)(o->page - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+    (void)o;
+    (void)from;
+    (void)to;
+#endif
+}
+
+int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
+                 char **released)
+{
+    const keymap_t *km = o->cfg.km;
+    char *p = *at;
+    size_t room = (size_t)(end - p), head = n;
+    if (n * TN_MAX_LINE + PLACE_TAIL > room) {
+        /* Near the end: measured first, and the last keys through a buffer, so that
+         * the formatter's overrun stays inside (those keys take 2 bytes or more). */
+        if (tn_format_bytes(keys, n, km) > room)
+            return err_set(GS_EIO, "internal error: text output longer than laid out");
+        head = n > PLACE_TAIL ? n - PLACE_TAIL : 0;
+    }
+    p += tn_format_keys(keys, head, km, p);
+    if (head < n) {
+        char tail[PLACE_TAIL * TN_MAX_LINE + 16];
+        size_t tlen = tn_format_keys((const char *)keys + head * (size_t)km->width, n - head,
+                                     km, tail);
+        memcpy(p, tail, tlen);
+        p += tlen;
+    }
+    *at = p;
+    size_t every = o->cfg.map_release ? o->cfg.map_release : WRITE_RELEASE;
+    if ((size_t)(p - *released) >= every || p == end) {
+        output_release(o, *released, p);
+        *released = (char *)((uintptr_t)p & ~(uintptr_t)(o->page - 1));
+    }
+    return GS_OK;
+}
+
+int output_place_end(output_t *o, char *base, uint64_t total, int ok)
+{
+    if (!base)
+        return GS_OK;
+    munmap(base, (size_t)total);
+    if (!ok)
+        return GS_OK;
+    if (lseek(o->fd, o->place_pos + (off_t)total, SEEK_SET) < 0)
+        return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+    o->bytes += total;
+    o->mapped += total;
+    stats_note_mapped(total, o->threads);
+    return GS_OK;
+}
+
+/* One output_write() placed: each pool thread's share of the keys, measured, then
+ * formatted at its offset. */
+typedef struct {
+    const output_t *o;
+    const char *keys;
+    size_t n;
+    size_t *off;        /* [nt + 1]: each share's bytes, then where each starts */
+    char *map;          /* the file mapped from the first byte of keys[0] */
+    int bad;            /* 1: a share failed (the message is set) */
+} map_job_t;
+
+static void map_share(const map_job_t *j, int t, int nt, size_t *lo, size_t *hi)
+{
+    *lo = j->n * (size_t)t / (size_t)nt;
+    *hi = j->n * (size_t)(t + 1) / (size_t)nt;
+}
+
+static void output_measure_share(void *arg, int t, int nt)
+{
+    map_job_t *j = arg;
+    size_t lo, hi;
+    map_share(j, t, nt, &lo, &hi);
+    const keymap_t *km = j->o->cfg.km;
+    j->off[t] = tn_format_bytes(j->keys + lo * (size_t)km->width, hi - lo, km);
+}
+
+static void output_map_share(void *arg, int t, int nt)
+{
+    map_job_t *j = arg;
+    size_t lo, hi;
+    map_share(j, t, nt, &lo, &hi);
+    size_t w = (size_t)j->o->cfg.km->width;
+    char *p = j->map + j->off[t], *end = j->map + j->off[t + 1], *released = p;
+    for (size_t k = lo; k < hi;) {
+        size_t m = hi - k < WRITE_KEYS_A_THREAD ? hi - k : WRITE_KEYS_A_THREAD;
+        if (output_place(j->o, j->keys + k * w, m, &p, end, &released) != GS_OK) {
+            j->bad = 1;
+            return;
+        }
+        k += m;
+    }
+    if (p != end) {
+        err_set(GS_EIO, "internal error: text output shorter than laid out");
+        j->bad = 1;
+    }
+}
+
+/* Each share's bytes of keys in order, by ranks: where the keys cross each step of
+ * the line lengths (tn_line_steps), found by binary search; no pass over the keys. */
+static void output_measure_ranked(map_job_t *j, int nt)
+{
+    const keymap_t *km = j->o->cfg.km;
+    uint64_t key[TN_MAX_STEPS];
+    unsigned char len[TN_MAX_STEPS];
+    size_t at[TN_MAX_STEPS + 1];
+    size_t ns = tn_line_steps(km, key, len);
+    for (size_t i = 0; i < ns; i++)
+        at[i] = key_lower_bound(j->keys, j->n, km->width, key[i]);
+    at[ns] = j->n;
+    for (int t = 0; t < nt; t++) {
+        size_t lo, hi, bytes = 0;
+        map_share(j, t, nt, &lo, &hi);
+        for (size_t i = 0; i < ns; i++) {
+            size_t a = at[i] > lo ? at[i] : lo, b = at[i + 1] < hi ? at[i + 1] : hi;
+            if (b > a)
+                bytes += (b - a) * len[i];
+        }
+        j->off[t] = bytes;
+    }
+}
+
+/* Keys in order (sorted) are measured by ranks, others by a pass over them.
+ * OUTPUT_PLAIN where placing does not apply: few keys, a position in the middle of
+ * a page, a file system without fallocate, or no mapping to be had. */
+int output_write_placed(output_t *o, const void *keys, size_t n, int sorted)
+{
+    if (!output_can_place(o, n))
+        return OUTPUT_PLAIN;
+    int nt = o->threads;
+    map_job_t j = { .o = o, .keys = keys, .n = n };
+    j.off = malloc(sizeof *j.off * (size_t)(nt + 1));
+    if (!j.off)
+        return err_set(GS_ENOMEM, "out of memory");
+    double t0 = stats_now();
+    if (sorted)
+        output_measure_ranked(&j, nt);
+    else
+        pool_run(o->cfg.pool, output_measure_share, &j);
+    size_t total = 0;
+    for (int t = 0; t <= nt; t++) {
+        size_t len = t < nt ? j.off[t] : 0;
+        j.off[t] = total;
+        total += len;
+    }
+    double t1 = stats_now();
+    stats_add(ST_FORMAT, total, t1 - t0);
+    int rc = output_place_begin(o, total, &j.map);
+    if (rc == GS_OK && !j.map)
+        rc = OUTPUT_PLAIN;
+    if (rc == GS_OK) {
+        pool_run(o->cfg.pool, output_map_share, &j);
+        rc = output_place_end(o, j.map, total, !j.bad);
+        if (j.bad)
+            rc = GS_EIO;
+        else
+            stats_add(ST_WRITE, total, stats_now() - t1);
+    }
+    free(j.off);
+    return rc;
+}

@@ -1,0 +1,532 @@
+/* reader.c: key readers (see reader.h): sources, blocks, binary keys.
+ *
+ * Two raw buffers take turns: while the pool parses the block in one, a job reads
+ * ahead into the other. A block ends at the last white space (text) or the last
+ * whole key (binary); what follows is copied to the front of the other buffer
+ * before the job fills the rest. A regular text file of some size is mapped instead,
+ * and its blocks are read in place (READ_MAP_MIN), with no copy and no reading
+ * thread. A regular file is read by a pool of its own, each thread copying pieces
+ * of READ_PIECE bytes from the page cache at its own offset: one thread copies at
+ * well under the memory's bandwidth. Text blocks are scanned by reader_text.c;
+ * binary keys are decoded in place.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "io/reader_impl.h"
+#include "io/textnum.h"
+
+/* ---- opening and reading --------------------------------------------------------- */
+
+int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
+{
+    kreader_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(GS_ENOMEM, "out of memory");
+    r->map_watch = -1;
+    job_init(&r->ahead);
+    r->cfg = *cfg;
+    if (!r->cfg.block_bytes)
+        r->cfg.block_bytes = READ_BLOCK_DEFAULT;
+    r->width = cfg->km->width;
+    r->name = strdup(path);
+    if (!r->name) {
+        kreader_close(r);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    if (strcmp(path, "-") == 0) {
+        r->fd = STDIN_FILENO;
+#ifdef F_SETPIPE_SZ
+        /* A larger pipe: fewer switches between its two ends (a file or a terminal
+         * refuses it, harmlessly). */
+        (void)fcntl(r->fd, F_SETPIPE_SZ, PIPE_BYTES);
+#endif
+    } else {
+        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (r->fd < 0) {
+            int e = errno;
+            kreader_close(r);
+            return err_sys(GS_EIO, e, "cannot read '%s'", path);
+        }
+        r->close_fd = 1;
+        struct stat st;
+        if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            kreader_close(r);
+            return err_sys(GS_EIO, EISDIR, "cannot read '%s'", path);
+        }
+        r->regular = S_ISREG(st.st_mode);
+        r->size = (uint64_t)st.st_size;
+#ifdef POSIX_FADV_SEQUENTIAL
+        posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    }
+    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN && r->size <= SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+        if (m != MAP_FAILED) {
+            r->map_watch = cleanup_watch_map(m, (size_t)r->size, r->name);
+            if (r->map_watch >= 0) {
+                r->map = m;
+                r->map_len = r->size;
+            } else {
+                munmap(m, (size_t)r->size);   /* read it the plain way */
+            }
+        }
+    }
+    if (r->map) {
+        *out = r;   /* no buffers: blocks are read in place */
+        return GS_OK;
+    }
+    r->cap = r->cfg.block_bytes + 8;
+    r->bufs[0] = malloc(r->cap);
+    r->bufs[1] = malloc(r->cap);
+    if (!r->bufs[0] || !r->bufs[1]) {
+        kreader_close(r);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    r->buf = r->bufs[0];
+    if (cfg->binary && cfg->carry && cfg->carry->n) {
+        memcpy(r->buf, cfg->carry->bytes, cfg->carry->n);
+        r->have[0] = cfg->carry->n;
+        cfg->carry->n = 0;
+    }
+    *out = r;
+    return GS_OK;
+}
+
+/* A fill of a regular file: dst[0..len) from off, in pieces of READ_PIECE bytes,
+ * piece p read by thread p % threads, each to its end or the file's. */
+typedef struct {
+    int fd;
+    char *dst;
+    size_t len;
+    uint64_t off;
+    size_t npieces;
+    size_t *got;             /* [npieces] bytes read into each */
+    int err;                 /* errno of the first failed read, or 0 */
+} fill_job_t;
+
+static void kreader_fill_share(void *arg, int t, int nt)
+{
+    fill_job_t *j = arg;
+    for (size_t p = (size_t)t; p < j->npieces; p += (size_t)nt) {
+        size_t a = p * READ_PIECE, len = j->len - a < READ_PIECE ? j->len - a : READ_PIECE;
+        size_t got = 0;
+        while (got < len) {
+            ssize_t n = pread(j->fd, j->dst + a + got, len - got, (off_t)(j->off + a + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                int none = 0;
+                __atomic_compare_exchange_n(&j->err, &none, errno, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED);
+                break;
+            }
+            if (n == 0)
+                break;
+            got += (size_t)n;
+        }
+        j->got[p] = got;
+        if (got < len)
+            return;   /* the end of the file (or an error): later pieces are void */
+    }
+}
+
+/* Fill dst[0..len) of a regular file from r->off, on the read pool where the file
+ * holds more than a piece. The bytes read are the pieces' prefix up to the first
+ * short one (the end of the file). Sets *got and r->eof. */
+static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
+{
+    *got = 0;
+    uint64_t left = r->size > r->off ? r->size - r->off : 0;
+    size_t npieces = (len + READ_PIECE - 1) / READ_PIECE;
+    size_t one = 0;
+    fill_job_t j = { .fd = r->fd, .dst = dst, .len = len, .off = r->off, .npieces = npieces,
+                     .got = npieces > 1 ? calloc(npieces, sizeof *j.got) : &one };
+    if (!j.got)
+        return err_set(GS_ENOMEM, "out of memory");
+    int pooled = npieces > 1 && left > READ_PIECE;
+    if (pooled && !r->readers) {
+        int k = pool_size(r->cfg.pool);
+        k = k < READ_THREADS_MIN ? READ_THREADS_MIN : k;
+        k = k > READ_THREADS_MAX ? READ_THREADS_MAX : k;
+        if (pool_create(&r->readers, k) != GS_OK)
+            r->readers = NULL;   /* read on this thread alone */
+    }
+    if (pooled && r->readers)
+        pool_run(r->readers, kreader_fill_share, &j);
+    else
+        kreader_fill_share(&j, 0, 1);
+    for (size_t p = 0; p < npieces; p++) {
+        *got += j.got[p];
+        if (j.got[p] < (p + 1 < npieces ? READ_PIECE : len - p * READ_PIECE)) {
+            r->eof = 1;
+            break;
+        }
+    }
+    if (j.got != &one)
+        free(j.got);
+    if (j.err)
+        return err_sys(GS_EIO, j.err, "read error on '%s'", r->name);
+    r->off += *got;
+    return GS_OK;
+}
+
+/* Read until bufs[i] holds cap bytes or the input ends. */
+static int kreader_fill(kreader_t *r, int i)
+{
+    double t0 = stats_now();
+    uint64_t before = r->bytes;
+    while (!r->eof && r->have[i] < r->cap) {
+        ssize_t got;
+        if (r->regular) {
+            size_t n;
+            int rc = kreader_pread(r, r->bufs[i] + r->have[i], r->cap - r->have[i], &n);
+            if (rc)
+                return rc;
+            got = (ssize_t)n;
+        } else {
+            got = read(r->fd, r->bufs[i] + r->have[i], r->cap - r->have[i]);
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                return err_sys(GS_EIO, errno, "read error on '%s'", r->name);
+            }
+            if (got == 0)
+                r->eof = 1;
+        }
+        r->have[i] += (size_t)got;
+        r->bytes += (uint64_t)got;
+    }
+    stats_add(ST_READ, r->bytes - before, stats_now() - t0);
+    return GS_OK;
+}
+
+static void kreader_ahead_fill(void *arg)
+{
+    kreader_t *r = arg;
+    r->ahead_rc = kreader_fill(r, r->cur ^ 1);
+}
+
+/* Wait for the read-ahead, if one was posted; its result. */
+static int kreader_ahead_wait(kreader_t *r)
+{
+    if (!r->ahead_posted)
+        return GS_OK;
+    job_wait(&r->ahead);
+    r->ahead_posted = 0;
+    return r->ahead_rc;
+}
+
+/* Where the block in buf[0..have) ends: after the last white space (text) or the
+ * last whole key (binary); at the end of the input, everything (text) or the whole
+ * keys (binary). 0 with text and no white space: one token fills the buffer. */
+static size_t kreader_cut(const kreader_t *r, const char *buf, size_t have)
+{
+    if (r->cfg.binary)
+        return have - have % (size_t)r->width;
+    if (r->eof)
+        return have;
+    size_t cut = have;
+    while (cut > 0 && !tn_is_space((unsigned char)buf[cut - 1]))
+        cut--;
+    return cut;
+}
+
+/* kreader_advance for a mapped file: the next block is the mapping's next bytes, up
+ * to the block's size, cut after white space (or past one token longer than that).
+ * Nothing is copied. The pages of the blocks before are let go (they leave the
+ * process, not the page cache), so the resident memory stays about a block; the
+ * kernel is asked to read the next block ahead. */
+static int kreader_advance_mapped(kreader_t *r)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    uint64_t done = r->off / page * page;
+    if (done > r->map_done) {
+        madvise(r->map + r->map_done, (size_t)(done - r->map_done), MADV_DONTNEED);
+        r->map_done = done;
+    }
+    r->started = 1;
+    uint64_t avail = r->map_len - r->off;
+    size_t len = avail < r->cfg.block_bytes ? (size_t)avail : r->cfg.block_bytes;
+    r->buf = r->map + r->off;
+    size_t cut = len;
+    if (len < avail) {
+        cut = kreader_cut(r, r->buf, len);
+        if (cut == 0) {
+            cut = len;
+            while (cut < avail && !tn_is_space((unsigned char)r->buf[cut]))
+                cut++;
+        }
+    }
+    r->used = cut;
+    r->off += cut;
+    r->bytes += cut;
+    r->eof = r->last = r->off == r->map_len;
+    stats_add(ST_READ, cut, 0);   /* the time is the parse's, which touches the pages */
+    stats_note_read_mapped(cut);
+    if (!r->last) {
+        uint64_t next = r->off / page * page, left = r->map_len - next;
+        madvise(r->map + next, left < r->cfg.block_bytes ? (size_t)left : r->cfg.block_bytes,
+                MADV_WILLNEED);
+    }
+    return GS_OK;
+}
+
+/* Make buf the next block: the bytes the last block left over, followed by a full
+ * buffer's worth of input. Sets r->used to the block's length (0: the end), and
+ * starts the read-ahead of the block after it. */
+int kreader_advance(kreader_t *r)
+{
+    if (r->map)
+        return kreader_advance_mapped(r);
+    int rc;
+    if (!r->started) {
+        r->started = 1;
+        rc = kreader_fill(r, r->cur);
+    } else if (r->ahead_posted) {
+        rc = kreader_ahead_wait(r);
+        r->cur ^= 1;
+    } else {
+        /* No read-ahead ran: the leftover is already at the front of the other
+         * buffer; fill it here. */
+        r->cur ^= 1;
+        rc = kreader_fill(r, r->cur);
+    }
+    if (rc)
+        return rc;
+    r->buf = r->bufs[r->cur];
+    size_t cut;
+    while ((cut = kreader_cut(r, r->buf, r->have[r->cur])) == 0 && !r->cfg.binary &&
+           r->have[r->cur] > 0) {
+        /* One token fills the whole buffer: grow both buffers and read on. */
+        size_t ncap = r->cap * 2;
+        for (int i = 0; i < 2; i++) {
+            char *nb = realloc(r->bufs[i], ncap);
+            if (!nb)
+                return err_set(GS_ENOMEM, "out of memory");
+            r->bufs[i] = nb;
+        }
+        r->cap = ncap;
+        r->buf = r->bufs[r->cur];
+        rc = kreader_fill(r, r->cur);
+        if (rc)
+            return rc;
+    }
+    r->used = cut;
+    r->last = r->eof;   /* before the read-ahead can change eof */
+    /* The leftover goes to the front of the other buffer, which is then filled. */
+    int nxt = r->cur ^ 1;
+    size_t left = r->have[r->cur] - cut;
+    memcpy(r->bufs[nxt], r->buf + cut, left);
+    r->have[nxt] = left;
+    if (!r->eof && r->cfg.block_bytes >= READ_AHEAD_MIN) {
+        r->ahead_posted = 1;
+        job_post(&r->ahead, kreader_ahead_fill, r);
+    }
+    return GS_OK;
+}
+
+/* ---- binary ------------------------------------------------------------------------ */
+
+/* Decoding binary keys in place, a share per pool thread. */
+typedef struct {
+    kreader_t *r;
+    char *keys;
+    size_t n;
+} decode_job_t;
+
+static void kreader_decode_share(void *arg, int t, int nt)
+{
+    decode_job_t *j = arg;
+    size_t w = (size_t)j->r->width;
+    size_t lo = j->n * (size_t)t / (size_t)nt, hi = j->n * (size_t)(t + 1) / (size_t)nt;
+    char *p = j->keys + lo * w;
+    key_decode(p, p, hi - lo, j->r->cfg.km, j->r->cfg.big_endian);
+}
+
+/* Decode keys[0..n) in place, on the pool where there are many; counted as parsing.
+ * Unsigned keys in the host's order are their own mapping: nothing to do. */
+static void kreader_decode(kreader_t *r, char *keys, size_t n)
+{
+    if (key_identity(r->cfg.km, r->cfg.big_endian))
+        return;
+    double t0 = stats_now();
+    if (n * (size_t)r->width < READ_PARALLEL_MIN) {
+        key_decode(keys, keys, n, r->cfg.km, r->cfg.big_endian);
+    } else {
+        decode_job_t j = { r, keys, n };
+        pool_run(r->cfg.pool, kreader_decode_share, &j);
+    }
+    stats_add(ST_PARSE, n * (size_t)r->width, stats_now() - t0);
+}
+
+/* A partial key of part bytes at p ends the input: carried to the next input, or an
+ * error reported after the whole keys before it (r->pending). */
+static void kreader_partial(kreader_t *r, const char *p, size_t part)
+{
+    if (r->cfg.carry) {
+        r->cfg.carry->n = (int)part;
+        memcpy(r->cfg.carry->bytes, p, part);
+    } else {
+        r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
+                             r->name, (unsigned long long)r->bytes, r->width);
+    }
+}
+
+static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
+{
+    size_t w = (size_t)r->width;
+    r->keys_before += r->block_keys;
+    r->block_keys = 0;
+    int rc = kreader_advance(r);
+    if (rc)
+        return rc;
+    if (r->last && r->have[r->cur] > r->used) {
+        kreader_partial(r, r->buf + r->used, r->have[r->cur] - r->used);
+        r->have[r->cur ^ 1] = 0;
+        if (r->used == 0 && r->pending) {
+            int rc = r->pending;
+            r->pending = 0;
+            return rc;
+        }
+    }
+    size_t whole = r->used / w;
+    kreader_decode(r, r->buf, whole);
+    r->block_keys = whole;
+    *keys = r->buf;
+    *n = whole;
+    return GS_OK;
+}
+
+int kreader_direct(const kreader_t *r)
+{
+    return r->cfg.binary && r->regular;
+}
+
+uint64_t kreader_left(const kreader_t *r)
+{
+    return (r->size > r->off ? r->size - r->off : 0) + r->have[0];
+}
+
+int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n)
+{
+    size_t w = (size_t)r->width;
+    *n = 0;
+    if (r->pending) {
+        int rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
+    if (max == 0 || r->eof)
+        return GS_OK;
+    /* Bytes carried from the input before (kreader_open put them in bufs[0]) begin
+     * the first key. */
+    char *d = dst;
+    size_t pre = r->have[0];
+    memcpy(d, r->bufs[0], pre);
+    r->have[0] = 0;
+    double t0 = stats_now();
+    size_t got;
+    int rc = kreader_pread(r, d + pre, max * w - pre, &got);
+    if (rc)
+        return rc;
+    r->bytes += got;
+    stats_add(ST_READ, got, stats_now() - t0);
+    size_t total = pre + got, keys = total / w;
+    if (total % w)   /* only at the end of the file */
+        kreader_partial(r, d + keys * w, total % w);
+    kreader_decode(r, d, keys);
+    r->keys_before += r->block_keys;
+    r->block_keys = keys;
+    *n = keys;
+    if (keys == 0 && r->pending) {
+        rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
+    return GS_OK;
+}
+
+/* ---- the rest of the interface ------------------------------------------------------ */
+
+int kreader_next(kreader_t *r, const void **keys, size_t *n)
+{
+    *n = 0;
+    if (r->pending) {
+        int rc = r->pending;
+        r->pending = 0;
+        return rc;
+    }
+    return r->cfg.binary ? kreader_next_binary(r, keys, n) : kreader_next_text(r, NULL, keys, n);
+}
+
+int kreader_next_into(kreader_t *r, kreader_room_fn room, void *arg, const void **keys,
+                      size_t *n)
+{
+    *n = 0;
+    *keys = NULL;
+    if (r->cfg.binary || r->pending)
+        return kreader_next(r, keys, n);
+    kreader_room_t rm = { .fn = room, .arg = arg };
+    return kreader_next_text(r, &rm, keys, n);
+}
+
+uint64_t kreader_position(kreader_t *r, size_t i)
+{
+    if (r->cfg.binary)
+        return r->keys_before + i + 1;
+    size_t off = tn_token_offset(r->buf, r->used, i);
+    return r->lines_before + tn_count_lines(r->buf, off) + 1;
+}
+
+const char *kreader_name(const kreader_t *r)
+{
+    return r->name;
+}
+
+uint64_t kreader_bytes(kreader_t *r)
+{
+    kreader_ahead_wait(r);   /* its count is only settled once the read-ahead is done */
+    return r->bytes;
+}
+
+void kreader_close(kreader_t *r)
+{
+    if (!r)
+        return;
+    /* A read-ahead's data is not wanted: do not wait for a slow pipe or a terminal
+     * to fill a block (read() is a cancellation point). A regular file's read ends
+     * soon, and its pool must not be left mid-job: wait for it. */
+    if (r->regular)
+        job_end(&r->ahead);
+    else
+        job_cancel(&r->ahead);
+    pool_destroy(r->readers);
+    if (r->map)
+        munmap(r->map, (size_t)r->map_len);
+    cleanup_unwatch_map(r->map_watch);
+    if (r->close_fd && r->fd >= 0)
+        close(r->fd);
+    free(r->name);
+    free(r->bufs[0]);
+    free(r->bufs[1]);
+    free(r->keys);
+    free(r->packed);
+    free(r);
+}

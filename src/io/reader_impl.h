@@ -1,0 +1,69 @@
+/* reader_impl.h: the reader's state, shared by reader.c (sources, blocks, binary
+ * keys) and reader_text.c (text blocks scanned in parallel). Not for other modules:
+ * their interface is reader.h.
+ */
+#ifndef GS_READER_IMPL_H
+#define GS_READER_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/job.h"
+#include "io/reader.h"
+
+struct kreader {
+    char *name;              /* for messages: the path, or "-" */
+    int fd;
+    int close_fd;            /* 1 unless fd is standard input */
+    int regular;             /* a regular file we opened: read with pread at off */
+    uint64_t off;            /* its next offset */
+    uint64_t size;           /* its size when opened */
+    kreader_cfg_t cfg;
+    int width;               /* key bytes */
+    char *bufs[2];           /* raw buffers, used in turn */
+    size_t have[2];          /* bytes in each */
+    size_t cap;              /* the size of each */
+    int cur;                 /* the buffer of the last block */
+    char *buf;               /* the last block: bufs[cur], or in the mapping */
+    size_t used;             /* bytes of buf the last block took */
+    int eof;                 /* read() returned 0 (the read-ahead sets it too) */
+    int last;                /* the last block ends the input (eof when it was cut) */
+    uint64_t bytes;          /* bytes read from the file */
+    int started;             /* 1 once the first block was read */
+    pool_t *readers;         /* a regular file's pread pool, made at its first large fill */
+    char *map;               /* text of a regular file: the whole file mapped, or NULL */
+    uint64_t map_len;        /* its length (the size when opened) */
+    uint64_t map_done;       /* the pages before this offset are let go */
+    int map_watch;           /* its cleanup watch (a SIGBUS in it is a read error) */
+    /* reading ahead: a job fills bufs[cur ^ 1] while the caller uses bufs[cur] */
+    job_t ahead;
+    int ahead_posted;        /* 1: a fill was posted and not yet waited for */
+    int ahead_rc;            /* its result */
+    /* text */
+    void *keys;              /* keys of the last block */
+    size_t keycap;           /* room in keys, in keys */
+    void *packed;            /* the pieces' keys packed together, where they moved */
+    size_t packcap;          /* its room, in keys */
+    const void *out;         /* the last block's keys: keys or packed */
+    uint64_t lines_before;   /* LF bytes before the last block */
+    uint64_t block_lines;    /* LF bytes in the last block */
+    int pending;             /* an error code to return at the next call */
+    /* binary */
+    uint64_t keys_before;    /* keys before the last block */
+    size_t block_keys;       /* keys in the last block */
+};
+
+/* Make r->buf the next block (reader.c): r->used its bytes, 0 at the end. */
+int kreader_advance(kreader_t *r);
+
+/* The memory for a block's keys that the caller of kreader_next_into() gives. */
+typedef struct {
+    kreader_room_fn fn;
+    void *arg;
+} kreader_room_t;
+
+/* The next block of text, scanned (reader_text.c): at least one key, or the end,
+ * or an error; into the caller's memory where room gives some (*keys NULL). */
+int kreader_next_text(kreader_t *r, const kreader_room_t *room, const void **keys, size_t *n);
+
+#endif

@@ -1,0 +1,275 @@
+/* reader_text.c: text blocks scanned into keys by the pool's threads (see reader.h).
+ *
+ * A block is split at white space into pieces, a few for each thread, which the
+ * threads take in turn, so that a thread slowed by page faults or a neighbour holds
+ * the block up by a piece at most. Each piece is scanned into its own region of the
+ * reader's key buffer and the regions are then packed together; or, where the caller
+ * gives memory (kreader_next_into), the pieces' tokens are counted first and each
+ * piece is scanned straight to its place.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "io/reader_impl.h"
+#include "io/textnum.h"
+
+/* Threads that scan one block, at most; more are left idle. */
+#define TEXT_MAX_THREADS 256
+#define TEXT_MAX_PIECES (TEXT_MAX_THREADS * READ_PIECES_A_THREAD)
+
+typedef struct {
+    kreader_t *r;
+    const char *blk;
+    char *dst;                               /* where the keys go: the caller's or r->keys */
+    int np;                                  /* pieces */
+    int next;                                /* the next piece to take (atomic) */
+    size_t start[TEXT_MAX_PIECES + 1];       /* piece p is blk[start[p], start[p+1]) */
+    size_t koff[TEXT_MAX_PIECES];            /* where piece p's keys go in dst, in keys */
+    size_t count[TEXT_MAX_PIECES];           /* piece p's tokens, where counted first */
+    size_t dest[TEXT_MAX_PIECES];            /* where they are packed, in keys */
+    int used;                                /* pieces packed: those up to a bad token */
+    tn_scan_t res[TEXT_MAX_PIECES];
+} scan_job_t;
+
+/* The next piece for a thread to take, or j->np when none is left. */
+static int text_take(scan_job_t *j)
+{
+    int p = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+    return p < j->np ? p : j->np;
+}
+
+/* Packing: the pieces' keys, up to j->used, copied to their place in r->packed. */
+static void text_pack_pieces(void *arg, int t, int n)
+{
+    (void)t;
+    (void)n;
+    scan_job_t *j = arg;
+    size_t w = (size_t)j->r->width;
+    for (int p; (p = text_take(j)) < j->np;)
+        if (p < j->used && j->res[p].nkeys)
+            memcpy((char *)j->r->packed + j->dest[p] * w, j->dst + j->koff[p] * w,
+                   j->res[p].nkeys * w);
+}
+
+static void text_scan_pieces(void *arg, int t, int n)
+{
+    (void)t;
+    (void)n;
+    scan_job_t *j = arg;
+    kreader_t *r = j->r;
+    for (int p; (p = text_take(j)) < j->np;)
+        tn_scan(j->blk + j->start[p], j->start[p + 1] - j->start[p], r->cfg.km,
+                j->dst + j->koff[p] * (size_t)r->width, &j->res[p]);
+}
+
+static void text_count_pieces(void *arg, int t, int n)
+{
+    (void)t;
+    (void)n;
+    scan_job_t *j = arg;
+    for (int p; (p = text_take(j)) < j->np;)
+        j->count[p] = tn_count_tokens(j->blk + j->start[p], j->start[p + 1] - j->start[p]);
+}
+
+/* Run fn over a block's pieces: on the pool, or on this thread where one thread
+ * scans. */
+static void text_run_pieces(kreader_t *r, int threads, pool_fn_t fn, scan_job_t *j)
+{
+    j->next = 0;
+    if (threads > 1)
+        pool_run(r->cfg.pool, fn, j);
+    else
+        fn(j, 0, 1);
+}
+
+/* Append a token to a message, escaped and cut short if long. */
+static void text_quote(char *dst, size_t room, const char *tok, size_t len)
+{
+    size_t o = 0, shown = len > 40 ? 40 : len;
+    for (size_t i = 0; i < shown && o + 5 < room; i++) {
+        unsigned char c = (unsigned char)tok[i];
+        if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'')
+            dst[o++] = (char)c;
+        else
+            o += (size_t)snprintf(dst + o, room - o, "\\x%02x", c);
+    }
+    if (shown < len && o + 4 < room) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+}
+
+static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *tok,
+                            uint64_t line)
+{
+    char q[256];
+    text_quote(q, sizeof q, tok, res->err_len);
+    if (res->status == TN_RANGE)
+        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'", r->name,
+                       (unsigned long long)line, key_type_name(r->cfg.km->type), q);
+    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'", r->name,
+                   (unsigned long long)line, q);
+}
+
+/* Split blk[0..len) into j->np pieces of about equal shares, each moved forward to
+ * white space (some may be empty). */
+static void text_cut_pieces(scan_job_t *j, const char *blk, size_t len)
+{
+    int np = j->np;
+    j->start[0] = 0;
+    for (int p = 1; p <= np; p++) {
+        size_t s = p == np ? len : (size_t)((unsigned __int128)len * p / np);
+        if (s < j->start[p - 1])
+            s = j->start[p - 1];
+        while (s < len && !tn_is_space((unsigned char)blk[s]))
+            s++;
+        j->start[p] = s;
+    }
+}
+
+/* Where the block's keys go: the caller's memory, where it gives room for the
+ * pieces' tokens (counted first), else r->keys, a region for each piece at most as
+ * large as its bytes allow. GS_OK or GS_ENOMEM. */
+static int text_place_keys(kreader_t *r, scan_job_t *j, int threads, const kreader_room_t *room)
+{
+    int np = j->np;
+    j->dst = NULL;
+    if (room) {
+        text_run_pieces(r, threads, text_count_pieces, j);
+        size_t total = 0;
+        for (int p = 0; p < np; p++) {
+            j->koff[p] = total;
+            total += j->count[p];
+        }
+        if (total)
+            j->dst = room->fn(room->arg, total);
+    }
+    if (j->dst)
+        return GS_OK;
+    size_t need = 0;
+    for (int p = 0; p < np; p++) {
+        j->koff[p] = need;
+        need += tn_max_keys(j->start[p + 1] - j->start[p]);
+    }
+    if (need > r->keycap) {
+        free(r->keys);
+        r->keys = malloc(need * (size_t)r->width);
+        if (!r->keys) {
+            r->keycap = 0;
+            return err_set(GS_ENOMEM, "out of memory");
+        }
+        r->keycap = need;
+    }
+    j->dst = r->keys;
+    return GS_OK;
+}
+
+/* Scan blk[0..len) into the caller's memory or r->keys (text_place_keys), packed
+ * where pieces left gaps; set *n, and r->out to the keys or NULL (in the caller's
+ * memory). A bad token sets r->pending after the keys before it have been kept. */
+static int text_scan_block(kreader_t *r, const char *blk, size_t len,
+                           const kreader_room_t *room, size_t *n)
+{
+    int threads = pool_size(r->cfg.pool);
+    if (threads > TEXT_MAX_THREADS)
+        threads = TEXT_MAX_THREADS;
+    if (len < READ_PARALLEL_MIN)
+        threads = 1;
+    scan_job_t *j = malloc(sizeof *j);
+    if (!j)
+        return err_set(GS_ENOMEM, "out of memory");
+    j->r = r;
+    j->blk = blk;
+    j->np = threads > 1 ? threads * READ_PIECES_A_THREAD : 1;
+    text_cut_pieces(j, blk, len);
+
+    double t0 = stats_now();
+    int rc = text_place_keys(r, j, threads, room);
+    if (rc) {
+        free(j);
+        return rc;
+    }
+    int placed = j->dst != r->keys;
+    int np = j->np;
+    text_run_pieces(r, threads, text_scan_pieces, j);
+
+    /* The keys up to the first bad token. Placed, they lie together already (a
+     * piece without one has exactly its tokens' keys). Else they are packed: in
+     * place where only the first piece has keys, else into a buffer of their own,
+     * piece by piece on the pool's threads where there are many. */
+    size_t total = 0, moved = 0;
+    uint64_t lines = 0;
+    j->used = np;
+    for (int p = 0; p < np; p++) {
+        const tn_scan_t *res = &j->res[p];
+        if (placed && res->status == TN_OK && res->nkeys != j->count[p]) {
+            size_t got = res->nkeys, want = j->count[p];
+            free(j);
+            return err_set(GS_EIO, "internal error: %zu keys scanned from %zu tokens", got,
+                           want);
+        }
+        j->dest[p] = total;
+        if (total != j->koff[p])
+            moved += res->nkeys;
+        total += res->nkeys;
+        lines += res->nlines;
+        if (res->status != TN_OK) {
+            r->pending = text_token_error(r, res, blk + j->start[p] + res->err_off,
+                                          r->lines_before + lines + 1);
+            j->used = p + 1;
+            break;
+        }
+    }
+    r->out = placed ? NULL : r->keys;
+    if (moved && !placed) {
+        if (total > r->packcap) {
+            free(r->packed);
+            r->packcap = 0;
+            if (!(r->packed = malloc(r->keycap * (size_t)r->width))) {
+                free(j);
+                return err_set(GS_ENOMEM, "out of memory");
+            }
+            r->packcap = r->keycap;
+        }
+        text_run_pieces(r, total * (size_t)r->width >= READ_PARALLEL_MIN ? threads : 1,
+                        text_pack_pieces, j);
+        r->out = r->packed;
+    }
+    stats_add(ST_PARSE, len, stats_now() - t0);
+    r->block_lines = lines;
+    free(j);
+    *n = total;
+    return GS_OK;
+}
+
+int kreader_next_text(kreader_t *r, const kreader_room_t *room, const void **keys, size_t *n)
+{
+    for (;;) {
+        r->lines_before += r->block_lines;
+        r->block_lines = 0;
+        int rc = kreader_advance(r);
+        if (rc)
+            return rc;
+        if (r->used == 0)
+            return GS_OK;   /* the end */
+        rc = text_scan_block(r, r->buf, r->used, room, n);
+        if (rc)
+            return rc;
+        *keys = r->out;
+        if (*n > 0)
+            return GS_OK;
+        if (r->pending) {
+            rc = r->pending;
+            r->pending = 0;
+            return rc;
+        }
+        /* A block of white space only: read on. */
+    }
+}

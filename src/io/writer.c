@@ -1,0 +1,317 @@
+/* writer.c: keys formatted and written in order (see output.h).
+ *
+ * Keys are formatted in batches: each pool thread formats its share of a batch into
+ * its own buffer (binary keys are encoded into one buffer, by the pool or by the
+ * caller alone). A finished batch goes to the writer job, which writes its buffers
+ * in order while the pool formats the next batch into the other of two buffer sets.
+ * Binary keys that are their own encoding are written as they are, and handed to a
+ * pipe as pages (output_give). Every write is checked: a full disk is an error,
+ * never a short file. Much text to a file is placed instead (placed.c).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "io/output_impl.h"
+#include "io/textnum.h"
+
+/* Fewer keys than this in a batch are formatted by the caller alone. */
+#define WRITE_PARALLEL_KEYS 4096
+
+int output_write_all(output_t *o, const void *buf, size_t len)
+{
+    double t0 = stats_now();
+    const char *p = buf;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t n = write(o->fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EPIPE)
+                return GS_EPIPE;   /* SIGPIPE was ignored: end quietly */
+            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    stats_add(ST_WRITE, len, stats_now() - t0);
+    return GS_OK;
+}
+
+/* ---- the writer job -------------------------------------------------------------- */
+
+/* Write one set's buffers in order; after an error, nothing. */
+static void output_write_set(void *arg)
+{
+    out_wjob_t *w = arg;
+    output_t *o = w->o;
+    out_batch_t *b = &o->sets[w->set];
+    int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
+    for (int t = 0; t < o->threads && rc == GS_OK; t++)
+        rc = output_write_all(o, b->bufs[t], b->lens[t]);
+    if (rc)
+        __atomic_store_n(&o->werr, rc, __ATOMIC_RELAXED);
+}
+
+/* Hand the current set to the writer job (which first finishes the set before, so
+ * the other set is free to fill) and move to the other one. */
+static void output_submit(output_t *o)
+{
+    size_t total = 0;
+    for (int t = 0; t < o->threads; t++)
+        total += o->sets[o->cur].lens[t];
+    o->bytes += total;
+    job_post(&o->writer, output_write_set, &o->wjob[o->cur]);
+    o->cur ^= 1;
+}
+
+int output_drain(output_t *o)
+{
+    job_wait(&o->writer);
+    return __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
+}
+
+/* Allocate the batch buffers, at the first batch. */
+static int output_start(output_t *o)
+{
+    size_t binary = WRITE_BINARY_A_THREAD * (size_t)o->threads;
+    o->bufsize = o->cfg.binary ? (binary < ((size_t)4 << 20) ? (size_t)4 << 20 : binary)
+                               : WRITE_KEYS_A_THREAD * TN_MAX_LINE;
+    o->have_sets = 1;
+    for (int i = 0; i < 2; i++) {
+        out_batch_t *b = &o->sets[i];
+        o->wjob[i] = (out_wjob_t){ o, i };
+        b->bufs = calloc((size_t)o->threads, sizeof *b->bufs);
+        b->lens = calloc((size_t)o->threads, sizeof *b->lens);
+        if (!b->bufs || !b->lens)
+            return err_set(GS_ENOMEM, "out of memory");
+        /* Binary batches use one buffer; text batches one per thread. */
+        int nb = o->cfg.binary ? 1 : o->threads;
+        for (int t = 0; t < nb; t++) {
+            b->bufs[t] = malloc(o->bufsize);
+            if (!b->bufs[t])
+                return err_set(GS_ENOMEM, "out of memory");
+        }
+    }
+    return GS_OK;
+}
+
+void output_writer_free(output_t *o)
+{
+    job_end(&o->writer);
+    for (int i = 0; i < 2; i++) {
+        if (o->sets[i].bufs)
+            for (int t = 0; t < o->threads; t++)
+                free(o->sets[i].bufs[t]);
+        free(o->sets[i].bufs);
+        free(o->sets[i].lens);
+    }
+}
+
+/* ---- text and binary batches ---------------------------------------------------------- */
+
+static void output_format_share(void *arg, int t, int nt)
+{
+    output_t *o = arg;
+    size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
+    const char *k = (const char *)o->keys + lo * (size_t)o->cfg.km->width;
+    out_batch_t *b = &o->sets[o->cur];
+    b->lens[t] = tn_format_keys(k, hi - lo, o->cfg.km, b->bufs[t]);
+}
+
+static int output_write_text(output_t *o, const void *keys, size_t n)
+{
+    int width = o->cfg.km->width;
+    size_t batch = WRITE_KEYS_A_THREAD * (size_t)o->threads;
+    for (size_t done = 0; done < n; done += batch) {
+        int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
+        if (rc)
+            return rc;
+        o->keys = (const char *)keys + done * (size_t)width;
+        o->nkeys = n - done < batch ? n - done : batch;
+        out_batch_t *b = &o->sets[o->cur];
+        double t0 = stats_now();
+        if (o->nkeys < WRITE_PARALLEL_KEYS) {
+            b->lens[0] = tn_format_keys(o->keys, o->nkeys, o->cfg.km, b->bufs[0]);
+            for (int t = 1; t < o->threads; t++)
+                b->lens[t] = 0;
+        } else {
+            pool_run(o->cfg.pool, output_format_share, o);
+        }
+        size_t total = 0;
+        for (int t = 0; t < o->threads; t++)
+            total += b->lens[t];
+        stats_add(ST_FORMAT, total, stats_now() - t0);
+        output_submit(o);
+    }
+    return GS_OK;
+}
+
+/* A binary batch: keys[0..nkeys) encoded into the current set's buffer, shared
+ * among the pool's threads. */
+static void output_encode_share(void *arg, int t, int nt)
+{
+    output_t *o = arg;
+    size_t w = (size_t)o->cfg.km->width;
+    size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
+    key_encode((const char *)o->keys + lo * w, o->sets[o->cur].bufs[0] + lo * w, hi - lo,
+               o->cfg.km, o->cfg.big_endian);
+}
+
+static int output_write_binary(output_t *o, const void *keys, size_t n)
+{
+    size_t width = (size_t)o->cfg.km->width;
+    size_t batch = o->bufsize / width;
+    for (size_t done = 0; done < n; done += batch) {
+        int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
+        if (rc)
+            return rc;
+        size_t m = n - done < batch ? n - done : batch;
+        out_batch_t *b = &o->sets[o->cur];
+        double t0 = stats_now();
+        o->keys = (const char *)keys + done * width;
+        o->nkeys = m;
+        if (m * width >= 2 * WRITE_BINARY_A_THREAD && o->threads > 1 && !o->solo)
+            pool_run(o->cfg.pool, output_encode_share, o);
+        else
+            output_encode_share(o, 0, 1);
+        stats_add(ST_FORMAT, m * width, stats_now() - t0);
+        b->lens[0] = m * width;
+        for (int t = 1; t < o->threads; t++)
+            b->lens[t] = 0;
+        output_submit(o);
+    }
+    return GS_OK;
+}
+
+/* 1 where the mapped keys are their own binary encoding. */
+static int output_identity(const output_t *o)
+{
+    return o->cfg.binary && key_identity(o->cfg.km, o->cfg.big_endian);
+}
+
+/* ---- the interface --------------------------------------------------------------------- */
+
+static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted)
+{
+    if (n == 0)
+        return GS_OK;
+    output_ahead_end(o);
+    if (output_identity(o)) {
+        /* The keys are written as they are: no encoding, no copy of ours. */
+        int rc = output_drain(o);
+        size_t len = n * (size_t)o->cfg.km->width;
+        if (rc == GS_OK) {
+            o->bytes += len;
+            rc = output_write_all(o, keys, len);
+        }
+        return rc;
+    }
+    int rc = output_write_placed(o, keys, n, sorted);
+    if (rc != OUTPUT_PLAIN)
+        return rc;
+    if (!o->have_sets && (rc = output_start(o)) != GS_OK)
+        return rc;
+    return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);
+}
+
+int output_write(output_t *o, const void *keys, size_t n)
+{
+    return output_write_keys(o, keys, n, 0);
+}
+
+int output_write_sorted(output_t *o, const void *keys, size_t n)
+{
+    return output_write_keys(o, keys, n, 1);
+}
+
+int output_can_give(const output_t *o)
+{
+#ifdef __linux__
+    struct stat st;
+    return output_identity(o) && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+#else
+    (void)o;
+    return 0;
+#endif
+}
+
+int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n)
+{
+    output_ahead_end(o);
+    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
+    size_t len = n * (size_t)o->cfg.km->width;
+    const char *p = keys;
+    double t0 = stats_now();
+    o->bytes += len;
+#ifdef __linux__
+    while (rc == GS_OK && len > 0) {
+        struct iovec iov = { (void *)p, len };
+        ssize_t m = vmsplice(o->fd, &iov, 1, 0);
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m < 0 && errno == EPIPE)
+            rc = GS_EPIPE;     /* SIGPIPE was ignored: end quietly */
+        else if (m < 0 && (errno == EINVAL || errno == ENOSYS))
+            break;             /* no vmsplice here: write() the rest */
+        else if (m < 0)
+            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        else {
+            p += m;
+            len -= (size_t)m;
+        }
+    }
+#endif
+    if (rc == GS_OK && len > 0) {
+        o->bytes -= len;   /* output_write_bytes() counts them again */
+        rc = output_write_bytes(o, p, len);
+    } else {
+        stats_add(ST_WRITE, n * (size_t)o->cfg.km->width, stats_now() - t0);
+    }
+    mem_unmap(map, map_bytes);   /* the pipe keeps the pages it holds, unchanged */
+    return rc;
+}
+
+int output_solo(output_t *o)
+{
+    if (o->cfg.binary)
+        o->solo = 1;
+    return o->solo;
+}
+
+size_t output_max_bytes(const output_t *o)
+{
+    return o->cfg.binary ? (size_t)o->cfg.km->width : TN_MAX_LINE;
+}
+
+size_t output_format(const output_t *o, const void *keys, size_t n, void *dst)
+{
+    double t0 = stats_now();
+    size_t len;
+    if (o->cfg.binary) {
+        key_encode(keys, dst, n, o->cfg.km, o->cfg.big_endian);
+        len = n * (size_t)o->cfg.km->width;
+    } else {
+        len = tn_format_keys(keys, n, o->cfg.km, dst);
+    }
+    stats_add(ST_FORMAT, len, stats_now() - t0);
+    return len;
+}
+
+int output_write_bytes(output_t *o, const void *buf, size_t len)
+{
+    output_ahead_end(o);
+    o->bytes += len;
+    return output_write_all(o, buf, len);
+}

@@ -1,0 +1,108 @@
+/* engine.c: the chunk sorter for a sort: the GPUs the settings ask for (auto: every
+ * GPU there is, where the input is large enough for them to win), or the CPU.
+ */
+#include <config.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "pipeline/ctx.h"
+
+#ifdef HAVE_CUDA
+/* The most keys the inputs' bytes can hold: binary keys fill their width, text keys
+ * take at least a digit and a newline (the last may lack it). */
+static size_t engine_input_keys(const ctx_t *c, uint64_t bytes)
+{
+    uint64_t keys = c->set->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
+                                                    : bytes / 2 + (uint64_t)c->set->ninputs;
+    return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
+}
+
+/* About how many keys the inputs' bytes hold: binary, exactly; text, the bytes over
+ * the bytes a line of the first 64 KiB of the first input takes. 0: unknown. */
+static uint64_t engine_estimate_keys(const ctx_t *c, uint64_t bytes)
+{
+    if (c->set->in_format == FMT_BINARY || bytes == 0)
+        return bytes / (uint64_t)c->km.width;
+    const char *first = c->set->inputs[0];
+    int stdin_ = strcmp(first, "-") == 0;
+    int fd = stdin_ ? 0 : open(first, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    char sample[64 << 10];
+    ssize_t got = pread(fd, sample, sizeof sample, 0);   /* the offset stays */
+    if (!stdin_)
+        close(fd);
+    if (got <= 0)
+        return 0;
+    uint64_t lines = 0;
+    for (ssize_t i = 0; i < got; i++)
+        lines += sample[i] == '\n';
+    return lines ? (uint64_t)((unsigned __int128)bytes * lines / (uint64_t)got) : 1;
+}
+
+/* The GPU backend, where the settings ask for GPUs and (--device=auto) the input
+ * is not known to be small enough for the CPU to win: 1 and c->sorter; 0 where the
+ * CPU is to sort (*cpu_faster: auto chose it by the input's size). */
+static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
+{
+    const settings_t *set = c->set;
+    *made = *cpu_faster = 0;
+    if (set->gpus == 0)
+        return GS_OK;
+    uint64_t bytes = 0;
+    int sized = ctx_input_bytes(c, &bytes);
+    if (set->gpus == GS_GPUS_AUTO && sized) {
+        uint64_t est = engine_estimate_keys(c, bytes);
+        if (est > 0 && est < SORT_GPU_KEYS_A_THREAD * (uint64_t)pool_size(c->pool)) {
+            *cpu_faster = 1;   /* the CPU is the faster here */
+            return GS_OK;
+        }
+    }
+    sorter_cuda_cfg_t cfg = {
+        .devices = set->devices,
+        .ndevices = set->gpus < 0 ? 0 : set->gpus,
+        .quiet = set->gpus == GS_GPUS_AUTO,
+        .width = c->km.width,
+        .algorithm = set->algorithm,
+        .gpu_memory = set->gpu_memory,
+        .gpu_memory_percent = set->gpu_memory_percent,
+        .min_keys = SORT_GPU_MIN_KEYS,
+        .input_keys = sized ? engine_input_keys(c, bytes) : 0,
+    };
+    int rc = sorter_cuda_create(&c->sorter, c->pool, &cfg);
+    if (rc)
+        return rc;
+    char text[200];
+    snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
+             sorter_name(c->sorter), set->algorithm == ALGO_RADIX ? "radix" : "bitonic");
+    stats_set_device(text);
+    *made = 1;
+    return GS_OK;
+}
+#endif
+
+int engine_create(ctx_t *c)
+{
+    int made = 0, cpu_faster = 0;
+#ifdef HAVE_CUDA
+    int rc = engine_gpus(c, &made, &cpu_faster);
+    if (rc || made)
+        return rc;
+#endif
+    int rc2 = sorter_cpu_create(&c->sorter, c->pool);
+    if (rc2)
+        return rc2;
+    char text[200];
+    snprintf(text, sizeof text, "cpu (%s, %d threads; --algorithm=%s applies to GPUs%s)",
+             sorter_name(c->sorter), pool_size(c->pool),
+             c->set->algorithm == ALGO_RADIX ? "radix" : "bitonic",
+             cpu_faster ? "; --device=auto: the CPU is faster for this many keys" : "");
+    stats_set_device(text);
+    return GS_OK;
+}

@@ -1,0 +1,115 @@
+/* cuda_impl.h: the GPU backend's state, shared by its parts: cuda.c (the backend:
+ * routing, sorts aside, pinning, --stats), cuda_setup.c (devices and their
+ * buffers, set up in the background), cuda_part.c (one part of a chunk on one
+ * device) and cuda_chunk.c (a chunk over every device). Not for other modules:
+ * their interface is sorter.h.
+ */
+#ifndef GS_CUDA_IMPL_H
+#define GS_CUDA_IMPL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/job.h"
+#include "core/tuning.h"
+#include "kernels.h"
+#include "sorter/backend.h"
+
+/* Buffers pinned at once by pin(), at most. */
+#define CUDA_MAX_PINS 8
+
+typedef struct sorter_cuda sorter_cuda_t;
+
+/* One device. */
+typedef struct {
+    sorter_cuda_t *owner;
+    int dev;
+    int width;               /* key bytes */
+    int bitonic;             /* --algorithm=bitonic: our bitonic sort, not CUB radix */
+    char name[128];          /* the device's name */
+    gk_stream_t stream[2];
+    gk_event_t staged[2];    /* staging buffer i may be refilled once this fires */
+    void *h_stage[2];
+    void *d_keys, *d_alt, *d_scratch;
+    void *d_tmp;             /* 16 bytes: gk_minmax's */
+    size_t scratch_bytes;
+    size_t cap;              /* keys per part */
+    /* for --stats */
+    unsigned long long chunks, bytes_in, bytes_out;
+    double xfer_s, sort_s;
+    pool_t *pool;            /* copies staging buffers in parallel; NULL: this thread */
+    pool_t *own;             /* with several devices: this device's share of the threads */
+    job_t job;               /* with several devices: runs its share of a chunk */
+    /* the current job: parts first, first + stride, ... of keys[0..n) */
+    char *keys;
+    size_t n, nparts, first, stride;
+    int rc;
+    int gk;                  /* the GK_E* class of the last failure */
+    char err[512];
+} gdev_t;
+
+struct sorter_cuda {
+    sorter_t base;
+    sorter_cuda_cfg_t cfg;   /* cfg.devices points to ids */
+    pool_t *pool;
+    sorter_t *cpu;           /* for small chunks, and after a fallback */
+    int width;
+    int bitonic;             /* --algorithm=bitonic */
+    int ndev;                /* devices asked for */
+    int ready;               /* 0: not set up yet; 1: set up; -1: fell back to the CPU */
+    int *ids;                /* [ndev] device numbers */
+    gdev_t *devs;            /* [ndev] once set up */
+    double setup_s;          /* seconds the set-up took (CUDA's start included) */
+    double wait_s;           /* seconds the pipeline waited for it */
+    job_t setup;             /* sets the devices up in the background */
+    int pending;             /* 1: the set-up was posted and not yet waited for */
+    int setup_rc;            /* what the set-up returned */
+    int gk;                  /* its failure: the GK_E* class, */
+    char err[512];           /* and the message */
+    char name[64];
+    /* host memory pinned by pin() */
+    pthread_mutex_t pin_lock;
+    struct {
+        char *p;
+        size_t bytes;
+    } pins[CUDA_MAX_PINS];
+    int npins;
+    unsigned long long pinned_bytes;
+    double pin_s;            /* seconds pinning and unpinning took */
+    /* the sort aside (submit) */
+    job_t aside;             /* sorts a chunk while the pipeline reads on */
+    int aside_posted;        /* 1: a sort was posted and not yet waited for */
+    pool_t *aside_pool;      /* its staging threads */
+    sort_job_t *a_job;       /* the job submitted, */
+    int a_rc;                /* and its result */
+};
+
+/* cuda_part.c: a CUDA failure on device g, its message kept in g->err: GS_ENOMEM
+ * or GS_EIO. */
+int cuda_fail(gdev_t *g, int gk);
+
+/* cuda_part.c: 1 if keys[0..bytes) lies in memory pinned by pin(). */
+int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes);
+
+/* cuda_part.c: a device's share of the current job (g->keys, parts first, first +
+ * stride, ...), on the calling thread; g->rc its result. */
+void cuda_device_run(gdev_t *g);
+
+/* cuda_chunk.c: sort job on the devices, set up, with pool's threads for the host's
+ * part (staging copies, dealing by key range, merging parts). */
+int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, sort_job_t *job);
+
+/* cuda_setup.c: the set-up, on a job or on the caller (sorter.h's grow); waiting
+ * for it; its guess of a chunk's keys before it is done. */
+int cuda_setup_begin(sorter_cuda_t *c);
+int cuda_setup_wait(sorter_cuda_t *c);
+size_t cuda_guess_keys(const sorter_cuda_t *c);
+
+/* cuda_setup.c: free a device's buffers, streams and staging. */
+void gdev_release(gdev_t *g);
+
+/* cuda.c: the name --stats shows, from the devices known. */
+void cuda_name(sorter_cuda_t *c);
+
+#endif

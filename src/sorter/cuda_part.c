@@ -1,0 +1,217 @@
+/* cuda_part.c: one part of a chunk sorted on one device (see cuda_impl.h).
+ *
+ * A part is staged through the device's two pinned buffers: the host copies a slice
+ * into one while the other's slice crosses PCIe on its own stream (min and max are
+ * taken during that copy). On the device the sort covers only the bits the part's
+ * range needs (gk_sort_range: 64-bit parts whose range fits 32 bits go through as
+ * 32-bit offsets), or, with --algorithm=bitonic, our bitonic sort in place
+ * (gk_bitonic_sort_range); then the part comes back the same way, slice by slice.
+ * A part in memory pinned by pin() crosses by DMA in one copy each way, its min and
+ * max taken on the device.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/stats.h"
+#include "sorter/cuda_impl.h"
+
+/* A CUDA failure on device d: the contract's one line, exit 2. */
+int cuda_fail(gdev_t *g, int gk)
+{
+    g->gk = gk;
+    snprintf(g->err, sizeof g->err, "GPU %d: %s", g->dev, gk_error_text());
+    return gk == GK_ENOMEM ? GS_ENOMEM : GS_EIO;
+}
+
+/* A staging copy, shared among the pool's threads: memcpy, and min and max of the
+ * keys on the way in. */
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t len;
+    int w;                   /* key width; 0: copy only */
+    uint64_t lo[256], hi[256];
+} stage_job_t;
+
+static void cuda_stage_share(void *arg, int t, int nt)
+{
+    stage_job_t *j = arg;
+    size_t keys = j->w ? j->len / (size_t)j->w : j->len, unit = j->w ? (size_t)j->w : 1;
+    size_t a = keys * (size_t)t / (size_t)nt, b = keys * (size_t)(t + 1) / (size_t)nt;
+    memcpy(j->dst + a * unit, j->src + a * unit, (b - a) * unit);
+    if (!j->w || t >= 256)
+        return;
+    uint64_t lo = ~0ull, hi = 0;
+    if (j->w == 4) {
+        const uint32_t *k = (const uint32_t *)(j->dst) + a;
+        for (size_t i = 0; i < b - a; i++) {
+            lo = k[i] < lo ? k[i] : lo;
+            hi = k[i] > hi ? k[i] : hi;
+        }
+    } else {
+        const uint64_t *k = (const uint64_t *)(j->dst) + a;
+        for (size_t i = 0; i < b - a; i++) {
+            lo = k[i] < lo ? k[i] : lo;
+            hi = k[i] > hi ? k[i] : hi;
+        }
+    }
+    j->lo[t] = lo;
+    j->hi[t] = hi;
+}
+
+/* Copy len bytes src -> dst (with w: keys, folding their min and max into *lo, *hi),
+ * on the pool where the device has one. */
+static void cuda_stage(gdev_t *g, char *dst, const char *src, size_t len, int w, uint64_t *lo,
+                       uint64_t *hi)
+{
+    stage_job_t j = { .dst = dst, .src = src, .len = len, .w = w };
+    int nt = g->pool ? pool_size(g->pool) : 1;
+    if (nt > 256)
+        nt = 256;
+    for (int t = 0; t < nt; t++) {
+        j.lo[t] = ~0ull;
+        j.hi[t] = 0;
+    }
+    if (g->pool && nt > 1)
+        pool_run(g->pool, cuda_stage_share, &j);
+    else
+        cuda_stage_share(&j, 0, 1);
+    if (!w)
+        return;
+    for (int t = 0; t < nt; t++) {
+        *lo = j.lo[t] < *lo ? j.lo[t] : *lo;
+        *hi = j.hi[t] > *hi ? j.hi[t] : *hi;
+    }
+}
+
+/* Copy keys[0..n) (width w) to d_keys through the staging buffers; min and max. */
+static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
+                        uint64_t *max)
+{
+    uint64_t lo = ~0ull, hi = 0;
+    size_t total = n * (size_t)w;
+    int rc, b = 0;
+    for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
+        size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
+        if ((rc = gk_event_sync(g->staged[b])))
+            return cuda_fail(g, rc);
+        cuda_stage(g, g->h_stage[b], keys + off, len, w, &lo, &hi);
+        if ((rc = gk_copy_h2d((char *)g->d_keys + off, g->h_stage[b], len, g->stream[b])) ||
+            (rc = gk_event_record(g->staged[b], g->stream[b])))
+            return cuda_fail(g, rc);
+    }
+    *min = lo;
+    *max = hi;
+    return GS_OK;
+}
+
+/* Copy d_src[0..n) (width w) back to keys through the staging buffers. */
+static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
+{
+    size_t total = n * (size_t)w;
+    size_t prev_off = 0, prev_len = 0;
+    int rc, b = 0, prev = -1;
+    for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
+        size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
+        if ((rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
+            (rc = gk_event_record(g->staged[b], g->stream[0])))
+            return cuda_fail(g, rc);
+        if (prev >= 0) {   /* drain the slice before while this one crosses */
+            if ((rc = gk_event_sync(g->staged[prev])))
+                return cuda_fail(g, rc);
+            cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
+        }
+        prev = b;
+        prev_off = off;
+        prev_len = len;
+    }
+    if (prev >= 0) {
+        if ((rc = gk_event_sync(g->staged[prev])))
+            return cuda_fail(g, rc);
+        cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
+    }
+    return GS_OK;
+}
+
+/* 1 if keys[0..bytes) lies in memory pinned by pin(). */
+int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes)
+{
+    int found = 0;
+    pthread_mutex_lock(&c->pin_lock);
+    for (int i = 0; i < c->npins && !found; i++)
+        found = keys >= c->pins[i].p && bytes <= c->pins[i].bytes &&
+                (size_t)(keys - c->pins[i].p) <= c->pins[i].bytes - bytes;
+    pthread_mutex_unlock(&c->pin_lock);
+    return found;
+}
+
+/* Sort keys[0..n) (n <= g->cap) in place on device g. */
+static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
+{
+    if (n < 2)
+        return GS_OK;
+    double t0 = stats_now();
+    uint64_t min, max;
+    int rc, gk;
+    int direct = cuda_pinned(g->owner, keys, n * (size_t)w);
+    if (direct) {
+        /* Pinned: one DMA in, min and max on the device (into the pinned staging
+         * buffer, free on this path). */
+        uint64_t *mm = g->h_stage[1];
+        if ((gk = gk_copy_h2d(g->d_keys, keys, n * (size_t)w, g->stream[0])) ||
+            (gk = gk_minmax(g->d_keys, n, w, g->d_tmp, mm, g->stream[0])) ||
+            (gk = gk_stream_sync(g->stream[0])))
+            return cuda_fail(g, gk);
+        min = mm[0];
+        max = mm[1];
+    } else {
+        if ((rc = cuda_copy_in(g, keys, n, w, &min, &max)))
+            return rc;
+        /* The sort runs on stream 0, after both copy streams. */
+        if ((gk = gk_stream_sync(g->stream[0])) || (gk = gk_stream_sync(g->stream[1])))
+            return cuda_fail(g, gk);
+    }
+    double t1 = stats_now();
+    void *res;
+    if ((gk = (g->bitonic ? gk_bitonic_sort_range : gk_sort_range)(
+             g->d_keys, g->d_alt, n, w, min, max, g->d_scratch, g->scratch_bytes, &res,
+             g->stream[0])))
+        return cuda_fail(g, gk);
+    if ((gk = gk_stream_sync(g->stream[0])))
+        return cuda_fail(g, gk);
+    double t2 = stats_now();
+    if (direct) {
+        rc = GS_OK;
+        if ((gk = gk_copy_d2h(keys, res, n * (size_t)w, g->stream[0])) ||
+            (gk = gk_stream_sync(g->stream[0])))
+            rc = cuda_fail(g, gk);
+    } else {
+        rc = cuda_copy_out(g, res, keys, n, w);
+    }
+    double t3 = stats_now();
+    g->bytes_in += n * (uint64_t)w;
+    g->bytes_out += n * (uint64_t)w;
+    g->xfer_s += (t1 - t0) + (t3 - t2);
+    g->sort_s += t2 - t1;
+    stats_add(ST_TRANSFER, 2 * n * (uint64_t)w, (t1 - t0) + (t3 - t2));
+    stats_add(ST_SORT, n * (uint64_t)w, t2 - t1);
+    return rc;
+}
+
+void cuda_device_run(gdev_t *g)
+{
+    size_t w = (size_t)g->width;
+    int gk = gk_set_device(g->dev);
+    if (gk) {
+        g->rc = cuda_fail(g, gk);
+        return;
+    }
+    for (size_t p = g->first; p < g->nparts && g->rc == GS_OK; p += g->stride) {
+        size_t lo = g->n * p / g->nparts, hi = g->n * (p + 1) / g->nparts;
+        g->rc = cuda_sort_part(g, g->keys + lo * w, hi - lo, g->width);
+        g->chunks++;
+    }
+}
