@@ -1,6 +1,6 @@
 /* bitonic.cu: our bitonic sort of u32 and u64 keys (kernels.h): the host entry points,
  * which run the kernels and pass schedule of bitonic.cuh in the configurations below
- * (measured on the H100 against others: tests/bench/RESULTS.md, issue 5). */
+ * (chosen by measuring: doc/perf/TUNING.md, "The GPU kernels"). */
 #include <cstdint>
 
 #include <cuda_runtime.h>

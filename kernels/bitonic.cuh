@@ -1,6 +1,6 @@
 /* bitonic.cuh: the device code of our bitonic sort (thread, warp and block steps, its
  * three kernels) and its pass schedule, shared by bitonic.cu, the benchmark
- * (tests/bench/bitonic.cu) and the host emulation test (tests/bitonic_emu.cc).
+ * (tests/bench/bitonic.cu) and the host emulation test (tests/unit/bitonic_emu.cc).
  *
  * The network is the "all ascending" form of bitonic sort: merging two sorted halves
  * of a block of 2^k keys first compares key i with its mirror i ^ (2^k - 1), then runs

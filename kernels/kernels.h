@@ -27,7 +27,7 @@ typedef struct gk_stream *gk_stream_t;   /* a cudaStream_t */
 typedef struct gk_event *gk_event_t;     /* a cudaEvent_t */
 
 typedef struct {
-    char name[128];          /* e.g. "NVIDIA H100 80GB HBM3" */
+    char name[128];          /* the device's name, as CUDA gives it */
     size_t total_bytes;      /* device memory */
     size_t free_bytes;       /* free now */
     int major, minor;        /* compute capability */

@@ -172,8 +172,8 @@ extern "C" int gk_sort_range(void *d_keys, void *d_alt, size_t n, int width, uin
         return GK_OK;
     }
     if ((offset + 7) / 8 + 2 <= (plain + 7) / 8) {
-        /* Rebasing costs two passes over the keys (measured on the H100: about one
-         * digit pass of the sort): worth it only where it saves two digit passes. */
+        /* Rebasing costs two passes over the keys (about one digit pass of the sort:
+         * doc/perf/TUNING.md): worth it only where it saves two digit passes. */
         if ((rc = gk_rebase(d_keys, width, d_keys, width, n, min, 1, stream)) ||
             (rc = gk_radix_sort(d_keys, d_alt, n, width, 0, offset, d_scratch, scratch_bytes,
                                 &in_alt, stream)))

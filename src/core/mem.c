@@ -9,19 +9,18 @@
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "core/tuning.h"
 
+/* A huge page. */
 #define MEM_HUGE (2u << 20)
-/* Buffers smaller than this keep small pages. Asking for huge pages makes the kernel
- * find (compact, or have its hypervisor fill) 2 MiB at a time on the first touch,
- * which right after another process freed much memory can stall: 40 MB first
- * touched in 97-127 ms where small pages took 15-19 ms, on the 2-core VM after a
- * process had touched and freed 1 GB (as sort does before gpusort in vs-sort.sh).
- * Larger buffers, sorted for seconds, gain more from huge pages' fewer faults and
- * TLB misses than such a stall costs them. */
-#define MEM_HUGE_MIN ((size_t)256 << 20)
 
 /* Ask for huge pages on the 2 MiB-aligned interior of [p, p+size) where size is at
- * least MEM_HUGE_MIN. A hint: its failure (no THP on this kernel) changes nothing. */
+ * least MEM_HUGE_MIN: smaller buffers keep small pages, since asking for huge pages
+ * makes the kernel find (compact, or have its hypervisor fill) 2 MiB at a time on the
+ * first touch, which right after another process freed much memory can stall, and
+ * only a buffer sorted for seconds gains more from fewer faults and TLB misses than
+ * such a stall costs it. A hint: its failure (no THP on this kernel) changes
+ * nothing. */
 static void mem_hint(void *p, size_t size)
 {
 #ifdef MADV_HUGEPAGE
@@ -78,9 +77,6 @@ void mem_trim(void *p, size_t keep, size_t size)
         madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-/* Below this many bytes one thread copies: the hand-off would cost more. */
-#define MEM_COPY_PARALLEL_MIN ((size_t)4 << 20)
-
 typedef struct {
     char *dst;
     const char *src;
@@ -99,7 +95,7 @@ static void mem_copy_share(void *arg, int t, int nt)
 
 void mem_copy(pool_t *pool, void *dst, const void *src, size_t len)
 {
-    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2) {
+    if (len < MEM_PARALLEL_MIN || !pool || pool_size(pool) < 2) {
         memcpy(dst, src, len);
         return;
     }
@@ -120,7 +116,7 @@ static void mem_touch_share(void *arg, int t, int nt)
 void mem_touch(pool_t *pool, void *p, size_t len)
 {
     copy_job_t j = { p, NULL, len };
-    if (len < MEM_COPY_PARALLEL_MIN || !pool || pool_size(pool) < 2)
+    if (len < MEM_PARALLEL_MIN || !pool || pool_size(pool) < 2)
         mem_touch_share(&j, 0, 1);
     else
         pool_run(pool, mem_touch_share, &j);

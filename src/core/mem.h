@@ -1,6 +1,6 @@
 /* mem.h: large buffers. Keys and scratch arrays are hundreds of megabytes: asking
- * for transparent huge pages on those of 256 MiB and more cuts page faults and TLB
- * misses several times over (the radix scatter writes 2048 streams at once).
+ * for transparent huge pages on the largest (MEM_HUGE_MIN) cuts their page faults and
+ * TLB misses (the radix scatter writes 2048 streams at once).
  */
 #ifndef GS_MEM_H
 #define GS_MEM_H

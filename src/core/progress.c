@@ -7,12 +7,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cleanup.h"
 #include "core/error.h"
+#include "core/job.h"
 #include "core/progress.h"
 #include "core/stats.h"
 
-static pthread_t progress_thread;
+static job_t progress_job;       /* redraws the line until progress_stop() */
 static int progress_running;
 static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t progress_cond = PTHREAD_COND_INITIALIZER;
@@ -34,7 +34,7 @@ static void progress_draw(int last)
     fflush(stderr);
 }
 
-static void *progress_main(void *arg)
+static void progress_main(void *arg)
 {
     (void)arg;
     double every = progress_tty ? 0.25 : 1.0;
@@ -50,15 +50,17 @@ static void *progress_main(void *arg)
             progress_draw(0);
     }
     pthread_mutex_unlock(&progress_lock);
-    return NULL;
 }
 
 int progress_start(void)
 {
     progress_t0 = stats_now();
     progress_tty = isatty(STDERR_FILENO);
-    if (cleanup_thread_create(&progress_thread, progress_main, NULL) != 0)
+    job_init(&progress_job);
+    if (!job_try_post(&progress_job, progress_main, NULL)) {
+        job_end(&progress_job);
         return err_set(GS_ENOMEM, "cannot create threads");
+    }
     progress_running = 1;
     return GS_OK;
 }
@@ -79,7 +81,7 @@ void progress_stop(int ok)
     progress_quit = 1;
     pthread_cond_signal(&progress_cond);
     pthread_mutex_unlock(&progress_lock);
-    pthread_join(progress_thread, NULL);
+    job_end(&progress_job);
     progress_running = 0;
     if (ok) {
         progress_name = "done";

@@ -28,7 +28,9 @@
 
 /* ---- writing (io/writer, io/placed, io/ahead) ------------------------------------ */
 #define WRITE_KEYS_A_THREAD ((size_t)64 << 10)  /* keys a thread formats a batch; the least a thread places */
-#define WRITE_BINARY_A_THREAD ((size_t)1 << 20) /* bytes of binary keys a thread encodes a batch */
+#define WRITE_BINARY_A_THREAD ((size_t)1 << 20) /* bytes of binary keys a thread encodes a batch, */
+#define WRITE_BINARY_MIN ((size_t)4 << 20)      /*   and a binary batch's bytes at least */
+#define WRITE_PARALLEL_KEYS 4096                /* fewer keys in a text batch: formatted by one thread */
 #define WRITE_RELEASE ((size_t)4 << 20)         /* placed text: bytes a thread fills between releases */
 #define WRITE_AHEAD_PIECE ((size_t)4 << 20)     /* zeros written ahead this many bytes a call */
 #define WRITE_AHEAD_MIN_THREADS 16              /* zeros are written ahead on this many threads or more */
@@ -41,7 +43,9 @@
 #define SORT_DIRECT_KEYS ((size_t)1 << 24)      /* binary keys read straight into a chunk at a time */
 #define SORT_GPU_MIN_KEYS ((size_t)1 << 20)     /* smaller chunks are sorted on the CPU even with a GPU */
 #define SORT_GPU_KEYS_A_THREAD ((uint64_t)1 << 25) /* --device=auto: fewer keys a CPU thread stay on the CPU */
-#define MERGEFILES_BLOCKS ((size_t)64 << 20)    /* -m: read blocks of all inputs together */
+#define MERGEFILES_BLOCKS ((size_t)64 << 20)    /* -m: read blocks of all inputs together, */
+#define MERGEFILES_BLOCK_MIN ((size_t)64 << 10) /*   each at least this, */
+#define MERGEFILES_BLOCK_MAX ((size_t)16 << 20) /*   at most this */
 
 /* ---- the run store (store/) ------------------------------------------------------- */
 #define RUN_BLOCK_KEYS ((size_t)16 << 10)       /* keys in a spilled block */
@@ -76,5 +80,6 @@
 #define CUDA_SAMPLES 4096                       /* keys sampled a device to deal a chunk by key range */
 #define CUDA_FREE_TENTHS 9                      /* default: this many tenths of a device's free memory */
 #define CUDA_SLACK_BYTES ((size_t)16 << 20)     /* device memory left to spare beside the input's */
+#define CUDA_MERGE_BUDGET ((size_t)256 << 20)   /* bytes the CPU merge of a chunk's parts holds */
 
 #endif

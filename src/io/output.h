@@ -53,8 +53,8 @@ int output_can_give(const output_t *o);
 
 /* Write keys[0..n), which lie inside map (map_bytes from mem_map()), and unmap map:
  * the caller gives it up. Where output_can_give(), the pages themselves go into the
- * pipe by vmsplice(2) instead of copies of them, about twice as fast for the reader:
- * the pipe holds them until they are read, however long after, and since nothing
+ * pipe by vmsplice(2) instead of copies of them, which the reader takes faster: the
+ * pipe holds them until they are read, however long after, and since nothing
  * maps them any more, nothing can change them first. Else, or where vmsplice is
  * refused, plain writes. Not to be mixed with output_write() from another thread. */
 int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n);

@@ -25,9 +25,6 @@
 #include "io/output_impl.h"
 #include "io/textnum.h"
 
-/* Fewer keys than this in a batch are formatted by the caller alone. */
-#define WRITE_PARALLEL_KEYS 4096
-
 int output_write_all(output_t *o, const void *buf, size_t len)
 {
     double t0 = stats_now();
@@ -86,7 +83,7 @@ int output_drain(output_t *o)
 static int output_start(output_t *o)
 {
     size_t binary = WRITE_BINARY_A_THREAD * (size_t)o->threads;
-    o->bufsize = o->cfg.binary ? (binary < ((size_t)4 << 20) ? (size_t)4 << 20 : binary)
+    o->bufsize = o->cfg.binary ? (binary < WRITE_BINARY_MIN ? WRITE_BINARY_MIN : binary)
                                : WRITE_KEYS_A_THREAD * TN_MAX_LINE;
     o->have_sets = 1;
     for (int i = 0; i < 2; i++) {

@@ -80,8 +80,9 @@ int pm_flush(pm_thread_t *t, size_t p)
         }
         n = o;
     }
+    run_batch_t b = { t->batch, n };
     if (j->base)
-        return j->sink->place->fill(j->sink->self, t->batch, n, &t->at, t->pend, &t->released);
+        return j->sink->place->fill(j->sink->self, &b, &t->at, t->pend, &t->released);
     size_t need = n * j->sink->max_bytes;
     if (t->outlen + need > t->outcap) {
         /* Full: wait for the turn and hand the bytes on. */
@@ -92,7 +93,7 @@ int pm_flush(pm_thread_t *t, size_t p)
             return rc;
     }
     if (j->sink->prepare) {
-        t->outlen += j->sink->prepare(j->sink->self, t->batch, n, t->out + t->outlen);
+        t->outlen += j->sink->prepare(j->sink->self, &b, t->out + t->outlen);
     } else {
         memcpy(t->out + t->outlen, t->batch, n * w);
         t->outlen += n * w;
@@ -110,13 +111,14 @@ int pm_refill(pm_thread_t *t, int i, int has_hi, uint64_t hi, uint64_t *key)
 {
     int width = t->j->width;
     for (;;) {
-        const void *keys;
-        size_t n = 0;
+        run_batch_t b = { NULL, 0 };
         if (!t->last[i]) {
-            int rc = run_cursor_next(t->cur_run[i], &keys, &n);
+            int rc = run_cursor_next(t->cur_run[i], &b);
             if (rc)
                 return rc;
         }
+        const void *keys = b.keys;
+        size_t n = b.n;
         if (n == 0) {
             t->done[i] = 1;
             *key = PM_SENT;

@@ -29,20 +29,19 @@ typedef struct {
     const unsigned char *step_len;  /* step take step_len[i] bytes each */
     /* Make room for total bytes: *base, or NULL (declined: deliver in order). */
     int (*begin)(void *self, uint64_t total, char **base);
-    /* Put n sorted keys at *at, no byte at or past end; move *at past them (and
+    /* Put b's sorted items at *at, no byte at or past end; move *at past them (and
      * *released, the caller's mark of pages let go: output_place()). */
-    int (*fill)(void *self, const void *keys, size_t n, char **at, char *end,
-                char **released);
+    int (*fill)(void *self, const run_batch_t *b, char **at, char *end, char **released);
     /* Done with base (ok: every piece was filled). */
     int (*end)(void *self, char *base, uint64_t total, int ok);
 } pmerge_place_t;
 
-/* Where merged keys go. prepare() runs on the merge threads in parallel and turns n
- * sorted keys into bytes at dst (room for n * max_bytes; NULL: the keys as they are,
- * max_bytes being the key width); deliver() takes those
- * bytes in key order, from one thread at a time. */
+/* Where merged items go. prepare() runs on the merge threads in parallel and turns a
+ * batch of sorted items into bytes at dst (room for b->n * max_bytes; NULL: the keys
+ * as they are, max_bytes being the key width); deliver() takes those bytes in key
+ * order, from one thread at a time. */
 typedef struct {
-    size_t (*prepare)(void *self, const void *keys, size_t n, void *dst);
+    size_t (*prepare)(void *self, const run_batch_t *b, void *dst);
     int (*deliver)(void *self, const void *bytes, size_t len);
     size_t max_bytes;        /* most bytes prepare() makes of one key */
     void *self;

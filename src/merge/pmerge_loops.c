@@ -113,10 +113,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
  * level at a time; a two-way merge's step is a compare and two pointer moves. So for
  * few runs, each inner node of a binary tree merges its two children's keys into a
  * buffer of its own, a stretch at a time, and the root merges into the batch: every
- * step of every stretch branch-free and sure of its bounds (no sentinel keys). On the
- * 2-core VM, 100M u32 keys of text at -S 256M (4 runs): the merging itself took 0.68
- * s of CPU against the loser tree's 1.24 (perf), the merge phase 1.12-1.40 s against
- * 1.33-1.65 (tests/bench/RESULTS.md, issue 3, twelfth session). */
+ * step of every stretch branch-free and sure of its bounds (no sentinel keys). */
 
 static int pt_more(pm_thread_t *t, int v, int has_hi, uint64_t hi, int w);
 

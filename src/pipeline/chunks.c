@@ -328,8 +328,8 @@ static int chunks_chunk_pinned(chunks_t *s)
 
 /* A buffer for a new chunk: a pinned one (chunks_chunk_pinned), or the spare where
  * it holds the chunk's limit, else the whole limit at once (pages are only faulted
- * in as keys arrive; growing a buffer of gigabytes by realloc cost more than all the
- * rest of reading). Where even that cannot be had, the chunk starts small and grows. */
+ * in as keys arrive; a buffer of gigabytes grown by realloc would be copied again
+ * and again). Where even that cannot be had, the chunk starts small and grows. */
 static int chunks_chunk_alloc(chunks_t *s)
 {
     size_t w = (size_t)s->c->km.width;

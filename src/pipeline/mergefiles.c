@@ -28,15 +28,15 @@ typedef struct {
     int slot;                /* cleanup slot of a temporary, or -1 for a user's file */
 } minput_t;
 
-/* Read blocks for the merge: the inputs share MERGEFILES_BLOCKS, within 64 KiB ..
- * 16 MiB each. */
+/* Read blocks for the merge: the inputs share MERGEFILES_BLOCKS, each within
+ * MERGEFILES_BLOCK_MIN and MERGEFILES_BLOCK_MAX. */
 static size_t mf_block(int ninputs)
 {
     size_t b = MERGEFILES_BLOCKS / (size_t)ninputs;
-    if (b < ((size_t)64 << 10))
-        b = (size_t)64 << 10;
-    if (b > ((size_t)16 << 20))
-        b = (size_t)16 << 20;
+    if (b < MERGEFILES_BLOCK_MIN)
+        b = MERGEFILES_BLOCK_MIN;
+    if (b > MERGEFILES_BLOCK_MAX)
+        b = MERGEFILES_BLOCK_MAX;
     return b;
 }
 

@@ -22,20 +22,18 @@
 #include "core/tuning.h"
 #include "io/textnum.h"
 #include "merge/pmerge.h"
-#include "merge/smerge.h"
+#include "pipeline/smerge.h"
 #include "pipeline/chunks.h"
 #include "pipeline/passes.h"
 
-/* Read blocks: an eighth of the budget, within SORT_BLOCK_MIN and a share of each
- * thread's (at least 4 MiB, at most SORT_BLOCK_MAX): enough for every thread's
- * share of a parse, and no more fresh memory than that on a machine of few cores,
- * where first touches of new pages are a good part of a small sort; each block
- * costs its hand-offs among the threads. */
+/* Read blocks: an eighth of the budget, at least SORT_BLOCK_MIN, at most
+ * SORT_BLOCK_A_THREAD a thread and SORT_BLOCK_MAX: enough for every thread's share of
+ * a parse, and no more fresh memory than that on a machine of few cores, where first
+ * touches of new pages are a good part of a small sort; each block costs its
+ * hand-offs among the threads. */
 static size_t sort_read_block(size_t budget, int threads)
 {
     size_t cap = (size_t)threads * SORT_BLOCK_A_THREAD;
-    if (cap < ((size_t)4 << 20))
-        cap = (size_t)4 << 20;
     if (cap > SORT_BLOCK_MAX)
         cap = SORT_BLOCK_MAX;
     size_t b = budget / 8;
@@ -125,9 +123,9 @@ static int sort_read(chunks_t *s)
 /* ---- the merge's sinks ------------------------------------------------------------ */
 
 /* Formatted output. */
-static size_t sort_sink_format(void *self, const void *keys, size_t n, void *dst)
+static size_t sort_sink_format(void *self, const run_batch_t *b, void *dst)
 {
-    return output_format(self, keys, n, dst);
+    return output_format(self, b->keys, b->n, dst);
 }
 
 static int sort_sink_write(void *self, const void *bytes, size_t len)
@@ -147,12 +145,12 @@ static int sort_place_begin(void *self, uint64_t total, char **base)
     return output_place_begin(self, total, base);
 }
 
-static int sort_place_fill(void *self, const void *keys, size_t n, char **at, char *end,
+static int sort_place_fill(void *self, const run_batch_t *b, char **at, char *end,
                            char **released)
 {
     double t0 = stats_now();
     char *from = *at;
-    int rc = output_place(self, keys, n, at, end, released);
+    int rc = output_place(self, b->keys, b->n, at, end, released);
     stats_add(ST_WRITE, (uint64_t)(*at - from), stats_now() - t0);
     return rc;
 }
@@ -187,7 +185,8 @@ typedef struct {
 static int sort_sink_append(void *self, const void *bytes, size_t len)
 {
     sort_sink_t *rs = self;
-    return run_writer_add(rs->w, bytes, len / (size_t)rs->width);
+    run_batch_t b = { bytes, len / (size_t)rs->width };
+    return run_writer_add(rs->w, &b);
 }
 
 /* How many runs one merge takes: the open-file limit, and the cursor buffers that

@@ -9,8 +9,8 @@
  * one by all threads together, recursively. The MSD pass goes through small
  * per-bucket buffers of one cache line that are written out whole with streaming
  * stores (software write-combining): out of cache, scattering to 2048 places with
- * plain stores costs twice as much, most of it reading every destination line
- * before writing it.
+ * plain stores costs far more, most of it reading every destination line before
+ * writing it.
  *
  * The MSD digit's counts are taken in the same read pass as the bits that vary,
  * on the digit that a sample of the keys foretells (its highest varying bit); only

@@ -19,9 +19,6 @@
 #include "sorter/cuda_impl.h"
 #include "store/runs.h"
 
-/* Bytes the merge of a chunk's sorted parts may hold. */
-#define CUDA_MERGE_BUDGET ((size_t)256 << 20)
-
 /* A device's job: its share of the current chunk. */
 static void cuda_device_job(void *arg)
 {

@@ -118,8 +118,7 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     size_t budget = gdev_budget(cfg, &info), want_keys = cfg->input_keys;
     size_t w = (size_t)width, a = cuda_alt_bytes(g->bitonic, width);
     if (want_keys && want_keys < budget / (w + a)) {
-        /* No more than the input needs: the rest stays free for others (and an
-         * input of 400 MB no longer takes 71 GB of an H100). */
+        /* No more than the input needs: the rest stays free for others. */
         size_t scratch;
         if ((gk = (g->bitonic ? gk_bitonic_scratch : gk_radix_scratch)(want_keys, width,
                                                                         &scratch)))

@@ -174,31 +174,31 @@ int run_rank(run_t *r, uint64_t v, size_t *idx, void *buffers)
     return run_ranks(r, &v, 1, idx, buffers);
 }
 
-int run_cursor_next(run_cursor_t *c, const void **keys, size_t *n)
+int run_cursor_next(run_cursor_t *c, run_batch_t *b)
 {
     run_t *r = c->r;
-    *n = 0;
+    b->n = 0;
     if (r->keys || r->n == 0) {
         if (c->pos < r->n) {
-            *keys = (const char *)r->keys + c->pos * (size_t)r->width;
-            *n = r->n - c->pos;
+            b->keys = (const char *)r->keys + c->pos * (size_t)r->width;
+            b->n = r->n - c->pos;
             c->pos = r->n;
         }
         return GS_OK;
     }
     while (c->block < r->nblocks) {
-        size_t b = c->block++;
-        int rc = run_read_block(c, b);
+        size_t blk = c->block++;
+        int rc = run_read_block(c, blk);
         if (rc)
             return rc;
-        size_t k = run_block_keys(r, b), skip = 0;
+        size_t k = run_block_keys(r, blk), skip = 0;
         if (!c->started) {
             c->started = 1;
             skip = key_lower_bound(c->buf, k, r->width, c->lo);
         }
         if (skip < k) {
-            *keys = (const char *)c->buf + skip * (size_t)r->width;
-            *n = k - skip;
+            b->keys = (const char *)c->buf + skip * (size_t)r->width;
+            b->n = k - skip;
             return GS_OK;
         }
     }

@@ -96,10 +96,10 @@ static int run_writer_flush(run_writer_t *w)
     return GS_OK;
 }
 
-int run_writer_add(run_writer_t *w, const void *keys, size_t n)
+int run_writer_add(run_writer_t *w, const run_batch_t *b)
 {
-    size_t wb = (size_t)w->r->width;
-    const char *p = keys;
+    size_t wb = (size_t)w->r->width, n = b->n;
+    const char *p = b->keys;
     while (n > 0) {
         size_t take = RUN_BLOCK_KEYS - w->fill < n ? RUN_BLOCK_KEYS - w->fill : n;
         memcpy((char *)w->block + w->fill * wb, p, take * wb);

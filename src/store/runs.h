@@ -26,6 +26,15 @@ typedef struct {
 
 typedef struct run run_t;
 
+/* A batch: n items of a run, in order, as the store hands them on (cursors) and takes
+ * them in (run writers), and as a merge hands them to its sink. An item is a mapped
+ * key; records add their payload beside the keys, in fields of their own, so that
+ * what only passes batches along does not change (doc/DESIGN.md, "Records"). */
+typedef struct {
+    const void *keys;        /* n mapped keys of the run's width */
+    size_t n;
+} run_batch_t;
+
 /* A run in memory, taking ownership of keys (n sorted keys from malloc/mem_alloc). */
 int run_from_memory(run_t **r, void *keys, size_t n, int width);
 
@@ -68,8 +77,8 @@ size_t run_sample(const run_t *r, uint64_t *out, size_t max, size_t *weight);
 typedef struct run_writer run_writer_t;
 
 int run_writer_open(run_writer_t **w, const runcfg_t *cfg);
-/* Append n keys (>= every key before them). */
-int run_writer_add(run_writer_t *w, const void *keys, size_t n);
+/* Append b's items (keys >= every key before them). */
+int run_writer_add(run_writer_t *w, const run_batch_t *b);
 /* Finish: *out is the new run (on disk). The writer is freed either way. */
 int run_writer_close(run_writer_t *w, run_t **out);
 /* Drop an unfinished run and its file. */
@@ -102,8 +111,9 @@ typedef struct run_cursor run_cursor_t;
 /* A cursor over r's keys that are >= lo, in order (r must be open). */
 int run_cursor_open(run_cursor_t **c, run_t *r, uint64_t lo);
 
-/* The next keys: *keys valid until the next call; *n == 0 at the end of the run. */
-int run_cursor_next(run_cursor_t *c, const void **keys, size_t *n);
+/* The next items into *b: valid until the next call; b->n == 0 at the end of the
+ * run. */
+int run_cursor_next(run_cursor_t *c, run_batch_t *b);
 
 void run_cursor_close(run_cursor_t *c);
 

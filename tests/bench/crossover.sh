@@ -2,7 +2,7 @@
 # crossover.sh: where the GPU starts to pay: `gpusort --device=cpu` against
 # `--device=GPU` on the same file, by size (a benchmark, never a test). The measure
 # behind --device=auto's choice of the CPU for inputs of known size under 32 Mi keys
-# a thread (src/run.c).
+# a thread (src/pipeline/engine.c).
 #
 # For each size, N random u32 keys (text by tests/tools/gsgen, binary by
 # tests/bench/genkeys, seed 3) into BENCH_DIR, read into the page cache, then R

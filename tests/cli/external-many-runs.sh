@@ -8,7 +8,7 @@
 need_gscheck
 mkdir tdir
 
-# Run counts below were counted with --progress against sort.c as of this test; the
+# Run counts below were counted with --progress against pipeline/chunks.c as of this test; the
 # checks do not depend on them, only on there being clearly more runs than one merge
 # can take: merge passes show as a spill volume (uncompressed) above the keys' bytes.
 # A merge takes at most the open-file limit less 9 inputs (the standard streams and

@@ -10,7 +10,7 @@ need_gscheck
 mkdir tdir
 
 # 4M u32 keys (16 MB) from a pipe against -S 1M, uncompressed: chunks take at most
-# 128 Ki keys and a run is at least a quarter chunk (sort.c), so there are at most
+# 128 Ki keys and a run is at least a quarter chunk (pipeline/chunks.c), so there are at most
 # 123 runs. Merging them in passes of 2 or more runs at a time, each pass taking
 # runs of about the same size, rewrites each key at most ceil(log2(123)) = 7 times:
 # with the first spill, at most 8 x 16 MB. BOUND allows 9. (Merging each pass's

@@ -11,7 +11,7 @@ mkdir tdir
 
 # 36M i64 keys (288 MB) from a pipe against -S 1M: chunks of at most 64 Ki keys,
 # about 32 Ki keys a spilled run: 1130 files in -T at once before the merge starts
-# (counted with sort.c as of this test). Merged in balanced passes that is about a
+# (counted with pipeline/chunks.c as of this test). Merged in balanced passes that is about a
 # dozen passes over 288 MB: well within GS_TIMEOUT seconds on 2 cores (18 s here).
 N=36000000
 GS_TIMEOUT=150

@@ -23,7 +23,7 @@ empty "$RUN_OUT" "stdout of --stats -o"
 [ -s "$RUN_ERR" ] || fail "--stats -o printed nothing on stderr"
 same exp.txt out.txt "-o with --stats"
 
-# Text of 64 Ki keys a thread or more to -o goes out mapped (output.c), and --stats
+# Text of 64 Ki keys a thread or more to -o goes out mapped (io/placed.c), and --stats
 # counts those bytes: all of the output here (2 threads, 200000 keys), where the
 # file system gives space by fallocate.
 "$GSGEN" -n 200000 -s 182 >big.txt

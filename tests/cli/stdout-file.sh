@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stdout-file.sh: standard output that is a regular file ("> FILE") takes much text
-# placed, as -o does (output.c: formatted by the threads straight into the file's
+# placed, as -o does (io/placed.c: formatted by the threads straight into the file's
 # pages), from the position the shell left it at; appended to (">>"), shared with
 # standard error ("> FILE 2>&1") or at a position inside a page, the text goes out
 # in order. Each way the file holds what sort -n would have written there; --stats

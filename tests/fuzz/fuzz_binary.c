@@ -3,7 +3,7 @@
  * (key_encode) as its inverse.
  *
  * Input: byte 0 picks the type (bits 0-1), big-endian (bit 2), -r (bit 3), two inputs
- * with partial keys carried from the first to the second (bit 4, as sort.c reads
+ * with partial keys carried from the first to the second (bit 4, as pipeline/sort.c reads
  * several files) and the reader's block size (bits 5-7); byte 1 where the bytes are
  * split between the two inputs; the rest is the data. Checked, for every input:
  *   - key_decode gives the reference's keys, and key_encode gives the bytes back;

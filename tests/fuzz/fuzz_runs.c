@@ -1,5 +1,5 @@
-/* fuzz_runs.c: the spilled-run reader (runs.h, codec.h): a damaged or truncated
- * temporary file must give an error, never a crash and never wrong keys.
+/* fuzz_runs.c: the spilled-run reader (store/runs.h, store/codec.h): a damaged or
+ * truncated temporary file must give an error, never a crash and never wrong keys.
  *
  * Input: byte 0 picks the key width (bit 0), --compress-temp (bits 1-2: auto, lz4,
  * none), how the run is made (bit 3: run_spill of a memory run, or the streaming
@@ -241,7 +241,8 @@ static run_t *make_run(const void *keys, size_t n, int width, int stream,
         fuzz_fail("cannot open a run writer: %s", err_message());
     for (size_t done = 0; done < n;) {
         size_t k = n - done < 5000 ? n - done : 5000;
-        if (run_writer_add(w, (const char *)keys + done * (size_t)width, k) != GS_OK)
+        run_batch_t b = { (const char *)keys + done * (size_t)width, k };
+        if (run_writer_add(w, &b) != GS_OK)
             fuzz_fail("run_writer_add failed: %s", err_message());
         done += k;
     }
@@ -297,9 +298,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc = run_cursor_open(&c, r, lo);
     size_t got = 0;
     while (rc == GS_OK) {
-        const void *blk;
-        size_t m;
-        rc = run_cursor_next(c, &blk, &m);
+        run_batch_t b;
+        rc = run_cursor_next(c, &b);
+        const void *blk = b.keys;
+        size_t m = b.n;
         if (rc != GS_OK || m == 0)
             break;
         for (size_t i = 0; i < m; i++, got++) {

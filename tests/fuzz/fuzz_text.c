@@ -1,5 +1,5 @@
-/* fuzz_text.c: the text parser (textnum.h, and input.h's text reader) against a slow
- * reference parser written here from the contract alone.
+/* fuzz_text.c: the text parser (io/textnum.h, and io/reader.h's text reader)
+ * against a slow reference parser written here from the contract alone.
  *
  * Input: byte 0 picks the key type (bits 0-1), -r (bit 2) and the reader's block
  * size (bits 3-7); the rest is the text. Checked, for every input:

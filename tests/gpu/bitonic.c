@@ -1,5 +1,5 @@
-/* gpu_bitonic.c: our bitonic sort (gk_bitonic_sort, gk_bitonic_sort_range) against a
- * CPU reference (a test program without Check, like gpu_sorter.c). Exits 77 where
+/* bitonic.c: our bitonic sort (gk_bitonic_sort, gk_bitonic_sort_range) against a
+ * CPU reference (a test program without Check, like sorter.c). Exits 77 where
  * there is no GPU.
  *
  * Widths 4 and 8. Every n from 0 to 5000 (random keys; the reference grows by
@@ -8,8 +8,8 @@
  * with) at sizes across the tile and pass boundaries; random n up to 2^27; 64-bit keys
  * whose range fits 32 bits (sorted as offsets by gk_bitonic_sort_range). Guard keys
  * after the n keys on the device must come back untouched.
- * Usage: gpu_bitonic [N...]   (only the sizes given, every distribution: small sizes
- * for compute-sanitizer). Prints "gpu_bitonic: N passed, N failed".
+ * Usage: tests/gpu/bitonic [N...]   (only the sizes given, every distribution: small sizes
+ * for compute-sanitizer). Prints "gpu/bitonic: N passed, N failed".
  */
 #include <config.h>
 
@@ -175,7 +175,7 @@ static void sweep_every(test_t *t, int width, size_t top)
 int main(int argc, char **argv)
 {
     if (gk_device_count() == 0) {
-        puts("gpu_bitonic: no GPU here: skipped");
+        puts("gpu/bitonic: no GPU here: skipped");
         return 77;
     }
     test_t t = { 0 };
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
             check_dist(&t, MAX_N - 12345, width, D_NARROW, 1);
         }
     }
-    printf("gpu_bitonic: %d passed, %d failed\n", t.passed, t.failed);
+    printf("gpu/bitonic: %d passed, %d failed\n", t.passed, t.failed);
     gk_free(t.d_keys);
     gk_free(t.d_alt);
     gk_stream_destroy(t.stream);

@@ -1,7 +1,7 @@
 /* bitonic_emu.cc: the bitonic sort's kernels (kernels/bitonic.cuh), run on the CPU by a
  * small emulation of CUDA blocks, against std::sort: a test of the network, the
  * layouts and the pass schedule that needs no GPU (the GPU itself is tested by
- * tests/gpu_bitonic.c). Each thread of a block is a fiber; __syncthreads waits for
+ * tests/gpu/bitonic.c). Each thread of a block is a fiber; __syncthreads waits for
  * every thread of the block, a warp shuffle for the 32 lanes of the warp (a barrier
  * some threads never reach is reported). Every sort is run twice, warps scheduled
  * first to last and last to first, each warp as far ahead as it can go: a missing

@@ -1,4 +1,4 @@
-/* check_codec.c: unit tests of codec.[ch]: round trips of both codecs and both
+/* check_codec.c: unit tests of store/codec.[ch]: round trips of both codecs and both
  * widths over a sweep of sizes and key distributions, the byte layout of each codec
  * (checked against liblz4 and a reference transpose written here), the compression
  * of small deltas, and decoding of damaged input: truncations, byte flips, a wrong n,
@@ -31,14 +31,6 @@ static const char *dist_names[NDISTS] = { "random", "equal", "dense", "sparse", 
 static uint64_t width_max(int width)
 {
     return width == 4 ? UINT32_MAX : UINT64_MAX;
-}
-
-static void put_key(void *keys, size_t i, int width, uint64_t v)
-{
-    if (width == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
 }
 
 static uint64_t get_key(const void *keys, size_t i, int width)
@@ -114,7 +106,7 @@ static void *make_keys(size_t n, int width, int dist, uint64_t *seed)
     qsort(v, n, sizeof *v, cmp_u64);
     void *keys = guarded_alloc(n * (size_t)width);
     for (size_t i = 0; i < n; i++)
-        put_key(keys, i, width, v[i]);
+        ck_put_key(keys, i, width, v[i]);
     free(v);
     return keys;
 }
@@ -558,8 +550,8 @@ START_TEST(test_codec_unsorted_refused)
     void *keys = make_keys(n, width, DIST_RANDOM, &seed);
     uint64_t a = get_key(keys, 150, width), b = get_key(keys, 151, width);
     ck_assert_uint_lt(a, b);
-    put_key(keys, 150, width, b);
-    put_key(keys, 151, width, a);
+    ck_put_key(keys, 150, width, b);
+    ck_put_key(keys, 151, width, a);
     for (int c = 0; c < 2; c++) {
         size_t len;
         unsigned char *enc = encode_exact(c ? CODEC_LZ4 : CODEC_RAW, keys, n, width, &len);

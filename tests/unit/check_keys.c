@@ -1,5 +1,6 @@
-/* check_keys.c: unit tests of keys.[ch]: the order-preserving mapping of every key
- * type to unsigned keys (both directions), type names, and key_unique.
+/* check_keys.c: unit tests of core/keys.[ch]: the order-preserving mapping of every
+ * key type to unsigned keys (both directions), type names, key_unique, and binary
+ * keys decoded and encoded (key_decode, key_encode) against hand-built bytes.
  */
 #include <config.h>
 
@@ -11,7 +12,6 @@
 #include "core/keys.h"
 #include "check_suites.h"
 
-static const key_type_t all_types[4] = { KEY_I32, KEY_U32, KEY_I64, KEY_U64 };
 
 /* ------------------------------------------------------------------------------ */
 /* The mapping                                                                     */
@@ -22,10 +22,10 @@ START_TEST(test_keys_map_init_fields)
         for (int rev = 0; rev < 2; rev++) {
             keymap_t km;
             memset(&km, 0xa5, sizeof km);
-            key_map_init(&km, all_types[t], rev);
-            ck_assert_int_eq(km.type, all_types[t]);
-            ck_assert_int_eq(km.width, (all_types[t] == KEY_I32 || all_types[t] == KEY_U32) ? 4 : 8);
-            ck_assert_int_eq(km.is_signed, (all_types[t] == KEY_I32 || all_types[t] == KEY_I64) ? 1 : 0);
+            key_map_init(&km, (key_type_t)(t), rev);
+            ck_assert_int_eq(km.type, (key_type_t)(t));
+            ck_assert_int_eq(km.width, ((key_type_t)(t) == KEY_I32 || (key_type_t)(t) == KEY_U32) ? 4 : 8);
+            ck_assert_int_eq(km.is_signed, ((key_type_t)(t) == KEY_I32 || (key_type_t)(t) == KEY_I64) ? 1 : 0);
         }
     }
 }
@@ -93,14 +93,14 @@ START_TEST(test_keys_map_round_trip)
     for (int t = 0; t < 4; t++) {
         for (int rev = 0; rev < 2; rev++) {
             keymap_t km;
-            key_map_init(&km, all_types[t], rev);
+            key_map_init(&km, (key_type_t)(t), rev);
             for (int k = 0; k < 100000; k++) {
-                uint64_t raw = ck_raw(all_types[t], ck_rng_varied(&seed));
+                uint64_t raw = ck_raw((key_type_t)(t), ck_rng_varied(&seed));
                 uint64_t key = key_map(&km, raw);
-                if (key != ck_ref_key(all_types[t], rev, raw))
+                if (key != ck_ref_key((key_type_t)(t), rev, raw))
                     ck_abort_msg("type %d rev %d raw %#llx: key %#llx, expected %#llx", t, rev,
                                  (unsigned long long)raw, (unsigned long long)key,
-                                 (unsigned long long)ck_ref_key(all_types[t], rev, raw));
+                                 (unsigned long long)ck_ref_key((key_type_t)(t), rev, raw));
                 if (km.width == 4 && key > UINT32_MAX)
                     ck_abort_msg("type %d rev %d raw %#llx: key %#llx wider than 32 bits", t, rev,
                                  (unsigned long long)raw, (unsigned long long)key);
@@ -130,7 +130,7 @@ START_TEST(test_keys_map_order)
 {
     uint64_t seed = 0x6f72646572;
     for (int t = 0; t < 4; t++) {
-        key_type_t type = all_types[t];
+        key_type_t type = (key_type_t)(t);
         keymap_t up, down;
         key_map_init(&up, type, 0);
         key_map_init(&down, type, 1);
@@ -166,8 +166,8 @@ START_TEST(test_keys_type_parse_names)
     for (int t = 0; t < 4; t++) {
         key_type_t got = (key_type_t)-1;
         ck_assert_int_eq(key_type_parse(names[t], &got), 0);
-        ck_assert_int_eq(got, all_types[t]);
-        ck_assert_str_eq(key_type_name(all_types[t]), names[t]);
+        ck_assert_int_eq(got, (key_type_t)(t));
+        ck_assert_str_eq(key_type_name((key_type_t)(t)), names[t]);
     }
 }
 END_TEST
@@ -185,14 +185,6 @@ END_TEST
 
 /* ------------------------------------------------------------------------------ */
 /* key_unique                                                                      */
-
-static void put(void *keys, size_t i, int width, uint64_t v)
-{
-    if (width == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
-}
 
 static uint64_t get(const void *keys, size_t i, int width)
 {
@@ -217,7 +209,7 @@ static void check_unique(const uint64_t *v, size_t n, int width)
     ck_assert_ptr_nonnull(keys);
     ck_assert_ptr_nonnull(want);
     for (size_t i = 0; i < n; i++)
-        put(keys, i, width, v[i]);
+        ck_put_key(keys, i, width, v[i]);
     size_t m = ref_unique(v, n, want);
     size_t got = key_unique(keys, n, width);
     ck_assert_uint_eq(got, m);
@@ -307,36 +299,13 @@ END_TEST
 /* ------------------------------------------------------------------------------ */
 /* binary keys: key_decode and key_encode                                          */
 
-static const char *type_names[4] = { "i32", "u32", "i64", "u64" };
-
-static int type_width(key_type_t t)
-{
-    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
-}
-
-/* raw value -> its width bytes in the byte order, by shifts */
-static void put_bytes(unsigned char *dst, uint64_t raw, int width, int big_endian)
-{
-    for (int b = 0; b < width; b++) {
-        unsigned char byte = (unsigned char)(raw >> (8 * b));
-        dst[big_endian ? width - 1 - b : b] = byte;
-    }
-}
-
-static void put_key(void *keys, size_t i, int width, uint64_t v)
-{
-    if (width == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
-}
 
 /* _i = type * 4 + big_endian * 2 + reverse */
 START_TEST(test_keys_decode)
 {
-    key_type_t type = all_types[_i / 4];
+    key_type_t type = (key_type_t)(_i / 4);
     int big = _i / 2 % 2, rev = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x6465636f6465 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, rev);
@@ -347,14 +316,14 @@ START_TEST(test_keys_decode)
     static uint64_t dst[N];
     for (size_t i = 0; i < N; i++) {
         raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_bytes(src + 1 + i * width, raw[i], width, big);   /* src unaligned on purpose */
+        ck_put_bytes(src + 1 + i * width, raw[i], width, big);   /* src unaligned on purpose */
     }
     key_decode(src + 1, dst, N, &km, big);
     for (size_t i = 0; i < N; i++) {
         uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
         if (got != ck_ref_key(type, rev, raw[i]))
             ck_abort_msg("%s big %d rev %d: key %zu (raw %#" PRIx64 ") decoded to %#" PRIx64
-                         ", expected %#" PRIx64, type_names[type], big, rev, i, raw[i], got,
+                         ", expected %#" PRIx64, ck_type_name(type), big, rev, i, raw[i], got,
                          ck_ref_key(type, rev, raw[i]));
     }
 
@@ -364,7 +333,7 @@ START_TEST(test_keys_decode)
     for (size_t i = 0; i < N; i++) {
         uint64_t got = width == 4 ? ((uint32_t *)dst)[i] : dst[i];
         if (got != ck_ref_key(type, rev, raw[i]))
-            ck_abort_msg("%s big %d rev %d in place: key %zu wrong", type_names[type], big, rev, i);
+            ck_abort_msg("%s big %d rev %d in place: key %zu wrong", ck_type_name(type), big, rev, i);
     }
 }
 END_TEST
@@ -421,9 +390,9 @@ END_TEST
 /* _i = type * 4 + big_endian * 2 + reverse */
 START_TEST(test_keys_encode)
 {
-    key_type_t type = all_types[_i / 4];
+    key_type_t type = (key_type_t)(_i / 4);
     int big = _i / 2 % 2, rev = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x656e636f6465 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, rev);
@@ -433,25 +402,25 @@ START_TEST(test_keys_encode)
     static unsigned char want[N * 8], got[N * 8 + 8];
     for (size_t i = 0; i < N; i++) {
         raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_key(keys, i, width, ck_ref_key(type, rev, raw[i]));
-        put_bytes(want + i * width, raw[i], width, big);
+        ck_put_key(keys, i, width, ck_ref_key(type, rev, raw[i]));
+        ck_put_bytes(want + i * width, raw[i], width, big);
     }
     memset(got, 0xee, sizeof got);
     key_encode(keys, got, N, &km, big);
     ck_assert_msg(memcmp(got, want, (size_t)N * width) == 0, "%s big %d rev %d: bytes differ",
-                  type_names[type], big, rev);
+                  ck_type_name(type), big, rev);
     ck_assert_uint_eq(got[(size_t)N * width], 0xee);
 
     /* the inverse of key_decode */
     key_decode(got, back, N, &km, big);
     ck_assert_msg(memcmp(back, keys, (size_t)N * width) == 0, "%s big %d rev %d: no round trip",
-                  type_names[type], big, rev);
+                  ck_type_name(type), big, rev);
 
     /* in place */
     memcpy(back, keys, (size_t)N * width);
     key_encode(back, back, N, &km, big);
     ck_assert_msg(memcmp(back, want, (size_t)N * width) == 0, "%s big %d rev %d in place: bytes differ",
-                  type_names[type], big, rev);
+                  ck_type_name(type), big, rev);
 }
 END_TEST
 

@@ -1,4 +1,4 @@
-/* check_options.c: unit tests of options.[ch]: SIZE parsing and resolution, and
+/* check_options.c: unit tests of cli/options.[ch]: SIZE parsing and resolution, and
  * opt_parse over argv arrays (defaults, every option, conflicts, bad values).
  * opt_parse uses getopt_long: optind is reset to 0 (glibc's full reset) before
  * every call. Usage errors may print to stderr; that is expected.

@@ -1,5 +1,4 @@
-/* check_output.c: unit tests of output.[ch]: output_encode_binary against hand-built
- * bytes and as the inverse of input_decode_binary; the writer to -o FILE (text and
+/* check_output.c: unit tests of io/output.h: the writer to -o FILE (text and
  * binary, committed atomically, nothing else left in the directory), output_abort
  * (an existing FILE untouched, no temporary left), keys in order laid out by ranks
  * (output_write_sorted), zeros written ahead (the file holds exactly the output
@@ -24,37 +23,6 @@
 #include "core/pool.h"
 #include "check_suites.h"
 
-static const key_type_t all_types[4] = { KEY_I32, KEY_U32, KEY_I64, KEY_U64 };
-static const char *type_names[4] = { "i32", "u32", "i64", "u64" };
-
-static int type_width(key_type_t t)
-{
-    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
-}
-
-static int ref_format(uint64_t raw, key_type_t type, char *buf, size_t size)
-{
-    switch (type) {
-    case KEY_I32: return snprintf(buf, size, "%" PRId32, (int32_t)(uint32_t)raw);
-    case KEY_U32: return snprintf(buf, size, "%" PRIu32, (uint32_t)raw);
-    case KEY_I64: return snprintf(buf, size, "%" PRId64, (int64_t)raw);
-    default:      return snprintf(buf, size, "%" PRIu64, raw);
-    }
-}
-
-static void put_bytes(unsigned char *dst, uint64_t raw, int width, int big_endian)
-{
-    for (int b = 0; b < width; b++)
-        dst[big_endian ? width - 1 - b : b] = (unsigned char)(raw >> (8 * b));
-}
-
-static void put_key(void *keys, size_t i, int width, uint64_t v)
-{
-    if (width == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
-}
 
 /* ------------------------------------------------------------------------------ */
 /* A temporary directory per test case (made and removed by the parent process)    */
@@ -132,16 +100,16 @@ static char *slurp(const char *path, size_t *len)
 static size_t make_keys(void *keys, size_t n, key_type_t type, int rev, int binary, int big,
                         char *want, uint64_t *seed)
 {
-    int width = type_width(type);
+    int width = ck_type_width(type);
     size_t len = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t raw = ck_raw(type, ck_rng_varied(seed));
-        put_key(keys, i, width, ck_ref_key(type, rev, raw));
+        ck_put_key(keys, i, width, ck_ref_key(type, rev, raw));
         if (binary) {
-            put_bytes((unsigned char *)want + len, raw, width, big);
+            ck_put_bytes((unsigned char *)want + len, raw, width, big);
             len += (size_t)width;
         } else {
-            len += (size_t)ref_format(raw, type, want + len, 32);
+            len += (size_t)ck_ref_format(raw, type, want + len, 32);
             want[len++] = '\n';
         }
     }
@@ -165,9 +133,9 @@ static void write_pieces(output_t *o, const void *keys, size_t n, int width, uin
  * bytes, and nothing else is left in its directory. */
 START_TEST(test_output_file_commit)
 {
-    key_type_t type = all_types[_i / 4];
+    key_type_t type = (key_type_t)(_i / 4);
     int binary = _i / 2 % 2, rev = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x636f6d6d6974 + (uint64_t)_i;
     enum { N = 20000 };
     void *keys = malloc((size_t)N * 8);
@@ -199,7 +167,7 @@ START_TEST(test_output_file_commit)
             char *got = slurp(path, &glen);
             ck_assert_uint_eq(glen, wlen);
             ck_assert_msg(memcmp(got, want, wlen) == 0, "%s binary %d big %d rev %d, %d threads: content differs",
-                          type_names[type], binary, big, rev, t);
+                          ck_type_name(type), binary, big, rev, t);
             free(got);
             ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
             ck_assert_str_eq(names, "out");
@@ -248,7 +216,7 @@ START_TEST(test_output_file_large_write)
 }
 END_TEST
 
-/* 1 where files in dir can be given space by fallocate(2) (else output.c writes
+/* 1 where files in dir can be given space by fallocate(2) (else io/placed.c writes
  * text through its batches only). */
 static int can_fallocate(const char *dir)
 {
@@ -270,9 +238,9 @@ static int can_fallocate(const char *dir)
  * mapped piece's bytes were written mapped. _i = type * 2 + reverse. */
 START_TEST(test_output_file_mapped_pieces)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x6d6170706564 + (uint64_t)_i;
     enum { BIG = 300000, NINES = 2048 };
     const size_t pieces[] = { NINES, BIG, 1, BIG, 5 };
@@ -291,7 +259,7 @@ START_TEST(test_output_file_mapped_pieces)
                                   want + wlen, &seed);
             } else {
                 for (size_t i = 0; i < NINES; i++) {
-                    put_key(keys, at + i, width, ck_ref_key(type, rev, 9));
+                    ck_put_key(keys, at + i, width, ck_ref_key(type, rev, 9));
                     memcpy(want + wlen, "9\n", 2);
                     wlen += 2;
                 }
@@ -325,7 +293,7 @@ START_TEST(test_output_file_mapped_pieces)
         char *got = slurp(path, &glen);
         ck_assert_uint_eq(glen, wlen);
         ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads: content differs",
-                      type_names[type], rev, t);
+                      ck_type_name(type), rev, t);
         free(got);
         ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
         pool_destroy(pool);
@@ -354,9 +322,9 @@ static int cmp_key8(const void *a, const void *b)
  * step of the line lengths has keys, some none. _i = type * 2 + reverse. */
 START_TEST(test_output_write_sorted)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
-    size_t width = (size_t)type_width(type);
+    size_t width = (size_t)ck_type_width(type);
     uint64_t seed = 0x736f72746564 + (uint64_t)_i;
     enum { N = 300000, HEAD = 1000 };
     char *keys = malloc((size_t)N * 8);
@@ -374,7 +342,7 @@ START_TEST(test_output_write_sorted)
         uint64_t raw = key_map(&km, mapped);
         if (width == 4)
             raw &= UINT32_MAX;
-        wlen += (size_t)ref_format(raw, type, want + wlen, 32);
+        wlen += (size_t)ck_ref_format(raw, type, want + wlen, 32);
         want[wlen++] = '\n';
     }
     for (int t = 2; t <= 3; t++) {
@@ -399,7 +367,7 @@ START_TEST(test_output_write_sorted)
             char *got = slurp(path, &glen);
             ck_assert_uint_eq(glen, wlen);
             ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads, split %d: "
-                          "content differs", type_names[type], rev, t, split);
+                          "content differs", ck_type_name(type), rev, t, split);
             free(got);
             pool_destroy(pool);
         }

@@ -1,4 +1,4 @@
-/* check_smerge.c: unit tests of smerge.[ch], the merge by sorting key ranges.
+/* check_smerge.c: unit tests of pipeline/smerge.h, the merge by sorting key ranges.
  *
  * smerge_cut: over random runs (few distinct values, long repeats, the largest key
  * of the width), every piece holds between 1 and cap keys, no key of a piece is
@@ -31,7 +31,7 @@
 #include "core/error.h"
 #include "io/output.h"
 #include "merge/pmerge.h"
-#include "merge/smerge.h"
+#include "pipeline/smerge.h"
 #include "sorter/backend.h"
 #include "check_suites.h"
 
@@ -550,14 +550,14 @@ static int keep_begin(void *self, uint64_t total, char **base)
     return GS_OK;
 }
 
-static int keep_fill(void *self, const void *keys, size_t n, char **at, char *end,
+static int keep_fill(void *self, const run_batch_t *b, char **at, char *end,
                      char **released)
 {
     (void)released;
     keep_sink_t *k = self;
-    ck_assert_uint_le(n * (size_t)k->w, (size_t)(end - *at));
-    memcpy(*at, keys, n * (size_t)k->w);
-    *at += n * (size_t)k->w;
+    ck_assert_uint_le(b->n * (size_t)k->w, (size_t)(end - *at));
+    memcpy(*at, b->keys, b->n * (size_t)k->w);
+    *at += b->n * (size_t)k->w;
     return GS_OK;
 }
 

@@ -7,7 +7,10 @@
 #define GS_CHECK_SUITES_H
 
 #include <check.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "core/keys.h"
 
 Suite *make_options_suite(void);
@@ -19,6 +22,51 @@ Suite *make_input_suite(void);
 Suite *make_output_suite(void);
 Suite *make_codec_suite(void);
 Suite *make_smerge_suite(void);
+
+/* ---- the key types ------------------------------------------------------------ */
+
+/* The four types are KEY_I32, KEY_U32, KEY_I64, KEY_U64 = 0..3: (key_type_t)i walks
+ * them. Their names and widths, written here, not taken from keys.c. */
+static inline const char *ck_type_name(key_type_t t)
+{
+    static const char *const names[4] = { "i32", "u32", "i64", "u64" };
+    return names[t];
+}
+
+static inline int ck_type_width(key_type_t t)
+{
+    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
+}
+
+/* raw (the value's two's complement bits) as text, by snprintf: the independent
+ * oracle of the formatter and the parser. */
+static inline int ck_ref_format(uint64_t raw, key_type_t type, char *buf, size_t size)
+{
+    switch (type) {
+    case KEY_I32: return snprintf(buf, size, "%" PRId32, (int32_t)(uint32_t)raw);
+    case KEY_U32: return snprintf(buf, size, "%" PRIu32, (uint32_t)raw);
+    case KEY_I64: return snprintf(buf, size, "%" PRId64, (int64_t)raw);
+    default:      return snprintf(buf, size, "%" PRIu64, raw);
+    }
+}
+
+/* raw as its width bytes in the byte order, by shifts. */
+static inline void ck_put_bytes(unsigned char *dst, uint64_t raw, int width, int big_endian)
+{
+    for (int b = 0; b < width; b++)
+        dst[big_endian ? width - 1 - b : b] = (unsigned char)(raw >> (8 * b));
+}
+
+/* Key i of an array of width-byte keys, stored. */
+static inline void ck_put_key(void *keys, size_t i, int width, uint64_t v)
+{
+    if (width == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+/* ---- random data ------------------------------------------------------------------ */
 
 /* splitmix64: the next 64 random bits of the stream whose state is *s. Seed it with
  * a constant so that every run sees the same data. */

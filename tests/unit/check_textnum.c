@@ -1,4 +1,4 @@
-/* check_textnum.c: unit tests of textnum.[ch]: tn_parse at every boundary, tn_format
+/* check_textnum.c: unit tests of io/textnum.h (textscan.c, textfmt.c): tn_parse at every boundary, tn_format
  * and tn_format_keys against snprintf, tn_scan on blocks (white space, counts, the
  * first bad token), tn_count_lines, tn_count_tokens, tn_token_offset, tn_is_space.
  */
@@ -14,25 +14,7 @@
 #include "io/textnum.h"
 #include "check_suites.h"
 
-static const key_type_t all_types[4] = { KEY_I32, KEY_U32, KEY_I64, KEY_U64 };
-static const char *type_names[4] = { "i32", "u32", "i64", "u64" };
 static const char spaces[6] = { ' ', '\t', '\r', '\n', '\v', '\f' };
-
-static int type_width(key_type_t t)
-{
-    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
-}
-
-/* value (of type, as raw bits) -> text, by snprintf: the independent oracle */
-static int ref_format(uint64_t raw, key_type_t type, char *buf, size_t size)
-{
-    switch (type) {
-    case KEY_I32: return snprintf(buf, size, "%" PRId32, (int32_t)(uint32_t)raw);
-    case KEY_U32: return snprintf(buf, size, "%" PRIu32, (uint32_t)raw);
-    case KEY_I64: return snprintf(buf, size, "%" PRId64, (int64_t)raw);
-    default:      return snprintf(buf, size, "%" PRIu64, raw);
-    }
-}
 
 /* ------------------------------------------------------------------------------ */
 /* tn_parse                                                                        */
@@ -140,10 +122,10 @@ START_TEST(test_textnum_parse_cases)
     uint64_t raw = 0x5555555555555555;
     int st = tn_parse(c->s, strlen(c->s), c->type, &raw);
     ck_assert_msg(st == c->status, "'%s' as %s: status %d, expected %d", c->s,
-                  type_names[c->type], st, c->status);
+                  ck_type_name(c->type), st, c->status);
     if (c->status == TN_OK)
         ck_assert_msg(ck_raw(c->type, raw) == c->raw, "'%s' as %s: %#" PRIx64 ", expected %#" PRIx64,
-                      c->s, type_names[c->type], ck_raw(c->type, raw), c->raw);
+                      c->s, ck_type_name(c->type), ck_raw(c->type, raw), c->raw);
 }
 END_TEST
 
@@ -166,7 +148,7 @@ static void u128_dec(unsigned __int128 v, char *buf)
  * k runs to 25, past every type. */
 START_TEST(test_textnum_parse_powers_of_ten)
 {
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     __int128 lo, hi;
     switch (type) {
     case KEY_I32: lo = INT32_MIN; hi = INT32_MAX; break;
@@ -188,12 +170,12 @@ START_TEST(test_textnum_parse_powers_of_ten)
                 uint64_t raw = 0;
                 int st = tn_parse(s, strlen(s), type, &raw);
                 if (fits) {
-                    ck_assert_msg(st == TN_OK, "'%s' as %s: status %d", s, type_names[_i], st);
+                    ck_assert_msg(st == TN_OK, "'%s' as %s: status %d", s, ck_type_name(_i), st);
                     ck_assert_msg(ck_raw(type, raw) == ck_raw(type, (uint64_t)v),
-                                  "'%s' as %s: %#" PRIx64, s, type_names[_i], raw);
+                                  "'%s' as %s: %#" PRIx64, s, ck_type_name(_i), raw);
                 } else {
                     ck_assert_msg(st == TN_RANGE, "'%s' as %s: status %d, expected TN_RANGE",
-                                  s, type_names[_i], st);
+                                  s, ck_type_name(_i), st);
                     checked_range = 1;
                 }
             }
@@ -226,7 +208,7 @@ static int power_tokens(char toks[][40])
  * followed by every kind of white space or by a letter, then 20 more tokens. */
 START_TEST(test_textnum_scan_fast_path_boundaries)
 {
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     keymap_t km;
     key_map_init(&km, type, 0);
     static const char *limits[] = { "2147483647", "2147483648", "2147483646", "4294967295",
@@ -254,7 +236,7 @@ START_TEST(test_textnum_scan_fast_path_boundaries)
                 tn_scan_t res;
                 tn_scan(buf, (size_t)len, &km, out, &res);
                 ck_assert_msg(res.status == want, "'%s' + %d as %s: status %d, expected %d",
-                              toks[t], e, type_names[_i], res.status, want);
+                              toks[t], e, ck_type_name(_i), res.status, want);
                 if (want != TN_OK) {
                     ck_assert_uint_eq(res.nkeys, 0);
                     ck_assert_uint_eq(res.err_off, 0);
@@ -264,9 +246,9 @@ START_TEST(test_textnum_scan_fast_path_boundaries)
                 ck_assert_uint_eq(res.nlines, 20 + (e == 3));
                 uint32_t got4;
                 memcpy(&got4, out, 4);
-                uint64_t got = type_width(type) == 4 ? got4 : out[0];
+                uint64_t got = ck_type_width(type) == 4 ? got4 : out[0];
                 ck_assert_msg(ck_raw(type, got ^ km.mask) == ck_raw(type, raw),
-                              "'%s' as %s: %#" PRIx64 ", expected %#" PRIx64, buf, type_names[_i],
+                              "'%s' as %s: %#" PRIx64 ", expected %#" PRIx64, buf, ck_type_name(_i),
                               got ^ km.mask, raw);
             }
         }
@@ -294,15 +276,15 @@ END_TEST
 START_TEST(test_textnum_parse_random)
 {
     uint64_t seed = 0x7061727365 + (uint64_t)_i;
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     for (int k = 0; k < 200000; k++) {
         uint64_t v = ck_raw(type, ck_rng_varied(&seed));
         char s[32];
-        int len = ref_format(v, type, s, sizeof s);
+        int len = ck_ref_format(v, type, s, sizeof s);
         uint64_t raw = ~v;
         int st = tn_parse(s, (size_t)len, type, &raw);
         if (st != TN_OK || ck_raw(type, raw) != v)
-            ck_abort_msg("'%s' as %s: status %d, raw %#" PRIx64, s, type_names[_i], st, raw);
+            ck_abort_msg("'%s' as %s: status %d, raw %#" PRIx64, s, ck_type_name(_i), st, raw);
     }
 }
 END_TEST
@@ -313,15 +295,15 @@ END_TEST
 static void check_format(uint64_t v, key_type_t type)
 {
     char want[32], got[64];
-    int wlen = ref_format(v, type, want, sizeof want);
+    int wlen = ck_ref_format(v, type, want, sizeof want);
     memset(got, '#', sizeof got);
     size_t len = tn_format(v, type, got);
     if (len != (size_t)wlen || memcmp(got, want, len) != 0)
-        ck_abort_msg("%s %#" PRIx64 ": got '%.*s', expected '%s'", type_names[type], v,
+        ck_abort_msg("%s %#" PRIx64 ": got '%.*s', expected '%s'", ck_type_name(type), v,
                      (int)(len < 64 ? len : 64), got, want);
     for (size_t i = TN_MAX_LINE; i < sizeof got; i++)
         if (got[i] != '#')
-            ck_abort_msg("%s %#" PRIx64 ": wrote past TN_MAX_LINE bytes", type_names[type], v);
+            ck_abort_msg("%s %#" PRIx64 ": wrote past TN_MAX_LINE bytes", ck_type_name(type), v);
 }
 
 START_TEST(test_textnum_format_boundaries)
@@ -362,7 +344,7 @@ END_TEST
 START_TEST(test_textnum_format_random)
 {
     uint64_t seed = 0x666f726d6174 + (uint64_t)_i;
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     for (int k = 0; k < 200000; k++)
         check_format(ck_raw(type, ck_rng_varied(&seed)), type);
 }
@@ -377,8 +359,8 @@ END_TEST
  * from its smallest, against snprintf. _i: type. */
 START_TEST(test_textnum_format_keys_sorted)
 {
-    key_type_t type = all_types[_i];
-    int width = type_width(type);
+    key_type_t type = (key_type_t)(_i);
+    int width = ck_type_width(type);
     uint64_t seed = 0x736f72746564 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, 0);
@@ -415,7 +397,7 @@ START_TEST(test_textnum_format_keys_sorted)
                 ((uint32_t *)keys)[i] = (uint32_t)k;
             else
                 ((uint64_t *)keys)[i] = k;
-            wlen += (size_t)ref_format(ck_raw(type, k ^ km.mask), type, want + wlen, 32);
+            wlen += (size_t)ck_ref_format(ck_raw(type, k ^ km.mask), type, want + wlen, 32);
             want[wlen++] = '\n';
             uint64_t d = ck_rng_below(&seed, step);
             k = khi - k < d ? khi : k + d;
@@ -428,7 +410,7 @@ START_TEST(test_textnum_format_keys_sorted)
             while (got[d] == want[d])
                 d++;
             ck_abort_msg("%s walk %d: text differs at byte %zu: '%.24s', expected '%.24s'",
-                         type_names[_i], rep, d, got + (d > 8 ? d - 8 : 0),
+                         ck_type_name(_i), rep, d, got + (d > 8 ? d - 8 : 0),
                          want + (d > 8 ? d - 8 : 0));
         }
         ck_assert_msg(got[n * TN_MAX_LINE] == '#', "wrote past n * TN_MAX_LINE bytes");
@@ -442,9 +424,9 @@ END_TEST
 /* _i: type * 2 + reverse */
 START_TEST(test_textnum_format_keys_random)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x6b6579732d66 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, rev);
@@ -463,14 +445,14 @@ START_TEST(test_textnum_format_keys_random)
                 ((uint32_t *)keys)[i] = (uint32_t)key;
             else
                 ((uint64_t *)keys)[i] = key;
-            wlen += (size_t)ref_format(raw, type, want + wlen, 32);
+            wlen += (size_t)ck_ref_format(raw, type, want + wlen, 32);
             want[wlen++] = '\n';
         }
         memset(got, '#', (n + 1) * TN_MAX_LINE + 64);
         size_t glen = tn_format_keys(keys, n, &km, got);
         ck_assert_uint_eq(glen, wlen);
         ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d n %zu: text differs",
-                      type_names[_i / 2], rev, n);
+                      ck_type_name(_i / 2), rev, n);
         ck_assert_uint_eq(tn_format_bytes(keys, n, &km), wlen);   /* counted alike */
         ck_assert_msg(got[n * TN_MAX_LINE] == '#', "wrote past n * TN_MAX_LINE bytes");
         free(keys);
@@ -483,7 +465,7 @@ END_TEST
 /* The raw value of a sort key: ck_ref_key undone. */
 static uint64_t ref_raw_of_key(key_type_t type, int reverse, uint64_t key)
 {
-    uint64_t max = type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
+    uint64_t max = ck_type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
     uint64_t rank = reverse ? max - key : key;
     switch (type) {
     case KEY_I32: return (uint32_t)(rank + UINT32_C(0x80000000));
@@ -498,9 +480,9 @@ static uint64_t ref_raw_of_key(key_type_t type, int reverse, uint64_t key)
  * the steps' own starts and their neighbours. _i: type * 2 + reverse */
 START_TEST(test_textnum_line_steps)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
-    uint64_t top = type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
+    uint64_t top = ck_type_width(type) == 4 ? UINT32_MAX : UINT64_MAX;
     uint64_t seed = 0x73746570 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, rev);
@@ -538,12 +520,12 @@ START_TEST(test_textnum_line_steps)
     for (size_t i = 0; i < np; i++) {
         uint64_t k = probe[i] & top;
         char buf[32];
-        size_t want = (size_t)ref_format(ref_raw_of_key(type, rev, k), type, buf, sizeof buf) + 1;
+        size_t want = (size_t)ck_ref_format(ref_raw_of_key(type, rev, k), type, buf, sizeof buf) + 1;
         size_t s = m - 1;
         while (start[s] > k)
             s--;
         ck_assert_msg(len[s] == want, "%s rev %d key %" PRIu64 " (%s): step %zu says %u bytes",
-                      type_names[_i / 2], rev, k, buf, s, (unsigned)len[s]);
+                      ck_type_name(_i / 2), rev, k, buf, s, (unsigned)len[s]);
     }
     free(probe);
 }
@@ -594,7 +576,7 @@ static void add_token(block_t *b, uint64_t *seed, key_type_t type)
         len = snprintf(s, sizeof s, "-0");
     } else {
         char digits[32];
-        ref_format(v, type, digits, sizeof digits);
+        ck_ref_format(v, type, digits, sizeof digits);
         const char *sign = "";
         const char *mag = digits;
         if (digits[0] == '-') {
@@ -648,20 +630,20 @@ static void free_block(block_t *b)
 /* Compare out[0..n) (mapped keys of km's width) with the expected raw values. */
 static void check_keys_out(const void *out, const uint64_t *raw, size_t n, key_type_t type, int rev)
 {
-    int width = type_width(type);
+    int width = ck_type_width(type);
     for (size_t i = 0; i < n; i++) {
         uint64_t got = width == 4 ? ((const uint32_t *)out)[i] : ((const uint64_t *)out)[i];
         uint64_t want = ck_ref_key(type, rev, raw[i]);
         if (got != want)
             ck_abort_msg("%s rev %d: key %zu is %#" PRIx64 ", expected %#" PRIx64 " (raw %#" PRIx64 ")",
-                         type_names[type], rev, i, got, want, raw[i]);
+                         ck_type_name(type), rev, i, got, want, raw[i]);
     }
 }
 
 /* _i: type * 2 + reverse. Random blocks of every kind of white space. */
 START_TEST(test_textnum_scan_mixed_space)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
     uint64_t seed = 0x7363616e + (uint64_t)_i;
     keymap_t km;
@@ -691,7 +673,7 @@ END_TEST
  * word at a time, which must say the same (status, keys, lines, the bad token). */
 START_TEST(test_textnum_scan_lines_boundaries)
 {
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     keymap_t km;
     key_map_init(&km, type, 0);
     char toks[256][40];
@@ -726,7 +708,7 @@ START_TEST(test_textnum_scan_lines_boundaries)
                     memset(&res, 0xa5, sizeof res);
                     tn_scan_with(buf, len, &km, out, &res, lines);
                     ck_assert_msg(res.status == want, "'%s' at %d as %s (lines %d): status %d, expected %d",
-                                  buf + tok, at, type_names[_i], lines, res.status, want);
+                                  buf + tok, at, ck_type_name(_i), lines, res.status, want);
                     if (want != TN_OK) {
                         ck_assert_uint_eq(res.nkeys, before);
                         ck_assert_uint_eq(res.nlines, lines_before);
@@ -738,12 +720,12 @@ START_TEST(test_textnum_scan_lines_boundaries)
                     ck_assert_uint_eq(res.nlines, lines_before + 25);
                     for (size_t i = 0; i < res.nkeys; i++) {
                         uint32_t got4;
-                        memcpy(&got4, (char *)out + i * (size_t)type_width(type), 4);
-                        uint64_t got = type_width(type) == 4 ? got4 : out[i];
+                        memcpy(&got4, (char *)out + i * (size_t)ck_type_width(type), 4);
+                        uint64_t got = ck_type_width(type) == 4 ? got4 : out[i];
                         uint64_t exp = (!blank && i == before) ? raw : 7;
                         ck_assert_msg(ck_raw(type, got ^ km.mask) == ck_raw(type, exp),
                                       "'%s' at %d as %s (lines %d): key %zu is %#" PRIx64
-                                      ", expected %#" PRIx64, buf + tok, at, type_names[_i], lines,
+                                      ", expected %#" PRIx64, buf + tok, at, ck_type_name(_i), lines,
                                       i, got ^ km.mask, exp);
                     }
                 }
@@ -762,7 +744,7 @@ START_TEST(test_textnum_scan_lines_blocks)
     static const char *bad[] = { "12abc", "-", "+", "--3", "1-2", "99999999999999999999999",
                                  "4294967296", "-2147483649", "18446744073709551616",
                                  "000000000000000000000000000000000000000000001x" };
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     uint64_t seed = 0x6c696e6573 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, 0);
@@ -781,7 +763,7 @@ START_TEST(test_textnum_scan_lines_blocks)
                 buf[len++] = '\n', nlf++;
             uint64_t v = ck_raw(type, ck_rng_varied(&seed));
             char digits[32];
-            ref_format(v, type, digits, sizeof digits);
+            ck_ref_format(v, type, digits, sizeof digits);
             int zeros = ck_rng_below(&seed, 20) == 0 ? (int)ck_rng_below(&seed, 8) : 0;
             const char *mag = digits[0] == '-' ? digits + 1 : digits;
             raw[i] = v;
@@ -837,7 +819,7 @@ START_TEST(test_textnum_scan_lines_blocks)
             ck_assert_uint_eq(r1.nkeys, ntok);
         }
         check_keys_out(out2, raw, at, type, 0);
-        ck_assert(memcmp(out, out2, r0.nkeys * (size_t)type_width(type)) == 0);
+        ck_assert(memcmp(out, out2, r0.nkeys * (size_t)ck_type_width(type)) == 0);
         free(text);
         free(out);
         free(out2);
@@ -938,7 +920,7 @@ START_TEST(test_textnum_scan_bad_token)
     if (c->nkeys > 0) {
         uint32_t k32;
         memcpy(&k32, out, sizeof k32);
-        uint64_t got = type_width(c->type) == 4 ? k32 : out[0];
+        uint64_t got = ck_type_width(c->type) == 4 ? k32 : out[0];
         ck_assert_uint_eq(got, ck_ref_key(c->type, 0, c->first));
     }
 }
@@ -949,7 +931,7 @@ END_TEST
 START_TEST(test_textnum_scan_random_error)
 {
     static const char *bad[] = { "12abc", "x", "+", "-", "--3", "0x1f", "1.5", "99999999999999999999999" };
-    key_type_t type = all_types[_i];
+    key_type_t type = (key_type_t)(_i);
     uint64_t seed = 0x6572726f72 + (uint64_t)_i;
     keymap_t km;
     key_map_init(&km, type, 0);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "core/keys.h"
-#include "merge/smerge_impl.h"
+#include "pipeline/smerge_impl.h"
 
 /* Key i of run r. */
 static uint64_t sm_key(sm_view_t *v, int r, size_t i)

@@ -17,7 +17,7 @@
 #include "core/mem.h"
 #include "core/stats.h"
 #include "core/tuning.h"
-#include "merge/smerge_impl.h"
+#include "pipeline/smerge_impl.h"
 
 /* Gathering a piece: tasks of at most SM_TASK_KEYS keys of one run each, taken in
  * turn by the pool's threads; a spilled run's are whole blocks where they can be,

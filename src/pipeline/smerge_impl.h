@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "merge/smerge.h"
+#include "pipeline/smerge.h"
 
 /* The runs as the cut sees them: memory arrays (smerge_cut), or runs, some of
  * them spilled, read through the main thread's block buffers. */

@@ -1,7 +1,6 @@
-/* check_input.c: unit tests of input.[ch]: input_decode_binary against hand-built
- * bytes, and kreader over temporary files: text across small blocks, line positions,
- * bad tokens (reported after every key before them), binary blocks, partial keys and
- * the carry between inputs.
+/* check_reader.c: unit tests of io/reader.[ch]: kreader over temporary files: text
+ * across small blocks, line positions, bad tokens (reported after every key before
+ * them), binary blocks, partial keys and the carry between inputs.
  */
 #include <config.h>
 
@@ -21,32 +20,6 @@
 #include "core/pool.h"
 #include "check_suites.h"
 
-static const key_type_t all_types[4] = { KEY_I32, KEY_U32, KEY_I64, KEY_U64 };
-static const char *type_names[4] = { "i32", "u32", "i64", "u64" };
-
-static int type_width(key_type_t t)
-{
-    return (t == KEY_I32 || t == KEY_U32) ? 4 : 8;
-}
-
-static int ref_format(uint64_t raw, key_type_t type, char *buf, size_t size)
-{
-    switch (type) {
-    case KEY_I32: return snprintf(buf, size, "%" PRId32, (int32_t)(uint32_t)raw);
-    case KEY_U32: return snprintf(buf, size, "%" PRIu32, (uint32_t)raw);
-    case KEY_I64: return snprintf(buf, size, "%" PRId64, (int64_t)raw);
-    default:      return snprintf(buf, size, "%" PRIu64, raw);
-    }
-}
-
-/* raw value -> its width bytes in the byte order, by shifts */
-static void put_bytes(unsigned char *dst, uint64_t raw, int width, int big_endian)
-{
-    for (int b = 0; b < width; b++) {
-        unsigned char byte = (unsigned char)(raw >> (8 * b));
-        dst[big_endian ? width - 1 - b : b] = byte;
-    }
-}
 
 /* ------------------------------------------------------------------------------ */
 /* A temporary directory per test case, created and removed by the parent process */
@@ -198,7 +171,7 @@ static size_t make_text(char **text, size_t ntok, key_type_t type, uint64_t *see
     for (size_t i = 0; i < ntok; i++) {
         raw[i] = ck_raw(type, ck_rng_varied(seed));
         line[i] = ln;
-        len += (size_t)ref_format(raw[i], type, t + len, 32);
+        len += (size_t)ck_ref_format(raw[i], type, t + len, 32);
         int nsp = 1 + (int)ck_rng_below(seed, 3);
         for (int k = 0; k < nsp; k++) {
             char c = ck_rng_below(seed, 3) == 0 ? '\n' : ws[ck_rng_below(seed, 6)];
@@ -214,7 +187,7 @@ static size_t make_text(char **text, size_t ntok, key_type_t type, uint64_t *see
  * edges), pools of 1 and 3 threads: every key, in order, with its line. */
 START_TEST(test_input_text_blocks)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
     uint64_t seed = 0x74657874 + (uint64_t)_i;
     enum { N = 3000 };
@@ -246,11 +219,11 @@ START_TEST(test_input_text_blocks)
             for (size_t i = 0; i < N; i++) {
                 if (ra.keys[i] != ck_ref_key(type, rev, raw[i]))
                     ck_abort_msg("%s rev %d block %zu, %d threads: key %zu is %#" PRIx64
-                                 ", expected %#" PRIx64, type_names[type], rev, block_sizes[b],
+                                 ", expected %#" PRIx64, ck_type_name(type), rev, block_sizes[b],
                                  t, i, ra.keys[i], ck_ref_key(type, rev, raw[i]));
                 if (ra.pos[i] != line[i])
                     ck_abort_msg("%s block %zu, %d threads: key %zu at line %" PRIu64
-                                 ", expected %" PRIu64, type_names[type], block_sizes[b], t, i,
+                                 ", expected %" PRIu64, ck_type_name(type), block_sizes[b], t, i,
                                  ra.pos[i], line[i]);
             }
             readall_free(&ra);
@@ -550,16 +523,16 @@ END_TEST
  * indexes; bytes read and the name are right. */
 START_TEST(test_input_binary_blocks)
 {
-    key_type_t type = all_types[_i / 2];
+    key_type_t type = (key_type_t)(_i / 2);
     int big = _i % 2;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     uint64_t seed = 0x62696e + (uint64_t)_i;
     enum { N = 2000 };
     static uint64_t raw[N];
     static unsigned char bytes[N * 8];
     for (size_t i = 0; i < N; i++) {
         raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_bytes(bytes + i * width, raw[i], width, big);
+        ck_put_bytes(bytes + i * width, raw[i], width, big);
     }
     const char *path = tpath("keys.bin", 0);
     ck_write_file(path, bytes, (size_t)N * width);
@@ -576,15 +549,15 @@ START_TEST(test_input_binary_blocks)
             readall_t ra;
             read_all(path, &cfg, &ra);
             ck_assert_msg(ra.rc == GS_OK, "%s", err_message() ? err_message() : "?");
-            ck_assert_msg(ra.n == N, "%s big %d block %zu: %zu keys", type_names[type], big,
+            ck_assert_msg(ra.n == N, "%s big %d block %zu: %zu keys", ck_type_name(type), big,
                           block_sizes[b], ra.n);
             for (size_t i = 0; i < N; i++) {
                 if (ra.keys[i] != ck_ref_key(type, rev, raw[i]))
                     ck_abort_msg("%s big %d rev %d block %zu: key %zu is %#" PRIx64 ", expected %#" PRIx64,
-                                 type_names[type], big, rev, block_sizes[b], i, ra.keys[i],
+                                 ck_type_name(type), big, rev, block_sizes[b], i, ra.keys[i],
                                  ck_ref_key(type, rev, raw[i]));
                 if (ra.pos[i] != i + 1)
-                    ck_abort_msg("%s block %zu: key %zu at position %" PRIu64, type_names[type],
+                    ck_abort_msg("%s block %zu: key %zu at position %" PRIu64, ck_type_name(type),
                                  block_sizes[b], i, ra.pos[i]);
             }
             readall_free(&ra);
@@ -616,7 +589,7 @@ END_TEST
 START_TEST(test_input_binary_large)
 {
     key_type_t type = _i ? KEY_I64 : KEY_I32;
-    int big = _i, width = type_width(type);
+    int big = _i, width = ck_type_width(type);
     enum { N = 1000000 };
     uint64_t *raw = malloc(N * sizeof *raw);
     unsigned char *bytes = malloc((size_t)N * 8);
@@ -624,7 +597,7 @@ START_TEST(test_input_binary_large)
     uint64_t seed = 0x6c61726765 + (uint64_t)_i;
     for (size_t i = 0; i < N; i++) {
         raw[i] = ck_raw(type, ck_rng_varied(&seed));
-        put_bytes(bytes + i * width, raw[i], width, big);
+        ck_put_bytes(bytes + i * width, raw[i], width, big);
     }
     const char *path = tpath("large.bin", 0);
     ck_write_file(path, bytes, (size_t)N * width);
@@ -668,7 +641,7 @@ START_TEST(test_input_binary_readahead_end)
     unsigned char *bytes = calloc(1, len);
     ck_assert_ptr_nonnull(bytes);
     for (size_t i = 0; i < len / 8; i++)
-        put_bytes(bytes + i * 8, i, 8, 0);
+        ck_put_bytes(bytes + i * 8, i, 8, 0);
     const char *path = tpath("readahead.bin", 0);
     ck_write_file(path, bytes, len);
     free(bytes);
@@ -703,7 +676,7 @@ END_TEST
 START_TEST(test_input_binary_partial_key)
 {
     key_type_t type = _i ? KEY_U64 : KEY_I32;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     unsigned char bytes[10 * 8 + 3];
     for (size_t i = 0; i < sizeof bytes; i++)
         bytes[i] = (unsigned char)(i * 37);
@@ -738,13 +711,13 @@ END_TEST
 START_TEST(test_input_binary_partial_key_after_whole_keys)
 {
     key_type_t type = _i ? KEY_U64 : KEY_I32;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     unsigned char bytes[10 * 8 + 3];
     uint64_t raw[10];
     uint64_t seed = 0x7061727469616c + (uint64_t)_i;
     for (int i = 0; i < 10; i++) {
         raw[i] = ck_raw(type, ck_rng_next(&seed));
-        put_bytes(bytes + i * width, raw[i], width, 0);
+        ck_put_bytes(bytes + i * width, raw[i], width, 0);
     }
     memset(bytes + 10 * width, 0x55, 3);
     const char *path = tpath("partial2.bin", 0);
@@ -776,7 +749,7 @@ END_TEST
 START_TEST(test_input_binary_carry)
 {
     key_type_t type = _i ? KEY_U64 : KEY_I32;
-    int width = type_width(type);
+    int width = ck_type_width(type);
     int big = _i;   /* little endian for i32, big for u64 */
     size_t split = 3 * (size_t)width + (_i ? 5 : 1);
     unsigned char bytes[6 * 8];
@@ -784,7 +757,7 @@ START_TEST(test_input_binary_carry)
     uint64_t seed = 0x6361727279 + (uint64_t)_i;
     for (int i = 0; i < 6; i++) {
         raw[i] = ck_raw(type, ck_rng_next(&seed));
-        put_bytes(bytes + i * width, raw[i], width, big);
+        ck_put_bytes(bytes + i * width, raw[i], width, big);
     }
     ck_write_file(tpath("a.bin", 0), bytes, split);
     ck_write_file(tpath("b.bin", 1), bytes + split, 6 * (size_t)width - split);

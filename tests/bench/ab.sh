@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# ab.sh: two builds of gpusort side by side on the same inputs, their runs
+# alternating (A, B, A, B, ...), the median of R rounds of each and their ratio:
+# whether a change moved the speed, and by how much. Never part of make check.
+#
+# Workloads (WORK, default "text100m bin16g"):
+#   text100m  100M random u32 as text (tests/tools/gsgen, seed 1), file to file; the
+#             output of each run removed and synced outside the timings (as
+#             vs-sort.sh does); A's and B's outputs compared once.
+#   bin16g    16 GiB of random binary u32 (tests/bench/genkeys, seed 7) from the page
+#             cache to /dev/null; B's output checked once for order, count and sum
+#             against the generator's (tests/tools/gscheck).
+# Environment:
+#   A, B       the two gpusort programs (required)
+#   R          rounds (default 5)
+#   ARGS       extra arguments for both, e.g. "--device=cpu" (default none)
+#   GSGEN, GENKEYS, GSCHECK   default ./tests/tools/gsgen, ./tests/bench/genkeys,
+#              ./tests/tools/gscheck
+#   BENCH_DIR  where the inputs are kept (default ./bench-data)
+#   TEXT_N, BIN_KEYS   smaller inputs, to try the script (default 100000000, 4 Gi)
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -eu
+export LC_ALL=C
+name=ab.sh
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+: "${A:?A must name the first gpusort}" "${B:?B must name the second gpusort}"
+R=${R:-5}
+ARGS=${ARGS:-}
+WORK=${WORK:-text100m bin16g}
+GSGEN=${GSGEN:-./tests/tools/gsgen}
+GENKEYS=${GENKEYS:-./tests/bench/genkeys}
+GSCHECK=${GSCHECK:-./tests/tools/gscheck}
+BENCH_DIR=${BENCH_DIR:-./bench-data}
+TEXT_N=${TEXT_N:-100000000}
+BIN_KEYS=${BIN_KEYS:-$((4 << 30))}
+mkdir -p "$BENCH_DIR"
+read -r -a extra <<<"$ARGS"
+summary=()
+
+# report WHAT A-TIMES B-TIMES BYTES: the medians, their ratio, the input's rate.
+report() {
+    local ma mb
+    ma=$(printf '%s\n' $2 | median)
+    mb=$(printf '%s\n' $3 | median)
+    summary+=("$(awk -v w="$1" -v a="$ma" -v b="$mb" -v n="$4" 'BEGIN {
+        printf "%-10s A %8.3f s (%6.2f GB/s)   B %8.3f s (%6.2f GB/s)   B/A %.3f",
+               w, a, n / a / 1e9, b, n / b / 1e9, b / a }')")
+    echo "$1: A runs: $2"
+    echo "$1: B runs: $3"
+}
+
+text100m() {
+    local in=$BENCH_DIR/in-u32-$TEXT_N.txt oa=$BENCH_DIR/ab-a.txt ob=$BENCH_DIR/ab-b.txt
+    [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
+    local ta="" tb="" t
+    for ((i = 1; i <= R; i++)); do
+        rm -f "$oa" && sync
+        t=$(seconds "$A" "${extra[@]}" --type=u32 "$in" -o "$oa")
+        ta="$ta $t"
+        rm -f "$ob" && sync
+        t=$(seconds "$B" "${extra[@]}" --type=u32 "$in" -o "$ob")
+        tb="$tb $t"
+        if [ "$i" -eq 1 ]; then
+            cmp -s "$oa" "$ob" || die "text100m: the outputs of A and B differ"
+        fi
+    done
+    rm -f "$oa" "$ob"
+    report text100m "$ta" "$tb" "$(wc -c <"$in")"
+    echo "text100m: command: gpusort $ARGS --type=u32 $in -o OUT"
+}
+
+bin16g() {
+    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
+    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    local ta="" tb="" t
+    for ((i = 1; i <= R; i++)); do
+        t=$(seconds "$A" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null)
+        ta="$ta $t"
+        t=$(seconds "$B" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null)
+        tb="$tb $t"
+    done
+    local want got
+    want=$("$GENKEYS" -t u32 -n $keys -s 7 --sum)
+    got=$("$B" "${extra[@]}" --binary --type=u32 "$in" | "$GSCHECK" -t u32)
+    [ "$got" = "$want" ] || die "bin16g: B's output: got '$got', want '$want'"
+    report bin16g "$ta" "$tb" "$(wc -c <"$in")"
+    echo "bin16g: command: gpusort $ARGS --binary --type=u32 $in -o /dev/null"
+}
+
+for w in $WORK; do
+    case $w in
+    text100m | bin16g) "$w" ;;
+    *) die "unknown workload '$w'" ;;
+    esac
+done
+echo
+echo "A = $A"
+echo "B = $B"
+echo "medians of $R rounds, alternating A and B, $(nproc) CPUs:"
+printf '%s\n' "${summary[@]}"
