@@ -108,7 +108,8 @@ static void mem_touch_share(void *arg, int t, int nt)
 {
     copy_job_t *j = arg;
     size_t pages = (j->len + 4095) / 4096;
-    size_t a = pages * (size_t)t / (size_t)nt, b = pages * (size_t)(t + 1) / (size_t)nt;
+    size_t a, b;
+    pool_share(pages, t, nt, &a, &b);
     for (size_t i = a; i < b; i++)
         j->dst[i * 4096] = 0;
 }

@@ -7,6 +7,8 @@
 #ifndef GS_POOL_H
 #define GS_POOL_H
 
+#include <stddef.h>
+
 typedef struct pool pool_t;
 typedef void (*pool_fn_t)(void *arg, int i, int n);
 
@@ -18,6 +20,13 @@ int pool_size(const pool_t *p);
 
 /* Run fn over every thread of the pool and wait for all of them. */
 void pool_run(pool_t *p, pool_fn_t fn, void *arg);
+
+/* Thread t's share of n items when nt threads split them evenly: [*lo, *hi). */
+static inline void pool_share(size_t n, int t, int nt, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t)t / (size_t)nt;
+    *hi = n * (size_t)(t + 1) / (size_t)nt;
+}
 
 /* Stop and join the workers; NULL is a no-op. */
 void pool_destroy(pool_t *p);

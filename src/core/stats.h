@@ -27,7 +27,7 @@ uint64_t stats_bytes(stage_t stage);
 void stats_note_run(void);
 void stats_note_merge(uint64_t keys, uint64_t total);
 
-/* A sort went aside (sorter.h's sort_begin) while the pipeline went on: a chunk
+/* A sort went aside (sorter_submit()) while the pipeline went on: a chunk
  * (piece 0) while the next was read, or a merge's piece (piece 1) while the next
  * was gathered. --stats counts each. */
 void stats_note_aside(int piece);

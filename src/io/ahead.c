@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "io/output_impl.h"
@@ -32,12 +33,11 @@ static void output_ahead_job(void *arg)
     while (off < o->ahead_bound && !__atomic_load_n(&o->ahead_stop, __ATOMIC_RELAXED)) {
         uint64_t left = o->ahead_bound - off;
         size_t len = left < WRITE_AHEAD_PIECE ? (size_t)left : WRITE_AHEAD_PIECE;
-        ssize_t n = pwrite(o->fd, ahead_zeros, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+        size_t done;
+        int e = fdio_write(o->fd, ahead_zeros, len, (int64_t)off, &done);
+        off += done;
+        if (e)
             break;   /* a full disk, say: the writing proper meets it, if it must */
-        off += (uint64_t)n;
     }
     o->ahead_done = off;
     o->ahead_seconds = stats_now() - t0;

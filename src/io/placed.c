@@ -167,17 +167,11 @@ typedef struct {
     int bad;            /* 1: a share failed (the message is set) */
 } map_job_t;
 
-static void map_share(const map_job_t *j, int t, int nt, size_t *lo, size_t *hi)
-{
-    *lo = j->n * (size_t)t / (size_t)nt;
-    *hi = j->n * (size_t)(t + 1) / (size_t)nt;
-}
-
 static void output_measure_share(void *arg, int t, int nt)
 {
     map_job_t *j = arg;
     size_t lo, hi;
-    map_share(j, t, nt, &lo, &hi);
+    pool_share(j->n, t, nt, &lo, &hi);
     const keymap_t *km = j->o->cfg.km;
     j->off[t] = tn_format_bytes(j->keys + lo * (size_t)km->width, hi - lo, km);
 }
@@ -186,7 +180,7 @@ static void output_map_share(void *arg, int t, int nt)
 {
     map_job_t *j = arg;
     size_t lo, hi;
-    map_share(j, t, nt, &lo, &hi);
+    pool_share(j->n, t, nt, &lo, &hi);
     size_t w = (size_t)j->o->cfg.km->width;
     char *p = j->map + j->off[t], *end = j->map + j->off[t + 1], *released = p;
     for (size_t k = lo; k < hi;) {
@@ -217,7 +211,7 @@ static void output_measure_ranked(map_job_t *j, int nt)
     at[ns] = j->n;
     for (int t = 0; t < nt; t++) {
         size_t lo, hi, bytes = 0;
-        map_share(j, t, nt, &lo, &hi);
+        pool_share(j->n, t, nt, &lo, &hi);
         for (size_t i = 0; i < ns; i++) {
             size_t a = at[i] > lo ? at[i] : lo, b = at[i + 1] < hi ? at[i + 1] : hi;
             if (b > a)

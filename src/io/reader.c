@@ -23,6 +23,7 @@
 
 #include "core/cleanup.h"
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "io/reader_impl.h"
@@ -122,20 +123,12 @@ static void kreader_fill_share(void *arg, int t, int nt)
     fill_job_t *j = arg;
     for (size_t p = (size_t)t; p < j->npieces; p += (size_t)nt) {
         size_t a = p * READ_PIECE, len = j->len - a < READ_PIECE ? j->len - a : READ_PIECE;
-        size_t got = 0;
-        while (got < len) {
-            ssize_t n = pread(j->fd, j->dst + a + got, len - got, (off_t)(j->off + a + got));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                int none = 0;
-                __atomic_compare_exchange_n(&j->err, &none, errno, 0, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED);
-                break;
-            }
-            if (n == 0)
-                break;
-            got += (size_t)n;
+        size_t got;
+        int e = fdio_read(j->fd, j->dst + a, len, (int64_t)(j->off + a), &got);
+        if (e) {
+            int none = 0;
+            __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
         }
         j->got[p] = got;
         if (got < len)
@@ -187,29 +180,24 @@ static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
 static int kreader_fill(kreader_t *r, int i)
 {
     double t0 = stats_now();
-    uint64_t before = r->bytes;
-    while (!r->eof && r->have[i] < r->cap) {
-        ssize_t got;
-        if (r->regular) {
-            size_t n;
-            int rc = kreader_pread(r, r->bufs[i] + r->have[i], r->cap - r->have[i], &n);
-            if (rc)
-                return rc;
-            got = (ssize_t)n;
-        } else {
-            got = read(r->fd, r->bufs[i] + r->have[i], r->cap - r->have[i]);
-            if (got < 0) {
-                if (errno == EINTR)
-                    continue;
-                return err_sys(GS_EIO, errno, "read error on '%s'", r->name);
-            }
-            if (got == 0)
-                r->eof = 1;
-        }
-        r->have[i] += (size_t)got;
-        r->bytes += (uint64_t)got;
+    size_t want = r->cap - r->have[i], got = 0;
+    if (r->eof || want == 0)
+        return GS_OK;
+    int rc = GS_OK;
+    if (r->regular) {
+        rc = kreader_pread(r, r->bufs[i] + r->have[i], want, &got);   /* sets eof */
+    } else {
+        int e = fdio_read(r->fd, r->bufs[i] + r->have[i], want, -1, &got);
+        if (e)
+            rc = err_sys(GS_EIO, e, "read error on '%s'", r->name);
+        else if (got < want)
+            r->eof = 1;
     }
-    stats_add(ST_READ, r->bytes - before, stats_now() - t0);
+    if (rc)
+        return rc;
+    r->have[i] += got;
+    r->bytes += got;
+    stats_add(ST_READ, got, stats_now() - t0);
     return GS_OK;
 }
 
@@ -355,7 +343,8 @@ static void kreader_decode_share(void *arg, int t, int nt)
 {
     decode_job_t *j = arg;
     size_t w = (size_t)j->r->width;
-    size_t lo = j->n * (size_t)t / (size_t)nt, hi = j->n * (size_t)(t + 1) / (size_t)nt;
+    size_t lo, hi;
+    pool_share(j->n, t, nt, &lo, &hi);
     char *p = j->keys + lo * w;
     key_decode(p, p, hi - lo, j->r->cfg.km, j->r->cfg.big_endian);
 }

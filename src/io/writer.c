@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/mem.h"
 #include "core/stats.h"
 #include "core/tuning.h"
@@ -28,20 +29,11 @@
 int output_write_all(output_t *o, const void *buf, size_t len)
 {
     double t0 = stats_now();
-    const char *p = buf;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t n = write(o->fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EPIPE)
-                return GS_EPIPE;   /* SIGPIPE was ignored: end quietly */
-            return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
-        }
-        p += n;
-        left -= (size_t)n;
-    }
+    int e = fdio_write(o->fd, buf, len, -1, NULL);
+    if (e == EPIPE)
+        return GS_EPIPE;   /* SIGPIPE was ignored: end quietly */
+    if (e)
+        return err_sys(GS_EIO, e, "write error on '%s'", o->name);
     stats_add(ST_WRITE, len, stats_now() - t0);
     return GS_OK;
 }
@@ -121,7 +113,8 @@ void output_writer_free(output_t *o)
 static void output_format_share(void *arg, int t, int nt)
 {
     output_t *o = arg;
-    size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
+    size_t lo, hi;
+    pool_share(o->nkeys, t, nt, &lo, &hi);
     const char *k = (const char *)o->keys + lo * (size_t)o->cfg.km->width;
     out_batch_t *b = &o->sets[o->cur];
     b->lens[t] = tn_format_keys(k, hi - lo, o->cfg.km, b->bufs[t]);
@@ -161,7 +154,8 @@ static void output_encode_share(void *arg, int t, int nt)
 {
     output_t *o = arg;
     size_t w = (size_t)o->cfg.km->width;
-    size_t lo = o->nkeys * (size_t)t / (size_t)nt, hi = o->nkeys * (size_t)(t + 1) / (size_t)nt;
+    size_t lo, hi;
+    pool_share(o->nkeys, t, nt, &lo, &hi);
     key_encode((const char *)o->keys + lo * w, o->sets[o->cur].bufs[0] + lo * w, hi - lo,
                o->cfg.km, o->cfg.big_endian);
 }

@@ -74,7 +74,8 @@ static inline int cuda_bucket(const deal_job_t *j, uint64_t k)
 static void cuda_count_share(void *arg, int t, int nt)
 {
     deal_job_t *j = arg;
-    size_t a = j->n * (size_t)t / (size_t)nt, e = j->n * (size_t)(t + 1) / (size_t)nt;
+    size_t a, e;
+    pool_share(j->n, t, nt, &a, &e);
     size_t *c = j->count[t];
     for (int b = 0; b < j->nb; b++)
         c[b] = 0;
@@ -85,7 +86,8 @@ static void cuda_count_share(void *arg, int t, int nt)
 static void cuda_deal_share(void *arg, int t, int nt)
 {
     deal_job_t *j = arg;
-    size_t a = j->n * (size_t)t / (size_t)nt, e = j->n * (size_t)(t + 1) / (size_t)nt;
+    size_t a, e;
+    pool_share(j->n, t, nt, &a, &e);
     size_t *at = j->count[t];
     if (j->w == 4) {
         const uint32_t *k = (const uint32_t *)j->keys;

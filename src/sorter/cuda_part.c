@@ -40,7 +40,8 @@ static void cuda_stage_share(void *arg, int t, int nt)
 {
     stage_job_t *j = arg;
     size_t keys = j->w ? j->len / (size_t)j->w : j->len, unit = j->w ? (size_t)j->w : 1;
-    size_t a = keys * (size_t)t / (size_t)nt, b = keys * (size_t)(t + 1) / (size_t)nt;
+    size_t a, b;
+    pool_share(keys, t, nt, &a, &b);
     memcpy(j->dst + a * unit, j->src + a * unit, (b - a) * unit);
     if (!j->w || t >= 256)
         return;

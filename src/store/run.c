@@ -17,6 +17,7 @@
 
 #include "core/cleanup.h"
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/job.h"
 #include "core/keys.h"
 #include "core/stats.h"
@@ -27,18 +28,8 @@
 
 int run_write_all(run_t *r, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(r->fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return err_sys(GS_EIO, errno, "write error on temporary file '%s'", r->path);
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return GS_OK;
+    int e = fdio_write(r->fd, buf, len, -1, NULL);
+    return e ? err_sys(GS_EIO, e, "write error on temporary file '%s'", r->path) : GS_OK;
 }
 
 int run_create_file(run_t *r, const char *tmpdir)
@@ -180,22 +171,10 @@ static void run_write_set(void *arg)
 {
     spill_write_t *sw = arg;
     spill_job_t *j = sw->j;
-    off_t at = (off_t)j->at[sw->set];
-    for (int t = 0; t < j->threads; t++) {
-        const unsigned char *p = j->bufs[sw->set][t];
-        size_t left = j->len[sw->set][t];
-        while (left > 0) {
-            ssize_t w = pwrite(j->r->fd, p, left, at);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                j->werr = errno;
-                return;
-            }
-            p += w;
-            at += w;
-            left -= (size_t)w;
-        }
+    int64_t at = (int64_t)j->at[sw->set];
+    for (int t = 0; t < j->threads && !j->werr; t++) {
+        j->werr = fdio_write(j->r->fd, j->bufs[sw->set][t], j->len[sw->set][t], at, NULL);
+        at += (int64_t)j->len[sw->set][t];
     }
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/keys.h"
 #include "store/run_impl.h"
 
@@ -77,18 +78,12 @@ int run_cursor_open(run_cursor_t **out, run_t *r, uint64_t lo)
  * enc (codec_bound bytes) and scratch (a block's keys). Thread-safe (pread). */
 static int run_load_block(run_t *r, size_t b, void *enc, void *dst, void *scratch)
 {
-    size_t len = (size_t)(r->offset[b + 1] - r->offset[b]);
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = pread(r->fd, (char *)enc + got, len - got, (off_t)(r->offset[b] + got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return err_sys(GS_EIO, errno, "read error on temporary file '%s'", r->path);
-        if (n == 0)
-            return err_set(GS_EIO, "temporary file '%s' is truncated", r->path);
-        got += (size_t)n;
-    }
+    size_t len = (size_t)(r->offset[b + 1] - r->offset[b]), got;
+    int e = fdio_read(r->fd, enc, len, (int64_t)r->offset[b], &got);
+    if (e)
+        return err_sys(GS_EIO, e, "read error on temporary file '%s'", r->path);
+    if (got < len)
+        return err_set(GS_EIO, "temporary file '%s' is truncated", r->path);
     if (codec_decode(r->codec, enc, len, dst, run_block_keys(r, b), r->width, scratch))
         return err_set(GS_EIO, "temporary file '%s' is corrupt", r->path);
     return GS_OK;

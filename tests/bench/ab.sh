@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # ab.sh: two builds of gpusort side by side on the same inputs, their runs
 # alternating (A, B, A, B, ...), the median of R rounds of each and their ratio:
-# whether a change moved the speed, and by how much. Never part of make check.
+# whether a change moved the speed, and by how much. A round of each, untimed, comes
+# first: the first run after an input is made pays for what the machine has not yet
+# warmed (the GPU's first start, pages still being written back). Never part of make
+# check.
 #
 # Workloads (WORK, default "text100m bin16g"):
 #   text100m  100M random u32 as text (tests/tools/gsgen, seed 1), file to file; the
@@ -55,6 +58,7 @@ text100m() {
     local in=$BENCH_DIR/in-u32-$TEXT_N.txt oa=$BENCH_DIR/ab-a.txt ob=$BENCH_DIR/ab-b.txt
     [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
     local ta="" tb="" t
+    "$A" "${extra[@]}" --type=u32 "$in" -o "$oa" && "$B" "${extra[@]}" --type=u32 "$in" -o "$ob"
     for ((i = 1; i <= R; i++)); do
         rm -f "$oa" && sync
         t=$(seconds "$A" "${extra[@]}" --type=u32 "$in" -o "$oa")
@@ -77,6 +81,8 @@ bin16g() {
     sync
     cat "$in" >/dev/null   # into the page cache
     local ta="" tb="" t
+    "$A" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null
+    "$B" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null
     for ((i = 1; i <= R; i++)); do
         t=$(seconds "$A" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null)
         ta="$ta $t"

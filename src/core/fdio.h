@@ -1,0 +1,21 @@
+/* fdio.h: whole reads and writes on a descriptor: every byte, or the reason why not.
+ * Short transfers are continued and EINTR retried, so callers see only done, the
+ * end of a file, or an errno.
+ */
+#ifndef GS_FDIO_H
+#define GS_FDIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Write buf[0..len) to fd, at offset off (pwrite), or at the file's position where
+ * off < 0. 0, or the errno of the failure; *done (where not NULL) the bytes written
+ * either way. */
+int fdio_write(int fd, const void *buf, size_t len, int64_t off, size_t *done);
+
+/* Read into buf[0..len) from fd, at offset off (pread), or at the file's position
+ * where off < 0, until len bytes or the end of the file: *got the bytes read. 0, or
+ * the errno of the failure (*got the bytes read before it). */
+int fdio_read(int fd, void *buf, size_t len, int64_t off, size_t *got);
+
+#endif
