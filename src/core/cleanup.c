@@ -1,36 +1,70 @@
-/* cleanup.c: the temporary-file registry and the signal handlers that empty it.
+/* cleanup.c: the temporary-file registry and the signals that empty it (see
+ * cleanup.h).
  *
- * The registry is an array of slots that the signal handler walks with nothing but
- * unlink(2). A slot's `used` flag is set after its path is in place and cleared
- * before the path is freed, so the handler never reads a half-made path. The array
- * grows by doubling into a new array that is published whole; old arrays are never
- * freed, since a handler in another thread may still be walking one (they total
- * less than the last).
+ * The registry is an array of slots, each a directory descriptor and a name, changed
+ * under cleanup_lock. The signal thread takes that lock too, so it never sees a file
+ * created and not yet registered; the asynchronous signals' handler, which may run
+ * on any thread (one inside cleanup_create() too), only hands the signal to it
+ * through a pipe. The fault handlers cannot take the lock (the faulting thread may
+ * hold it): they walk the array with nothing but unlinkat(2), which is why a slot's
+ * `used` flag is set after its name is in place and cleared before the name is
+ * freed, and why the array grows by doubling into a new array published whole, the
+ * old ones never freed (they total less than the last).
  */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
 #include "core/error.h"
 
 typedef struct {
-    volatile sig_atomic_t used;     /* 1: path names a file to remove */
-    char *path;
+    volatile sig_atomic_t used;     /* 1: name (relative to dirfd) is a file to remove */
+    int dirfd;
+    char *name;
 } slot_t;
 
 static slot_t *volatile slots;       /* [nslots] */
 static volatile int nslots;
+static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sigpipe_ignored;          /* SIGPIPE was SIG_IGN at start */
-static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static int signal_pipe[2] = { -1, -1 };  /* the handler writes a signal, the thread reads */
+static uint64_t name_state;          /* random names (under cleanup_lock) */
+
+/* The asynchronous signals whose default action ends the process (besides the
+ * real-time ones, added in cleanup_init). */
+static const int async_signals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU,
+    SIGXFSZ, SIGVTALRM, SIGPROF,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGIO
+    SIGIO,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+};
+
+/* The faults: raised by the thread that faulted, so never blocked. A sanitizer build
+ * leaves those it reports itself to it. */
+static const int fault_signals[] = {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    SIGSEGV, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+#endif
+    SIGSYS,
+};
 
 /* Watched input mappings (cleanup_watch_map): a few at once, each with its message
  * made in advance, so the SIGBUS handler only compares and writes. */
@@ -45,16 +79,60 @@ typedef struct {
 } watch_t;
 static watch_t watches[CLEANUP_WATCHES];
 
+/* ---- removing ------------------------------------------------------------------------ */
+
+/* Unlink every registered file: with only async-signal-safe calls, so that a fault
+ * handler may call it (the lock held or not). */
 static void cleanup_unlink_all(void)
 {
     int n = __atomic_load_n(&nslots, __ATOMIC_SEQ_CST);   /* the count first: */
     slot_t *sl = __atomic_load_n(&slots, __ATOMIC_SEQ_CST); /* its array is as large */
     for (int i = 0; i < n; i++)
         if (sl[i].used)
-            unlink(sl[i].path);
+            unlinkat(sl[i].dirfd, sl[i].name, 0);
 }
 
+void cleanup_die(int sig)
+{
+    pthread_mutex_lock(&cleanup_lock);   /* kept: nothing is registered any more */
+    cleanup_unlink_all();
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    _exit(128 + sig);   /* where its default action did not end the process */
+}
+
+/* The signal thread: each asynchronous signal handed to it ends the process, the
+ * files removed. */
+static void *cleanup_signal_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        unsigned char sig;
+        ssize_t n = read(signal_pipe[0], &sig, 1);
+        if (n == 1)
+            cleanup_die(sig);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            return NULL;   /* cannot happen: the write end is never closed */
+    }
+}
+
+/* An asynchronous signal, on whichever thread: handed to the signal thread. */
 static void cleanup_on_signal(int sig)
+{
+    int saved = errno;
+    unsigned char c = (unsigned char)sig;
+    ssize_t n = write(signal_pipe[1], &c, 1);
+    (void)n;
+    errno = saved;
+}
+
+/* A fault: the registered files go, and the fault, raised again on return (or still
+ * pending, where kill(2) sent it), takes its default action. */
+static void cleanup_on_fault(int sig)
 {
     int saved = errno;
     cleanup_unlink_all();
@@ -64,8 +142,7 @@ static void cleanup_on_signal(int sig)
 }
 
 /* SIGBUS: in a watched input mapping, a read error of that file (exit 2); anywhere
- * else, the temporaries go and the fault, met again on return, takes its default
- * action. */
+ * else, as any fault. */
 static void cleanup_on_sigbus(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
@@ -112,23 +189,53 @@ void cleanup_unwatch_map(int watch)
     __atomic_store_n(&watches[watch].taken, 0, __ATOMIC_RELEASE);
 }
 
+/* ---- the signals ------------------------------------------------------------------- */
+
+/* 1 if sig was ignored when gpusort started. */
+static int cleanup_ignored(int sig)
+{
+    struct sigaction old;
+    return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
+static int cleanup_handle(int sig, void (*fn)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = flags;
+    sigfillset(&sa.sa_mask);
+    return sigaction(sig, &sa, NULL) == 0 ? GS_OK : err_sys(GS_EIO, errno, "sigaction");
+}
+
 int cleanup_init(void)
 {
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
-        struct sigaction old;
-        if (sigaction(handled[i], NULL, &old) != 0)
-            return err_sys(GS_EIO, errno, "sigaction");
-        if (old.sa_handler == SIG_IGN) {
-            if (handled[i] == SIGPIPE)
+    if (pipe2(signal_pipe, O_CLOEXEC) != 0)
+        return err_sys(GS_EIO, errno, "pipe");
+    pthread_t t;
+    int e = cleanup_thread_create(&t, cleanup_signal_main, NULL);
+    if (e)
+        return err_sys(GS_EIO, e, "cannot create threads");
+    pthread_detach(t);
+    name_state = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uintptr_t)&t;
+    int nasync = (int)(sizeof async_signals / sizeof async_signals[0]);
+    for (int i = 0; i < nasync + (SIGRTMAX - SIGRTMIN + 1); i++) {
+        int sig = i < nasync ? async_signals[i] : SIGRTMIN + (i - nasync);
+        if (cleanup_ignored(sig)) {
+            if (sig == SIGPIPE)
                 sigpipe_ignored = 1;
-            continue;   /* ignored by our parent: keep it so, as sort does */
+            continue;   /* ignored by our parent: kept so, as sort does */
         }
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = cleanup_on_signal;
-        sigfillset(&sa.sa_mask);
-        if (sigaction(handled[i], &sa, NULL) != 0)
-            return err_sys(GS_EIO, errno, "sigaction");
+        int rc = cleanup_handle(sig, cleanup_on_signal, SA_RESTART);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++) {
+        int rc = cleanup_ignored(fault_signals[i]) ? GS_OK
+                                                    : cleanup_handle(fault_signals[i],
+                                                                     cleanup_on_fault, 0);
+        if (rc)
+            return rc;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -140,150 +247,137 @@ int cleanup_init(void)
     return GS_OK;
 }
 
-/* Block the handled signals around registry changes so a handler never sees a slot
- * mid-update from this thread. */
-static void cleanup_block(sigset_t *old)
+int cleanup_sigpipe_ignored(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
-        sigaddset(&set, handled[i]);
-    pthread_sigmask(SIG_BLOCK, &set, old);
+    return sigpipe_ignored;
 }
 
-static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The threads' stack: small, since gpusort keeps its buffers on the heap (and many
+ * threads of the default 8 MiB would take much of an address space that `ulimit -v`
+ * bounds). */
+#define CLEANUP_STACK ((size_t)1 << 20)
 
-int cleanup_register(const char *path)
+int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
 {
-    char *copy = strdup(path);
-    if (!copy)
-        return err_set(GS_ENOMEM, "out of memory"), -1;
-    sigset_t old;
-    cleanup_block(&old);
-    pthread_mutex_lock(&cleanup_lock);
-    int slot = -1;
+    pthread_attr_t attr;
+    int e = pthread_attr_init(&attr);
+    if (e)
+        return e;
+    pthread_attr_setstacksize(&attr, CLEANUP_STACK);
+    e = pthread_create(t, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return e;
+}
+
+/* ---- the registry -------------------------------------------------------------------- */
+
+/* A free slot, the array grown where there is none; -1 when out of memory. Under
+ * cleanup_lock. */
+static int cleanup_free_slot(void)
+{
+    for (int i = 0; i < nslots; i++)
+        if (!slots[i].used && !slots[i].name)
+            return i;
+    int n = nslots ? 2 * nslots : 64;
+    slot_t *grown = calloc((size_t)n, sizeof *grown);
+    if (!grown)
+        return -1;
     for (int i = 0; i < nslots; i++) {
-        if (!slots[i].used && !slots[i].path) {
-            slot = i;
-            break;
-        }
+        grown[i].dirfd = slots[i].dirfd;
+        grown[i].name = slots[i].name;
+        grown[i].used = slots[i].used;
     }
-    if (slot < 0) {
-        int n = nslots ? 2 * nslots : 64;
-        slot_t *grown = calloc((size_t)n, sizeof *grown);
-        if (grown) {
-            for (int i = 0; i < nslots; i++) {
-                grown[i].path = slots[i].path;
-                grown[i].used = slots[i].used;
-            }
-            slot = nslots;
-            /* The array first, then the count: a handler that reads the count and
-             * then the array never walks past the array's end. */
-            __atomic_store_n(&slots, grown, __ATOMIC_SEQ_CST);
-            __atomic_store_n(&nslots, n, __ATOMIC_SEQ_CST);
-        }
-    }
-    if (slot >= 0) {
-        slots[slot].path = copy;
-        slots[slot].used = 1;
-    }
-    pthread_mutex_unlock(&cleanup_lock);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (slot < 0) {
-        free(copy);
-        err_set(GS_ENOMEM, "out of memory");
-    }
+    int slot = nslots;
+    /* The array first, then the count: a fault handler that reads the count and then
+     * the array never walks past the array's end. */
+    __atomic_store_n(&slots, grown, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&nslots, n, __ATOMIC_SEQ_CST);
     return slot;
 }
 
-/* Clear slot (its file removed first when remove); signals blocked by the caller. */
+/* prefix followed by 12 random letters and digits, malloc'ed; NULL when out of
+ * memory. Under cleanup_lock. */
+static char *cleanup_name(const char *prefix)
+{
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    size_t len = strlen(prefix);
+    char *name = malloc(len + 13);
+    if (!name)
+        return NULL;
+    memcpy(name, prefix, len);
+    uint64_t z = (name_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    for (int i = 0; i < 12; i++, z /= 62)
+        name[len + i] = abc[z % 62];
+    name[len + 12] = '\0';
+    return name;
+}
+
+int cleanup_create(int dirfd, const char *prefix, char **name, int *slot)
+{
+    *name = NULL;
+    *slot = -1;
+    int fd = -1, e = ENOMEM;
+    pthread_mutex_lock(&cleanup_lock);
+    int s = cleanup_free_slot();
+    for (int tries = 0; s >= 0 && tries < 100; tries++) {
+        char *n = cleanup_name(prefix);
+        if (!n)
+            break;
+        fd = openat(dirfd, n, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0 && !(*name = strdup(n))) {   /* the caller's copy */
+            unlinkat(dirfd, n, 0);
+            close(fd);
+            fd = -1;
+            free(n);
+            break;
+        }
+        if (fd >= 0) {
+            slots[s].dirfd = dirfd;
+            slots[s].name = n;
+            slots[s].used = 1;
+            *slot = s;
+            break;
+        }
+        e = errno;
+        free(n);
+        if (e != EEXIST)
+            break;
+    }
+    pthread_mutex_unlock(&cleanup_lock);
+    if (fd < 0)
+        errno = e;
+    return fd;
+}
+
+/* Clear slot, its file removed first when remove. */
 static void cleanup_clear(int slot, int remove)
 {
     pthread_mutex_lock(&cleanup_lock);
-    if (slot >= 0 && slot < nslots && slots[slot].path) {
+    if (slot >= 0 && slot < nslots && slots[slot].name) {
         if (remove && slots[slot].used)
-            unlink(slots[slot].path);
+            unlinkat(slots[slot].dirfd, slots[slot].name, 0);
         slots[slot].used = 0;
-        free(slots[slot].path);
-        slots[slot].path = NULL;
+        free(slots[slot].name);
+        slots[slot].name = NULL;
     }
     pthread_mutex_unlock(&cleanup_lock);
 }
 
 void cleanup_forget(int slot)
 {
-    sigset_t old;
-    cleanup_block(&old);
     cleanup_clear(slot, 0);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cleanup_remove(int slot)
 {
-    sigset_t old;
-    cleanup_block(&old);
     cleanup_clear(slot, 1);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cleanup_remove_all(void)
 {
     for (int i = 0; i < nslots; i++)
         cleanup_remove(i);
-}
-
-/* The signals only the main thread takes. */
-static void cleanup_async_set(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGHUP);
-}
-
-void cleanup_block_signals(sigset_t *old)
-{
-    sigset_t set;
-    cleanup_async_set(&set);
-    pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-void cleanup_unblock(const sigset_t *old)
-{
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-    sigset_t old;
-    cleanup_block_signals(&old);   /* the new thread inherits the mask */
-    int rc = pthread_create(t, NULL, fn, arg);
-    cleanup_unblock(&old);
-    return rc;
-}
-
-int cleanup_mkstemp(char *template, int *slot)
-{
-    sigset_t old;
-    cleanup_block(&old);
-    int fd = mkostemp(template, O_CLOEXEC);
-    int e = errno;
-    *slot = -1;
-    if (fd >= 0) {
-        *slot = cleanup_register(template);
-        if (*slot < 0) {
-            unlink(template);
-            close(fd);
-            fd = -1;
-            e = ENOMEM;
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return fd;
-}
-
-int cleanup_sigpipe_ignored(void)
-{
-    return sigpipe_ignored;
 }

@@ -1,11 +1,22 @@
-/* cleanup.h: the registry of temporary files, and the signals that must not leave
- * any behind.
+/* cleanup.h: nothing left behind: the registry of temporary files, and the signals
+ * that end gpusort without leaving any.
  *
- * cleanup_init() installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (except
- * those ignored when gpusort started, which stay ignored). On such a signal every
- * registered file is unlinked and the signal is re-raised with its default action,
- * so the exit status is the usual 128+signal. SIGBUS in a watched input mapping is a
- * read error (cleanup_watch_map).
+ * Every signal whose default action ends the process and that can be caught is
+ * handled, in one of two ways:
+ *  - the asynchronous ones (HUP, INT, QUIT, USR1, USR2, PIPE, ALRM, TERM, STKFLT,
+ *    XCPU, XFSZ, VTALRM, PROF, IO, PWR and the real-time signals), on whichever
+ *    thread the kernel gives them to: their handler hands them to a thread of their
+ *    own, which removes every registered file under the registry's lock and ends the
+ *    process by the signal, as its default action would. A file is created and
+ *    registered under that lock (cleanup_create), so no signal, sent to whichever
+ *    thread at whichever moment, can come between the two. A write to a reader that
+ *    went away raises SIGPIPE so, and one past `ulimit -f` SIGXFSZ;
+ *  - the faults (SEGV, BUS, ILL, FPE, ABRT, TRAP, SYS) are taken by the thread that
+ *    faulted: a handler removes the registered files and lets the fault take its
+ *    default action. A SIGBUS in a watched input mapping is a read error of that
+ *    file (cleanup_watch_map).
+ * Signals ignored when gpusort started stay ignored, as sort keeps them (with SIGPIPE
+ * ignored, a write to a reader that went away fails with EPIPE: exit 2, quietly).
  */
 #ifndef GS_CLEANUP_H
 #define GS_CLEANUP_H
@@ -14,28 +25,21 @@
 #include <signal.h>
 #include <stddef.h>
 
-/* Install the signal handlers; call once, before any temporary file exists. */
+/* Start the thread that takes the asynchronous signals and install the handlers;
+ * call once, before any temporary file exists. */
 int cleanup_init(void);
 
-/* Create a thread with SIGINT, SIGTERM and SIGHUP blocked in it. Every thread of
- * gpusort is made so: those signals then reach only the main thread, which blocks them
- * while it creates and registers a temporary (cleanup_mkstemp), so no signal can end
- * the process between the two. (SIGPIPE goes to the thread that wrote, as it must.) */
+/* Create a thread, with a small stack (gpusort's threads keep their large buffers on
+ * the heap). 0 or an errno. */
 int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 
-/* Block SIGINT, SIGTERM and SIGHUP in the calling thread, e.g. around a library call
- * that starts threads of its own (CUDA's); restore with cleanup_unblock(old). */
-void cleanup_block_signals(sigset_t *old);
-void cleanup_unblock(const sigset_t *old);
-
-/* mkostemp(template, O_CLOEXEC) and register the file, with the signals blocked in
- * between. Returns the descriptor and sets *slot, or -1 with errno set (and the
- * message set only if the registry failed): the caller says what it was making. */
-int cleanup_mkstemp(char *template, int *slot);
-
-/* Register path (copied) for removal; return a slot >= 0, or -1 (message set) when
- * out of memory. The registry grows as needed. */
-int cleanup_register(const char *path);
+/* Create a new file exclusively, named prefix followed by random characters,
+ * relative to dirfd (AT_FDCWD: prefix is a path), with O_CLOEXEC and mode 0600, and
+ * register it for removal, in one step. Returns its descriptor, *name (a copy,
+ * malloc'ed: the caller frees it; relative to dirfd) and *slot; or -1 with errno set
+ * (ENOMEM where the name or the registry could not be had). dirfd must stay open
+ * until the slot is removed or forgotten. */
+int cleanup_create(int dirfd, const char *prefix, char **name, int *slot);
 
 /* Forget slot without removing the file (it was renamed or already removed). */
 void cleanup_forget(int slot);
@@ -45,6 +49,10 @@ void cleanup_remove(int slot);
 
 /* Unlink every registered file (error paths and exit). */
 void cleanup_remove_all(void);
+
+/* Remove every registered file and end the process by sig, as its default action
+ * would. Does not return. */
+void cleanup_die(int sig) __attribute__((noreturn));
 
 /* Watch a mapping of an input file (its pages read straight from the file): a
  * SIGBUS inside it, which is how the kernel reports that the file was cut short

@@ -7,6 +7,8 @@
 #ifndef GS_ERROR_H
 #define GS_ERROR_H
 
+#include <stddef.h>
+
 enum {
     GS_OK = 0,
     GS_EUSAGE,     /* bad option or option value: exit 2, with the --help hint */
@@ -20,11 +22,22 @@ enum {
 
 /* Record the message of the first error of the run (printf-style, no trailing
  * newline, no "gpusort: " prefix) and return code, so callers can write
- * `return err_set(GS_EINPUT, "...")`. Later calls keep the first message. */
+ * `return err_set(GS_EINPUT, "...")`. Later calls keep the first message. A file
+ * name in a message is escaped first (err_escaped, err_escape), so that one error is
+ * one line. */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* As err_set, appending ": strerror(errnum)". */
 int err_sys(int code, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write len bytes of s into dst (room bytes, the '\0' included) escaped as messages
+ * show tokens and file names: printable ASCII as it is, but for \ and ', every other
+ * byte as \xNN; past max bytes of s (0: no limit), "..." for the rest. Returns dst. */
+char *err_escape(char *dst, size_t room, const char *s, size_t len, size_t max);
+
+/* A malloc'ed copy of the string s escaped as err_escape() escapes it, or NULL when
+ * out of memory. */
+char *err_escaped(const char *s);
 
 /* The recorded message, or NULL if none was recorded. */
 const char *err_message(void);

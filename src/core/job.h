@@ -5,10 +5,9 @@
  *
  * job_post() waits for the function posted before, then hands the thread the next:
  * a caller with two buffers fills one while the job drains the other. The thread is
- * made at the first post, with the signals blocked that only the main thread takes
- * (cleanup.h); where no thread can be had, job_post() runs the function itself, on
- * the caller's thread: slower, never wrong. A job_t is embedded in its owner, set up
- * by job_init() and ended by job_end().
+ * made at the first post (cleanup_thread_create); where no thread can be had,
+ * job_post() runs the function itself, on the caller's thread: slower, never wrong.
+ * A job_t is embedded in its owner, set up by job_init() and ended by job_end().
  */
 #ifndef GS_JOB_H
 #define GS_JOB_H

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,21 +10,22 @@
 #include "core/cleanup.h"
 #include "core/tempfile.h"
 
-int tempfile_make(const char *dir, const char *prefix, char **path, int *slot)
+int tempfile_make(int dirfd, const char *dir, const char *prefix, char **path, int *slot)
 {
-    *slot = -1;
-    size_t len = strlen(dir) + strlen(prefix) + sizeof "/XXXXXX";
-    if (!(*path = malloc(len))) {
+    *path = NULL;
+    if (dirfd != AT_FDCWD)
+        return cleanup_create(dirfd, prefix, path, slot);
+    size_t len = strlen(dir) + strlen(prefix) + 2;
+    char *full = malloc(len);
+    if (!full) {
+        *slot = -1;
         errno = ENOMEM;
         return -1;
     }
-    snprintf(*path, len, "%s/%sXXXXXX", dir, prefix);
-    int fd = cleanup_mkstemp(*path, slot);
-    if (fd < 0) {
-        int e = errno;
-        free(*path);
-        *path = NULL;
-        errno = e;
-    }
+    snprintf(full, len, "%s/%s", dir, prefix);
+    int fd = cleanup_create(AT_FDCWD, full, path, slot);
+    int e = errno;
+    free(full);
+    errno = e;
     return fd;
 }

@@ -5,11 +5,12 @@
 #ifndef GS_TEMPFILE_H
 #define GS_TEMPFILE_H
 
-/* Create DIR/PREFIXXXXXXX (mkostemp, O_CLOEXEC), registered for removal. Returns
- * its descriptor, *path (malloc'ed; the caller frees it) and *slot (for
- * cleanup_remove() or cleanup_forget()); or -1 with errno set and *path NULL, the
- * message left to the caller, who knows what the file was for (ENOMEM: no memory
- * for the name or the registry). */
-int tempfile_make(const char *dir, const char *prefix, char **path, int *slot);
+/* Create a new file named prefix and random characters in the directory dirfd
+ * (AT_FDCWD: in the directory dir), registered for removal. Returns its descriptor,
+ * *path (malloc'ed; the caller frees it: DIR/NAME with AT_FDCWD, else NAME, relative
+ * to dirfd) and *slot (for cleanup_remove() or cleanup_forget()); or -1 with errno
+ * set and *path NULL, the message left to the caller, who knows what the file was
+ * for. dirfd stays open until the slot is removed or forgotten. */
+int tempfile_make(int dirfd, const char *dir, const char *prefix, char **path, int *slot);
 
 #endif

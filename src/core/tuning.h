@@ -37,6 +37,7 @@
 
 /* ---- the sort pipeline (pipeline/) ----------------------------------------------- */
 #define SORT_MIN_BUDGET ((size_t)1 << 20)       /* -S is raised to this */
+#define THREAD_BYTES ((size_t)6 << 20)          /* a thread's own buffers, at most: threads <= -S / 2 of these (two always) */
 #define SORT_BLOCK_A_THREAD ((size_t)4 << 20)   /* read block for each thread, within: */
 #define SORT_BLOCK_MIN ((size_t)64 << 10)       /*   at least this, */
 #define SORT_BLOCK_MAX ((size_t)64 << 20)       /*   at most this (and an eighth of -S) */

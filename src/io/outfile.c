@@ -1,12 +1,19 @@
-/* outfile.c: the output's destination (see output.h): standard output, or -o FILE
- * written under a temporary name beside it and renamed over it only by the commit,
- * so that a failed run leaves an existing FILE untouched and -o may name an input.
+/* outfile.c: the output's destination (see output.h): standard output, or -o FILE.
+ *
+ * FILE is written, where it can be, under a temporary name in its own directory and
+ * swapped or renamed over it only by the commit, so that a failed run leaves an
+ * existing FILE untouched and -o may name an input. As sort -o does, a symbolic link
+ * is written through (its target replaced, the link kept); a FILE the user may not
+ * write is refused; the temporary takes FILE's mode, owner and group where that is
+ * permitted; and a FILE that is writable in a directory that is not is written in
+ * place, from its start, once the first byte is ready (the sort complete: nothing is
+ * written before every input has been read). A FILE that is not a regular file
+ * (/dev/null, a FIFO) is written directly.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,41 +24,139 @@
 
 #include "core/cleanup.h"
 #include "core/error.h"
+#include "core/stdfds.h"
 #include "core/tempfile.h"
 #include "core/tuning.h"
 #include "io/output_impl.h"
 
-/* ---- opening ---------------------------------------------------------------------- */
+/* Symbolic links followed, at most (as the kernel's own limit). */
+#define OUT_MAX_LINKS 40
 
-/* Create a temporary beside path (its directory, symbolic links followed) and set
- * its mode to that of the file it will replace, or to 0666 less the umask. */
-static int output_make_temp(output_t *o, const char *path)
+/* ---- where FILE is --------------------------------------------------------------- */
+
+/* path with its symbolic links followed, the last one too where its target does not
+ * exist (sort -o creates it): a malloc'ed path, or NULL with errno set. */
+static char *output_follow(const char *path)
 {
-    struct stat st;
-    int exists = stat(path, &st) == 0;
-    char *target = exists ? realpath(path, NULL) : strdup(path);
-    if (!target)
-        return err_sys(GS_EIO, errno, "cannot write '%s'", path);
-    char *dircopy = strdup(target);
-    if (!dircopy) {
-        free(target);
-        return err_set(GS_ENOMEM, "out of memory");
+    char *p = strdup(path);
+    for (int hops = 0; p && hops < OUT_MAX_LINKS; hops++) {
+        struct stat st;
+        if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+            return p;   /* not a link (or not there: created) */
+        char target[PATH_MAX];
+        ssize_t n = readlink(p, target, sizeof target - 1);
+        if (n < 0) {
+            int e = errno;
+            free(p);
+            errno = e;
+            return NULL;
+        }
+        target[n] = '\0';
+        char *next;
+        const char *slash = strrchr(p, '/');
+        if (target[0] == '/' || !slash) {
+            next = strdup(target);
+        } else {
+            /* relative to the link's directory */
+            size_t dlen = (size_t)(slash - p) + 1;
+            next = malloc(dlen + (size_t)n + 1);
+            if (next) {
+                memcpy(next, p, dlen);
+                memcpy(next + dlen, target, (size_t)n + 1);
+            }
+        }
+        free(p);
+        p = next;
     }
-    o->final_path = target;
-    o->fd = tempfile_make(dirname(dircopy), ".gpusort-", &o->tmp_path, &o->slot);
-    int e = errno;
-    free(dircopy);
+    if (p) {
+        free(p);
+        errno = ELOOP;
+    }
+    return NULL;
+}
+
+/* Split path into its directory (opened: *dirfd) and its last component (*base,
+ * malloc'ed). GS_OK, or errno where the directory cannot be opened. */
+static int output_dir_of(const char *path, int *dirfd, char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *dirfd = -1;
+    *base = strdup(slash ? slash + 1 : path);
+    if (!*base)
+        return ENOMEM;
+    if (!slash) {
+        *dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } else {
+        size_t len = slash == path ? 1 : (size_t)(slash - path);
+        char *dir = malloc(len + 1);
+        if (!dir)
+            return ENOMEM;
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        free(dir);
+    }
+    return *dirfd < 0 ? errno : 0;
+}
+
+/* The temporary beside FILE (o->dirfd, o->base) and, where FILE exists (st), its
+ * mode, owner and group given to it, as far as permitted; else 0666 less the umask.
+ * GS_OK, or the errno of the creation (the caller decides). */
+static int output_make_temp(output_t *o, const struct stat *st)
+{
+    o->fd = tempfile_make(o->dirfd, NULL, ".gpusort-", &o->tmp_path, &o->slot);
     if (o->fd < 0)
-        return err_sys(GS_EIO, e, "cannot write '%s'", path);
+        return errno;
     mode_t mode;
-    if (exists) {
-        mode = st.st_mode & 07777;
+    if (st) {
+        /* Owner and group first (root may give both; others their own groups), the
+         * mode after: a change of owner clears the set-id bits. */
+        if (fchown(o->fd, st->st_uid, st->st_gid) != 0 && fchown(o->fd, (uid_t)-1,
+                                                               st->st_gid) != 0) {
+            /* not permitted: the user's own, as any file they make */
+        }
+        mode = st->st_mode & 07777;
     } else {
         mode_t mask = umask(0);
         umask(mask);
         mode = 0666 & ~mask;
     }
     fchmod(o->fd, mode);
+    return 0;
+}
+
+/* Open -o FILE (o->name is set): see the top of the file. */
+static int output_open_file(output_t *o, const char *path)
+{
+    char *target = output_follow(path);
+    if (!target)
+        return err_sys(GS_EIO, errno, "cannot write '%s'", o->name);
+    struct stat st;
+    int exists = stat(target, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device or FIFO: nothing to replace atomically; write to it. */
+        o->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        free(target);
+        return o->fd < 0 ? err_sys(GS_EIO, errno, "cannot write '%s'", o->name) : GS_OK;
+    }
+    if (exists && faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0) {
+        /* sort refuses a file the user may not write, and so do we. */
+        int e = errno;
+        free(target);
+        return err_sys(GS_EIO, e, "cannot write '%s'", o->name);
+    }
+    int e = output_dir_of(target, &o->dirfd, &o->base);
+    if (e == 0)
+        e = output_make_temp(o, exists ? &st : NULL);
+    if (e && exists && (e == EACCES || e == EPERM || e == EROFS)) {
+        /* The directory takes no temporary, but FILE is writable: written in place
+         * (output_target_fd), once the output begins. */
+        o->inplace = target;
+        return GS_OK;
+    }
+    free(target);
+    if (e)
+        return err_sys(GS_EIO, e, "cannot write '%s'", o->name);
     return GS_OK;
 }
 
@@ -89,6 +194,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
         return err_set(GS_ENOMEM, "out of memory");
     o->cfg = *cfg;
     o->fd = -1;
+    o->dirfd = -1;
     o->slot = -1;
     o->map_fd = -1;
     o->threads = pool_size(cfg->pool);
@@ -99,29 +205,41 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     int rc = GS_OK;
     if (!cfg->path) {
         o->fd = STDOUT_FILENO;
-        o->name = "standard output";
+        o->name = strdup("standard output");
+        if (o->name && stdfds_was_closed(STDOUT_FILENO))
+            rc = err_sys(GS_EIO, EBADF, "write error on 'standard output'");
 #ifdef F_SETPIPE_SZ
         (void)fcntl(o->fd, F_SETPIPE_SZ, PIPE_BYTES);   /* as for standard input */
 #endif
         o->map_fd = output_stdout_map_fd();
     } else {
-        o->name = cfg->path;
-        struct stat st;
-        if (stat(cfg->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            /* A device or FIFO: nothing to replace atomically; write to it. */
-            o->fd = open(cfg->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-            if (o->fd < 0)
-                rc = err_sys(GS_EIO, errno, "cannot write '%s'", cfg->path);
-        } else {
-            rc = output_make_temp(o, cfg->path);
-        }
+        o->name = err_escaped(cfg->path);
     }
+    if (!o->name)
+        rc = err_set(GS_ENOMEM, "out of memory");
+    else if (cfg->path && rc == GS_OK)
+        rc = output_open_file(o, cfg->path);
     if (rc != GS_OK) {
         output_abort(o);
         return rc;
     }
     *out = o;
     return GS_OK;
+}
+
+int output_target_fd(output_t *o)
+{
+    if (o->fd >= 0 || !o->inplace)
+        return GS_OK;
+    o->fd = open(o->inplace, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    return o->fd < 0 ? err_sys(GS_EIO, errno, "cannot write '%s'", o->name) : GS_OK;
+}
+
+int output_in_place(const output_t *o, const struct stat *st)
+{
+    struct stat t;
+    return o->inplace && stat(o->inplace, &t) == 0 && t.st_dev == st->st_dev &&
+           t.st_ino == st->st_ino;
 }
 
 /* ---- finishing ------------------------------------------------------------------------ */
@@ -134,8 +252,12 @@ static void output_free(output_t *o)
     output_writer_free(o);
     if (o->map_fd >= 0)
         close(o->map_fd);
+    if (o->dirfd >= 0)
+        close(o->dirfd);
     free(o->tmp_path);
-    free(o->final_path);
+    free(o->base);
+    free(o->inplace);
+    free(o->name);
     free(o);
 }
 
@@ -148,9 +270,9 @@ static int output_exchange(output_t *o)
 {
 #if defined(SYS_renameat2) && defined(RENAME_EXCHANGE)
     struct stat st;
-    if (lstat(o->final_path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
         return 0;
-    return syscall(SYS_renameat2, AT_FDCWD, o->tmp_path, AT_FDCWD, o->final_path,
+    return syscall(SYS_renameat2, o->dirfd, o->tmp_path, o->dirfd, o->base,
                    RENAME_EXCHANGE) == 0;
 #else
     (void)o;
@@ -162,6 +284,8 @@ int output_commit(output_t *o)
 {
     output_ahead_end(o);   /* before anything closes the descriptor it writes to */
     int rc = output_drain(o);
+    if (rc == GS_OK)
+        rc = output_target_fd(o);   /* in place and empty: FILE still truncated */
     if (rc == GS_OK && o->tmp_path)
         rc = output_ahead_cut(o);
     if (o->fd != STDOUT_FILENO && o->fd >= 0) {
@@ -175,7 +299,7 @@ int output_commit(output_t *o)
             cleanup_remove(o->slot);
             free(o->tmp_path);
             o->tmp_path = NULL;
-        } else if (rename(o->tmp_path, o->final_path) != 0) {
+        } else if (renameat(o->dirfd, o->tmp_path, o->dirfd, o->base) != 0) {
             rc = err_sys(GS_EIO, errno, "cannot write '%s'", o->name);
         } else {
             cleanup_forget(o->slot);

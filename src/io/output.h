@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include "core/keys.h"
 #include "core/pool.h"
 
@@ -58,6 +59,11 @@ int output_can_give(const output_t *o);
  * maps them any more, nothing can change them first. Else, or where vmsplice is
  * refused, plain writes. Not to be mixed with output_write() from another thread. */
 int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n);
+
+/* 1 where o writes -o's FILE in place (its directory takes no temporary: see
+ * outfile.c) and FILE is the file st describes: -m cannot merge a file into itself
+ * so. */
+int output_in_place(const output_t *o, const struct stat *st);
 
 /* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
  * the temporary is removed and FILE is untouched). */

@@ -27,10 +27,13 @@ typedef struct {
 struct output {
     output_cfg_t cfg;
     int fd;
-    const char *name;        /* for messages */
-    char *final_path;        /* with a temporary: what it is renamed to */
-    char *tmp_path;          /* the temporary, or NULL when writing directly */
-    int slot;                /* its cleanup slot */
+    char *name;              /* for messages: -o's FILE (escaped), or "standard output" */
+    int dirfd;               /* with a temporary: FILE's directory, */
+    char *base;              /* FILE's name in it, */
+    char *tmp_path;          /* and the temporary's (NULL: writing directly) */
+    int slot;                /* the temporary's cleanup slot */
+    char *inplace;           /* FILE written in place (outfile.c), opened at the first
+                                write; else NULL */
     int threads;
     int solo;                /* 1: binary batches are encoded by the caller alone */
     size_t bufsize;          /* bytes in each batch buffer */
@@ -70,6 +73,10 @@ int output_drain(output_t *o);
 
 /* writer.c: free the batch buffers and end the writer job (after output_drain). */
 void output_writer_free(output_t *o);
+
+/* outfile.c: open FILE where it is written in place and not yet opened (truncating
+ * it): before anything is written. GS_OK or the error. */
+int output_target_fd(output_t *o);
 
 /* ahead.c: stop writing zeros ahead, before anything else is written. */
 void output_ahead_end(output_t *o);

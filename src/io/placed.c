@@ -57,6 +57,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
     *base = NULL;
 #if defined(__linux__) && defined(MADV_DONTNEED)
     int rc = output_drain(o);   /* what the writer holds goes first */
+    if (rc == GS_OK)
+        rc = output_target_fd(o);
     if (rc)
         return rc;
     output_ahead_end(o);

@@ -25,9 +25,57 @@
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/stats.h"
+#include "core/stdfds.h"
 #include "core/tuning.h"
 #include "io/reader_impl.h"
 #include "io/textnum.h"
+
+/* ---- windows of a mapped file -------------------------------------------------------- */
+
+static size_t kreader_page(void)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    return page;
+}
+
+/* Unmap the window, if any (its pages leave the process, not the page cache). */
+static void kreader_unmap(kreader_t *r)
+{
+    cleanup_unwatch_map(r->map_watch);
+    r->map_watch = -1;
+    if (r->map)
+        munmap(r->map, r->map_len);
+    r->map = NULL;
+    r->map_len = 0;
+}
+
+/* Have the file's bytes [from, to) (to <= its size) mapped and watched: the window
+ * kept where it holds them, else replaced by one that starts at from's page. A
+ * window is a block or so, so that a file of any size takes that much of the
+ * address space. 0, or the errno of the mapping (a watch not to be had leaves
+ * r->map_watch -1). */
+static int kreader_window(kreader_t *r, uint64_t from, uint64_t to)
+{
+    if (r->map && from >= r->map_off && to <= r->map_off + r->map_len)
+        return 0;
+    kreader_unmap(r);
+    uint64_t start = from / kreader_page() * kreader_page();
+    if (to - start > SIZE_MAX)
+        return EFBIG;
+    size_t len = (size_t)(to - start);
+    void *m = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, r->fd, (off_t)start);
+    if (m == MAP_FAILED)
+        return errno;
+    r->map = m;
+    r->map_off = start;
+    r->map_len = len ? len : 1;
+    r->map_watch = cleanup_watch_map(m, r->map_len, r->name);
+    return 0;
+}
 
 /* ---- opening and reading --------------------------------------------------------- */
 
@@ -42,12 +90,17 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
     if (!r->cfg.block_bytes)
         r->cfg.block_bytes = READ_BLOCK_DEFAULT;
     r->width = cfg->km->width;
-    r->name = strdup(path);
+    r->name = err_escaped(path);   /* for messages */
     if (!r->name) {
         kreader_close(r);
         return err_set(GS_ENOMEM, "out of memory");
     }
     if (strcmp(path, "-") == 0) {
+        if (stdfds_was_closed(STDIN_FILENO)) {
+            int rc = err_sys(GS_EIO, EBADF, "read error on '-'");
+            kreader_close(r);
+            return rc;
+        }
         r->fd = STDIN_FILENO;
 #ifdef F_SETPIPE_SZ
         /* A larger pipe: fewer switches between its two ends (a file or a terminal
@@ -58,14 +111,16 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0) {
             int e = errno;
+            int rc = err_sys(GS_EIO, e, "cannot read '%s'", r->name);
             kreader_close(r);
-            return err_sys(GS_EIO, e, "cannot read '%s'", path);
+            return rc;
         }
         r->close_fd = 1;
         struct stat st;
         if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            int rc = err_sys(GS_EIO, EISDIR, "cannot read '%s'", r->name);
             kreader_close(r);
-            return err_sys(GS_EIO, EISDIR, "cannot read '%s'", path);
+            return rc;
         }
         r->regular = S_ISREG(st.st_mode);
         r->size = (uint64_t)st.st_size;
@@ -73,19 +128,15 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
         posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     }
-    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN && r->size <= SIZE_MAX) {
-        void *m = mmap(NULL, (size_t)r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
-        if (m != MAP_FAILED) {
-            r->map_watch = cleanup_watch_map(m, (size_t)r->size, r->name);
-            if (r->map_watch >= 0) {
-                r->map = m;
-                r->map_len = r->size;
-            } else {
-                munmap(m, (size_t)r->size);   /* read it the plain way */
-            }
-        }
+    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN) {
+        /* Mapped where its first window maps and is watched; else read the plain
+         * way. */
+        uint64_t first = r->size < r->cfg.block_bytes ? r->size : r->cfg.block_bytes;
+        r->mapped = kreader_window(r, 0, first) == 0 && r->map_watch >= 0;
+        if (!r->mapped)
+            kreader_unmap(r);
     }
-    if (r->map) {
+    if (r->mapped) {
         *out = r;   /* no buffers: blocks are read in place */
         return GS_OK;
     }
@@ -232,47 +283,49 @@ static size_t kreader_cut(const kreader_t *r, const char *buf, size_t have)
     return cut;
 }
 
-/* kreader_advance for a mapped file: the next block is the mapping's next bytes, up
- * to the block's size, cut after white space (or past one token longer than that).
- * Nothing is copied. The pages of the blocks before are let go (they leave the
- * process, not the page cache), so the resident memory stays about a block; the
- * kernel is asked to read the next block ahead. */
+/* kreader_advance for a mapped file: the next block is the file's next bytes, up to
+ * the block's size, cut after white space (or past one token longer than that), read
+ * in place through a window of the file mapped (kreader_window). Nothing is copied;
+ * the window of the block before is unmapped, so the resident memory and the address
+ * space taken stay about a block; the kernel is asked to read the next block ahead. */
 static int kreader_advance_mapped(kreader_t *r)
 {
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
-    uint64_t done = r->off / page * page;
-    if (done > r->map_done) {
-        madvise(r->map + r->map_done, (size_t)(done - r->map_done), MADV_DONTNEED);
-        r->map_done = done;
-    }
     r->started = 1;
-    uint64_t avail = r->map_len - r->off;
+    uint64_t avail = r->size - r->off;
     size_t len = avail < r->cfg.block_bytes ? (size_t)avail : r->cfg.block_bytes;
-    r->buf = r->map + r->off;
+    int e = kreader_window(r, r->off, r->off + len);
+    if (e)
+        return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+    r->buf = r->map + (r->off - r->map_off);
     size_t cut = len;
-    if (len < avail) {
-        cut = kreader_cut(r, r->buf, len);
-        if (cut == 0) {
-            cut = len;
-            while (cut < avail && !tn_is_space((unsigned char)r->buf[cut]))
-                cut++;
+    if (len < avail && (cut = kreader_cut(r, r->buf, len)) == 0) {
+        /* One token longer than a block: the window grows until its end. */
+        uint64_t seen = len;
+        while (cut == 0) {
+            uint64_t to = seen * 2 < avail ? seen * 2 : avail;
+            if ((e = kreader_window(r, r->off, r->off + to)) != 0)
+                return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+            r->buf = r->map + (r->off - r->map_off);
+            while (seen < to && !tn_is_space((unsigned char)r->buf[seen]))
+                seen++;
+            if (seen < to || to == avail)
+                cut = (size_t)seen;
         }
     }
     r->used = cut;
     r->off += cut;
     r->bytes += cut;
-    r->eof = r->last = r->off == r->map_len;
+    r->eof = r->last = r->off == r->size;
     stats_add(ST_READ, cut, 0);   /* the time is the parse's, which touches the pages */
     stats_note_read_mapped(cut);
+#ifdef POSIX_FADV_WILLNEED
     if (!r->last) {
-        uint64_t next = r->off / page * page, left = r->map_len - next;
-        madvise(r->map + next, left < r->cfg.block_bytes ? (size_t)left : r->cfg.block_bytes,
-                MADV_WILLNEED);
+        uint64_t left = r->size - r->off;
+        posix_fadvise(r->fd, (off_t)r->off,
+                      (off_t)(left < r->cfg.block_bytes ? left : r->cfg.block_bytes),
+                      POSIX_FADV_WILLNEED);
     }
+#endif
     return GS_OK;
 }
 
@@ -281,7 +334,7 @@ static int kreader_advance_mapped(kreader_t *r)
  * starts the read-ahead of the block after it. */
 int kreader_advance(kreader_t *r)
 {
-    if (r->map)
+    if (r->mapped)
         return kreader_advance_mapped(r);
     int rc;
     if (!r->started) {
@@ -507,9 +560,7 @@ void kreader_close(kreader_t *r)
     else
         job_cancel(&r->ahead);
     pool_destroy(r->readers);
-    if (r->map)
-        munmap(r->map, (size_t)r->map_len);
-    cleanup_unwatch_map(r->map_watch);
+    kreader_unmap(r);
     if (r->close_fd && r->fd >= 0)
         close(r->fd);
     free(r->name);

@@ -12,7 +12,7 @@
 #include "io/reader.h"
 
 struct kreader {
-    char *name;              /* for messages: the path, or "-" */
+    char *name;              /* for messages: the path (escaped), or "-" */
     int fd;
     int close_fd;            /* 1 unless fd is standard input */
     int regular;             /* a regular file we opened: read with pread at off */
@@ -31,9 +31,10 @@ struct kreader {
     uint64_t bytes;          /* bytes read from the file */
     int started;             /* 1 once the first block was read */
     pool_t *readers;         /* a regular file's pread pool, made at its first large fill */
-    char *map;               /* text of a regular file: the whole file mapped, or NULL */
-    uint64_t map_len;        /* its length (the size when opened) */
-    uint64_t map_done;       /* the pages before this offset are let go */
+    int mapped;              /* 1: text of a regular file, read through windows mapped */
+    char *map;               /* the window mapped now, or NULL */
+    uint64_t map_off;        /* the file offset of its first byte */
+    size_t map_len;          /* its length */
     int map_watch;           /* its cleanup watch (a SIGBUS in it is a read error) */
     /* reading ahead: a job fills bufs[cur ^ 1] while the caller uses bufs[cur] */
     job_t ahead;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/stats.h"
@@ -88,29 +89,17 @@ static void text_run_pieces(kreader_t *r, int threads, pool_fn_t fn, scan_job_t 
         fn(j, 0, 1);
 }
 
-/* Append a token to a message, escaped and cut short if long. */
-static void text_quote(char *dst, size_t room, const char *tok, size_t len)
-{
-    size_t o = 0, shown = len > 40 ? 40 : len;
-    for (size_t i = 0; i < shown && o + 5 < room; i++) {
-        unsigned char c = (unsigned char)tok[i];
-        if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'')
-            dst[o++] = (char)c;
-        else
-            o += (size_t)snprintf(dst + o, room - o, "\\x%02x", c);
-    }
-    if (shown < len && o + 4 < room) {
-        memcpy(dst + o, "...", 3);
-        o += 3;
-    }
-    dst[o] = '\0';
-}
-
+/* The message of a bad token at line, or, in a mapped file cut short while it was
+ * read (the rest of its last page reads as NUL bytes), of the read error. */
 static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *tok,
                             uint64_t line)
 {
+    struct stat st;
+    if (r->mapped && fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
+        return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
+                       r->name);
     char q[256];
-    text_quote(q, sizeof q, tok, res->err_len);
+    err_escape(q, sizeof q, tok, res->err_len, 40);
     if (res->status == TN_RANGE)
         return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'", r->name,
                        (unsigned long long)line, key_type_name(r->cfg.km->type), q);

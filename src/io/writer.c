@@ -199,9 +199,12 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
     if (n == 0)
         return GS_OK;
     output_ahead_end(o);
+    int rc = output_target_fd(o);
+    if (rc)
+        return rc;
     if (output_identity(o)) {
         /* The keys are written as they are: no encoding, no copy of ours. */
-        int rc = output_drain(o);
+        rc = output_drain(o);
         size_t len = n * (size_t)o->cfg.km->width;
         if (rc == GS_OK) {
             o->bytes += len;
@@ -209,7 +212,7 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
         }
         return rc;
     }
-    int rc = output_write_placed(o, keys, n, sorted);
+    rc = output_write_placed(o, keys, n, sorted);
     if (rc != OUTPUT_PLAIN)
         return rc;
     if (!o->have_sets && (rc = output_start(o)) != GS_OK)
@@ -242,6 +245,8 @@ int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size
 {
     output_ahead_end(o);
     int rc = output_drain(o);   /* what output_write() handed the writer goes first */
+    if (rc == GS_OK)
+        rc = output_target_fd(o);
     size_t len = n * (size_t)o->cfg.km->width;
     const char *p = keys;
     double t0 = stats_now();
@@ -303,6 +308,9 @@ size_t output_format(const output_t *o, const void *keys, size_t n, void *dst)
 int output_write_bytes(output_t *o, const void *buf, size_t len)
 {
     output_ahead_end(o);
+    int rc = output_target_fd(o);
+    if (rc)
+        return rc;
     o->bytes += len;
     return output_write_all(o, buf, len);
 }

@@ -8,9 +8,11 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -43,7 +45,7 @@ static size_t mf_block(int ninputs)
 /* Create an empty registered temporary under the temporary directory. */
 static int mf_make_temp(const ctx_t *c, minput_t *m)
 {
-    int fd = tempfile_make(c->set->tmpdir, "gpusort-", &m->path, &m->slot);
+    int fd = tempfile_make(AT_FDCWD, c->set->tmpdir, "gpusort-", &m->path, &m->slot);
     if (fd < 0)
         return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'",
                        c->set->tmpdir);
@@ -107,6 +109,25 @@ static int mf_merge_group(void *self, void *group, int k, void *merged)
     return GS_OK;
 }
 
+/* An output written in place (its directory takes no temporary) must not be one of
+ * the inputs: they are read while it is written. */
+static int mf_check_in_place(const ctx_t *c, const output_t *out)
+{
+    for (int i = 0; i < c->set->ninputs; i++) {
+        struct stat st;
+        const char *f = c->set->inputs[i];
+        if (strcmp(f, "-") != 0 && stat(f, &st) == 0 && output_in_place(out, &st)) {
+            char *shown = err_escaped(c->set->output);
+            int rc = err_set(GS_EIO, "cannot write '%s' in place: it is one of -m's inputs "
+                             "(its directory takes no temporary file)",
+                             shown ? shown : c->set->output);
+            free(shown);
+            return rc;
+        }
+    }
+    return GS_OK;
+}
+
 int mergefiles_run(ctx_t *c)
 {
     int n = c->set->ninputs;
@@ -129,7 +150,11 @@ int mergefiles_run(ctx_t *c)
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK)
+        rc = mf_check_in_place(c, out);
+    if (rc == GS_OK)
         rc = ctx_finish(mf_merge_into(c, in, n, out), out);
+    else
+        output_abort(out);
     for (int i = 0; i < n; i++)
         mf_drop_input(&in[i]);
     free(in);

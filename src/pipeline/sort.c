@@ -85,8 +85,8 @@ static int sort_read(chunks_t *s)
     carry_t carry = { .n = 0 };
     kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget, pool_size(c->pool)));
     cfg.carry = &carry;
-    const char *last_name = NULL;
-    uint64_t last_bytes = 0;
+    char *odd_name = NULL;   /* the first input that is not a whole number of keys */
+    uint64_t odd_bytes = 0, total = 0;
     int rc = GS_OK;
     for (int f = 0; f < nfiles && rc == GS_OK; f++) {
         kreader_t *r;
@@ -110,13 +110,25 @@ static int sort_read(chunks_t *s)
             if (rc)
                 break;
         }
-        last_name = files[f];
-        last_bytes = kreader_bytes(r);
+        uint64_t bytes = kreader_bytes(r);
+        total += bytes;
+        if (!odd_name && bytes % (uint64_t)c->km.width) {
+            odd_bytes = bytes;
+            if (!(odd_name = strdup(kreader_name(r))) && rc == GS_OK)
+                rc = err_set(GS_ENOMEM, "out of memory");
+        }
         kreader_close(r);
     }
-    if (rc == GS_OK && carry.n)
+    /* Bytes left over after every input: the first input whose own bytes are not
+     * whole keys is the one to blame (with several inputs, the total says why). */
+    if (rc == GS_OK && carry.n && nfiles == 1)
         rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                     last_name, (unsigned long long)last_bytes, c->km.width);
+                     odd_name, (unsigned long long)odd_bytes, c->km.width);
+    else if (rc == GS_OK && carry.n)
+        rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the "
+                     "%d inputs together: %llu bytes)", odd_name, (unsigned long long)odd_bytes,
+                     c->km.width, nfiles, (unsigned long long)total);
+    free(odd_name);
     return rc;
 }
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cleanup.h"
 #include "core/error.h"
 #include "core/stats.h"
 #include "sorter/cuda_impl.h"
@@ -147,8 +146,6 @@ static int cuda_setup_devices(sorter_cuda_t *c)
 {
     int rc = GS_OK;
     double t0 = stats_now();
-    sigset_t old;
-    cleanup_block_signals(&old);   /* CUDA's own threads start here: keep them out */
     if (c->ndev == 0) {
         int count = gk_device_count();
         for (int d = 0; d < count && d < GS_MAX_DEVICES; d++)
@@ -183,7 +180,6 @@ static int cuda_setup_devices(sorter_cuda_t *c)
             snprintf(c->err, sizeof c->err, "%s", g->err);
         }
     }
-    cleanup_unblock(&old);
     c->setup_s = stats_now() - t0;
     return rc;
 }

@@ -2,10 +2,8 @@
  * for --version. Built with or without CUDA. */
 #include <config.h>
 
-#include <signal.h>
 #include <stdio.h>
 
-#include "core/cleanup.h"
 #include "sorter/sorter.h"
 #ifdef HAVE_CUDA
 #include "kernels.h"
@@ -14,11 +12,7 @@
 int sorter_gpu_count(void)
 {
 #ifdef HAVE_CUDA
-    sigset_t old;
-    cleanup_block_signals(&old);   /* the driver may start threads: keep them out */
-    int count = gk_device_count();
-    cleanup_unblock(&old);
-    return count;
+    return gk_device_count();
 #else
     return 0;
 #endif

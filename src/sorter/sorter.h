@@ -121,7 +121,8 @@ int sorter_cuda_create(sorter_t **s, pool_t *pool, const sorter_cuda_cfg_t *cfg)
 /* ---- the GPUs this machine shows (gpus.c) ------------------------------------------ */
 
 /* GPUs this process can use: 0 with no driver, no device, or no CUDA built in.
- * Starts CUDA, with the signals blocked that only the main thread takes. */
+ * Starts CUDA (a signal landing on one of its threads is handled as on ours:
+ * cleanup.h). */
 int sorter_gpu_count(void);
 
 /* For --version: whether CUDA is built in, and the GPUs this machine shows. */

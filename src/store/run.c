@@ -34,7 +34,7 @@ int run_write_all(run_t *r, const void *buf, size_t len)
 
 int run_create_file(run_t *r, const char *tmpdir)
 {
-    r->fd = tempfile_make(tmpdir, "gpusort-run-", &r->path, &r->slot);
+    r->fd = tempfile_make(AT_FDCWD, tmpdir, "gpusort-run-", &r->path, &r->slot);
     if (r->fd < 0)
         return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", tmpdir);
     return GS_OK;

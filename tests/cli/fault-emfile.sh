@@ -109,8 +109,13 @@ for at in 1 2 "$CREATES"; do
         "^(cannot create a temporary file in 'tdir'|cannot write 'tdir/gpusort-[A-Za-z0-9]+'): $emf" \
         GS_FAULT_DIR=tdir GS_FAULT_CREATE_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
 done
+# (The opens under tdir are of the passes' temporaries, to be merged, and of tdir
+# itself, where a pass's output is written as -o is, beside its name: the first is
+# tdir's, a write's; the last a temporary's, to be read.)
 for at in 1 "$OPENS"; do
-    emfile "-m: EMFILE at open $at of $OPENS of a pass's temporary" \
-        "^cannot read 'tdir/gpusort-[A-Za-z0-9]+': $emf" \
+    verb=read
+    [ "$at" -eq 1 ] && verb=write
+    emfile "-m: EMFILE at open $at of $OPENS under tdir" \
+        "^cannot $verb 'tdir/gpusort-[A-Za-z0-9]+': $emf" \
         GS_FAULT_DIR=tdir GS_FAULT_OPEN_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
 done

@@ -93,14 +93,20 @@ expect_error 2 "^read error on 'in/sorted\.txt': $eio" -- \
 # A large text input is read through a mapping of it: cut short while mapped (the
 # shim truncates it right after the mapping is made), its pages past the end raise
 # SIGBUS, which is a read error of that file, at once and after runs have spilled
-# (3 MiB in: the temporaries must go too).
-for cut in 0 3145728; do
-    cp in/in.txt in/cut.txt
-    read_fault "a mapped text input cut to $cut bytes" \
+# (3 MiB in: the temporaries must go too); cut in the middle of a page, the rest of
+# that page reads as NUL bytes, which is the same read error, not a bad token (the
+# last case: the file ended in that page, so no later page raises SIGBUS).
+head -c 3149000 in/in.txt | sed '$d' >in/short.txt
+for cut in 0 3145728 3146728 short:3146728; do
+    case $cut in
+        short:*) cp in/short.txt in/cut.txt; cut=${cut#short:} ;;
+        *) cp in/in.txt in/cut.txt ;;
+    esac
+    read_fault "a mapped text input of $(wc -c <in/cut.txt) bytes cut to $cut" \
         "^read error on 'in/cut\.txt': the file was cut short while being read" \
         GS_FAULT_DIR=in GS_FAULT_MAP_CUT="$cut" -- -S 1M in/cut.txt
 done
-rm -f in/cut.txt
+rm -f in/cut.txt in/short.txt
 
 # The spilled runs fail when read back for the merge (first read, and later), with
 # and without compression; then the temporaries of -m's passes.

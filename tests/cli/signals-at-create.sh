@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # signals-at-create.sh: a signal that comes the instant a temporary file exists (a
 # spilled run, the output's temporary), before gpusort has noted its name, still
-# ends gpusort with 128+signal and leaves no file behind.
+# ends gpusort with 128+signal and leaves no file behind, whichever thread created
+# the file and whichever the kernel gives the signal to.
 # The signal comes from tests/tools/faultfs.so (LD_PRELOAD): GS_FAULT_SIGNAL is sent to
 # the process right after its GS_FAULT_SIGNAL_AT'th file is created under
-# GS_FAULT_DIR, inside the mkostemp (or open) call that created it.
+# GS_FAULT_DIR, inside the mkostemp (or open) call that created it; with
+# GS_FAULT_SIGNAL_WAIT, that call then waits, so that a handler on another thread
+# has all the time it needs to run before the file is registered.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
@@ -22,17 +25,24 @@ for i in $(seq 1 40); do
 done
 
 read -r -a sigs < <(signals_to_send)
+# SIGPIPE too: sent to the process, the kernel may give it to any thread, also one
+# that is not creating the file.
+sigs+=(PIPE)
 
 for sig in "${sigs[@]}"; do
     case $sig in
         INT) want=130 ;;
         TERM) want=143 ;;
         HUP) want=129 ;;
+        PIPE) want=141 ;;
     esac
     # The first spilled run, a later one, the output's temporary beside -o, and the
     # first temporary of a -m pass.
-    for where in run:1 run:5 output:1 merge:1; do
+    for where in run:1 run:5 output:1 merge:1 run:1:slow run:5:slow output:1:slow merge:1:slow; do
         at=${where#*:}
+        at=${at%:slow}
+        wait_ms=0
+        case $where in *:slow) wait_ms=300 ;; esac
         what="SIG$sig at the creation of temporary $where"
         target_init
         args=(-t u32 -S 1M -T tdir -o "$TARGET" in.txt)
@@ -45,7 +55,7 @@ for sig in "${sigs[@]}"; do
         # On the CPU (--device=cpu overrides the --device=0 of tests/gpu/suite.sh):
         # the CUDA runtime alone holds more descriptors than ulimit -n 16 leaves.
         (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
-            GS_FAULT_SIGNAL_AT="$at" "$GPUSORT" --device=cpu "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
+            GS_FAULT_SIGNAL_AT="$at" GS_FAULT_SIGNAL_WAIT="$wait_ms" "$GPUSORT" --device=cpu "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
         [ "$STATUS" -eq "$want" ] || fail "$what: gpusort exited $STATUS ($want expected); stderr: $(cat "$RUN_ERR")"
         dir_empty tdir "$what"
         (target_check) || fail "$what: the -o target or its directory is not as before (see above)"

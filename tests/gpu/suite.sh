@@ -31,7 +31,8 @@ done
 for t in "$here"/../cli/*.sh; do
     case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
     GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/tools/gsgen GSCHECK=$BUILD/tests/tools/gscheck \
-        FAULTFS=$BUILD/tests/tools/faultfs.so srcdir=$here/../cli \
+        FAULTFS=$BUILD/tests/tools/faultfs.so TGKILL=$BUILD/tests/tools/tgkill \
+        SIGDFL=$BUILD/tests/tools/sigdfl srcdir=$here/../cli \
         bash "$t" >"$wrap/log" 2>&1 </dev/null
     st=$?
     record "cli/$(basename "$t")" $st

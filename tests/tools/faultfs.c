@@ -44,6 +44,9 @@
  *                             under DIR, before the call returns: the file exists
  *                             and the program has not yet seen its name
  *   GS_FAULT_SIGNAL_AT=K      which creation (default 1, the first); once only
+ *   GS_FAULT_SIGNAL_WAIT=MS   then wait MS milliseconds before the call returns
+ *                             (a slow creation: the signal's other handlers, on
+ *                             other threads, have all the time they need)
  * Counts:
  *   GS_FAULT_REPORT=FILE      at exit (a normal one), append to FILE one line
  *                             "creates C opens O read R written W": the creations
@@ -74,6 +77,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Configuration: written once by the constructor (before any thread of the program
@@ -84,6 +88,7 @@ static uint64_t fault_after = UINT64_MAX;/* GS_FAULT_WRITE_AFTER */
 static int fault_errno = ENOSPC;         /* GS_FAULT_ERRNO */
 static int fault_signal;                 /* GS_FAULT_SIGNAL, or 0 */
 static uint64_t fault_signal_at = 1;     /* GS_FAULT_SIGNAL_AT */
+static long fault_signal_wait;           /* GS_FAULT_SIGNAL_WAIT, milliseconds */
 static int fault_read_pipes;             /* GS_FAULT_READ_PIPES */
 static uint64_t fault_read_max;          /* GS_FAULT_READ_MAX, or 0 */
 static uint64_t fault_read_after = UINT64_MAX; /* GS_FAULT_READ_AFTER */
@@ -206,6 +211,9 @@ __attribute__((constructor)) static void fault_init(void)
     const char *at = getenv("GS_FAULT_SIGNAL_AT");
     if (at && *at)
         fault_signal_at = strtoull(at, NULL, 10);
+    const char *wait = getenv("GS_FAULT_SIGNAL_WAIT");
+    if (wait && *wait)
+        fault_signal_wait = strtol(wait, NULL, 10);
     fault_dir_len = len;
 }
 
@@ -385,6 +393,9 @@ static int fault_created(int fd)
     if (atomic_fetch_add(&fault_creates, 1) + 1 == fault_signal_at) {
         int saved = errno;
         kill(getpid(), fault_signal);
+        struct timespec left = {fault_signal_wait / 1000, fault_signal_wait % 1000 * 1000000};
+        while (nanosleep(&left, &left) != 0 && errno == EINTR)
+            ;
         errno = saved;
     }
     return fd;

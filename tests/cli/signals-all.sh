@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# signals-all.sh: every signal whose default action ends a process and that can be
+# caught ends gpusort as that signal would (128+signal), with its temporary files
+# removed and an existing -o target untouched: sent to the process (the kernel gives
+# it to any thread), and sent to one thread after another (tgkill), worker threads
+# included. A write past `ulimit -f` (SIGXFSZ, raised by the kernel in the thread
+# that wrote) ends it so too, leaving nothing behind.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+
+: "${TGKILL:=}"
+[ -x "${SIGDFL:-}" ] || skip "SIGDFL (tests/tools/sigdfl) is not built"
+"$GSGEN" -n 300000 -s 2231 >data.txt
+mkdir tdir
+target_init
+
+# run_and_signal HOW SIG: gpusort reads a FIFO that stays open, spills runs to tdir,
+# then waits for more: HOW (process, or thread N) gets SIG. Checks the status and
+# that nothing is left.
+run_and_signal() {
+    local how=$1 sig=$2 num want pid status
+    num=$(kill -l "$sig")
+    want=$((128 + num))
+    rm -f in.fifo
+    mkfifo in.fifo
+    exec 3<>in.fifo
+    (ulimit -c 0; exec "$SIGDFL" "$GPUSORT" --device=cpu -S 1 -T tdir -o "$TARGET" in.fifo 2>err.txt) &
+    pid=$!
+    cat data.txt >&3
+    sleep 0.5
+    if [ "$how" = process ]; then
+        kill -s "$sig" "$pid"
+    else
+        # The how'th thread (1: the main one), or the last one where there are fewer.
+        local tids tid
+        mapfile -t tids < <(ls "/proc/$pid/task" 2>/dev/null | sort -n)
+        [ "${#tids[@]}" -gt 0 ] || fail "SIG$sig: no threads of $pid"
+        tid=${tids[$(( how < ${#tids[@]} ? how - 1 : ${#tids[@]} - 1 ))]}
+        "$TGKILL" "$pid" "$tid" "$num" || fail "tgkill $pid $tid $num failed"
+    fi
+    for _ in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -s KILL "$pid"
+        wait "$pid" || true
+        exec 3>&-
+        fail "SIG$sig to the $how: gpusort was still running 10 s later"
+    fi
+    status=0
+    wait "$pid" || status=$?
+    exec 3>&-
+    [ "$status" -eq "$want" ] || fail "SIG$sig to the $how: exited $status ($want expected); stderr: $(cat err.txt)"
+    dir_left=$(ls -A tdir)
+    [ -z "$dir_left" ] || fail "SIG$sig to the $how: temporaries left in tdir: $dir_left"
+    (target_check) || fail "SIG$sig to the $how: the -o target or its directory changed"
+}
+
+# gpusort keeps a signal ignored that was ignored when it started (as sort does);
+# a background job of a shell without job control starts with SIGINT and SIGQUIT
+# ignored, and one under nohup with SIGHUP: so gpusort is started through sigdfl,
+# every signal at its default action.
+for sig in HUP INT QUIT USR1 USR2 PIPE ALRM TERM STKFLT XCPU XFSZ VTALRM PROF IO PWR SYS \
+           RTMIN RTMIN+5 RTMAX; do
+    kill -l "$sig" >/dev/null 2>&1 || continue   # not on this system
+    run_and_signal process "$sig"
+done
+if [ -x "$TGKILL" ]; then
+    for sig in TERM PIPE USR1 RTMIN; do
+        for how in 1 2 3 4 5 6; do
+            run_and_signal "$how" "$sig"
+        done
+    done
+else
+    echo "signals-all.sh: TGKILL not built: signals to single threads not sent" >&2
+fi
+
+# A file size limit: the first write past it raises SIGXFSZ.
+"$GSGEN" -n 200000 -s 2232 >big.txt
+run_cmd bash -c 'ulimit -c 0 && ulimit -f 100 && exec "$0" "$@"' "$SIGDFL" "$GPUSORT" --device=cpu \
+    -S 1M -T tdir -o "$TARGET" big.txt
+want=$((128 + $(kill -l XFSZ)))
+[ "$STATUS" -eq "$want" ] || fail "ulimit -f: exited $STATUS ($want expected); stderr: $(cat "$RUN_ERR")"
+[ -z "$(ls -A tdir)" ] || fail "ulimit -f: temporaries left in tdir: $(ls -A tdir)"
+target_check
