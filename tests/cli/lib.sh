@@ -283,6 +283,24 @@ has_gpu() {
     command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }
 
+# reap PID WHAT: wait for the background gpusort PID to end, 10 s at most (it is
+# then killed and the test fails: a hang never holds the suite up); STATUS is its
+# exit status.
+reap() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        kill -s KILL "$1"
+        wait "$1" || true
+        fail "$2: gpusort was still running 10 s later"
+    fi
+    STATUS=0
+    wait "$1" || STATUS=$?
+}
+
 # signals_to_send: the signals a test of gpusort's signal handling can send, as
 # words: INT TERM HUP, less SIGINT and SIGHUP where our parent ignores them (a
 # signal ignored at start stays ignored in gpusort, as in sort: a background job of

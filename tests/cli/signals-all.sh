@@ -18,7 +18,7 @@ target_init
 # then waits for more: HOW (process, or thread N) gets SIG. Checks the status and
 # that nothing is left.
 run_and_signal() {
-    local how=$1 sig=$2 num want pid status
+    local how=$1 sig=$2 num want pid
     num=$(kill -l "$sig")
     want=$((128 + num))
     rm -f in.fifo
@@ -38,20 +38,9 @@ run_and_signal() {
         tid=${tids[$(( how < ${#tids[@]} ? how - 1 : ${#tids[@]} - 1 ))]}
         "$TGKILL" "$pid" "$tid" "$num" || fail "tgkill $pid $tid $num failed"
     fi
-    for _ in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -s KILL "$pid"
-        wait "$pid" || true
-        exec 3>&-
-        fail "SIG$sig to the $how: gpusort was still running 10 s later"
-    fi
-    status=0
-    wait "$pid" || status=$?
+    reap "$pid" "SIG$sig to the $how"
     exec 3>&-
-    [ "$status" -eq "$want" ] || fail "SIG$sig to the $how: exited $status ($want expected); stderr: $(cat err.txt)"
+    [ "$STATUS" -eq "$want" ] || fail "SIG$sig to the $how: exited $STATUS ($want expected); stderr: $(cat err.txt)"
     dir_left=$(ls -A tdir)
     [ -z "$dir_left" ] || fail "SIG$sig to the $how: temporaries left in tdir: $dir_left"
     (target_check) || fail "SIG$sig to the $how: the -o target or its directory changed"

@@ -2,6 +2,8 @@
 # gpu-suite.sh: the GPU machine's test run. The GPU test programs (the chunk sorter,
 # our bitonic sort), then the whole command-line suite with --device=0 added to every
 # gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).
+# TESTS="a b" runs only those command-line tests (names without .sh), and not the
+# GPU programs.
 # Run from a built tree (the build dir is BUILD, default .): prints each result and
 # "N passed, N failed, N skipped".
 set -u
@@ -10,6 +12,7 @@ BUILD=${BUILD:-.}
 BUILD=$(cd "$BUILD" && pwd)
 wrap=$(mktemp -d)
 trap 'rm -rf "$wrap"' EXIT
+chmod 0755 "$wrap"   # some tests run gpusort as another user (output-like-sort.sh)
 extra="--device=${DEVICE:-0}${ALGORITHM:+ --algorithm=$ALGORITHM}"
 printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$BUILD/src/gpusort" "$extra" >"$wrap/gpusort"
 chmod +x "$wrap/gpusort"
@@ -23,13 +26,16 @@ record() {   # name status
     esac
 }
 for p in sorter bitonic; do
-    if [ -x "$BUILD/tests/gpu/$p" ]; then
+    if [ -z "${TESTS:-}" ] && [ -x "$BUILD/tests/gpu/$p" ]; then
         "$BUILD/tests/gpu/$p"
         record "$p" $?
     fi
 done
 for t in "$here"/../cli/*.sh; do
     case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
+    if [ -n "${TESTS:-}" ]; then
+        case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac
+    fi
     GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/tools/gsgen GSCHECK=$BUILD/tests/tools/gscheck \
         FAULTFS=$BUILD/tests/tools/faultfs.so TGKILL=$BUILD/tests/tools/tgkill \
         SIGDFL=$BUILD/tests/tools/sigdfl srcdir=$here/../cli \
