@@ -46,7 +46,8 @@ int gk_device_info(int dev, gk_device_t *info);
 /* Make dev the calling thread's current device. */
 int gk_set_device(int dev);
 
-/* The runtime's version as major * 1000 + minor * 10 (e.g. 13000). */
+/* The runtime's version as major * 1000 + minor * 10 (e.g. 13000); touches no
+ * device and starts no driver. */
 int gk_runtime_version(void);
 
 /* Device memory; bytes 0 gives NULL. */

@@ -21,6 +21,7 @@
 enum {
     OPT_INPUT_FORMAT = CHAR_MAX + 1,
     OPT_OUTPUT_FORMAT,
+    OPT_TYPE,
     OPT_ENDIAN,
     OPT_DEVICE,
     OPT_GPU_MEMORY,
@@ -28,23 +29,45 @@ enum {
     OPT_PARALLEL,
     OPT_PROGRESS,
     OPT_STATS,
+    OPT_SORT,
+    OPT_RANDOM_SOURCE,
     OPT_HELP,
     OPT_VERSION,
 };
 
-static const char short_options[] = "bt:o:rucCma:S:T:";
+/* sort's letters keep sort's meaning: -b, -n and -s are accepted (integers have no
+ * leading blanks that count, compare only numerically, and equal keys print alike);
+ * the orderings of other things than integers are refused; -k, -t and -z (records)
+ * are refused until records are supported. */
+static const char short_options[] = "BbnsrucCmo:a:S:T:dfghiMRVk:t:z";
 
 static const struct option long_options[] = {
-    { "binary", no_argument, NULL, 'b' },
+    { "binary", no_argument, NULL, 'B' },
     { "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
     { "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
-    { "type", required_argument, NULL, 't' },
+    { "type", required_argument, NULL, OPT_TYPE },
     { "endian", required_argument, NULL, OPT_ENDIAN },
     { "output", required_argument, NULL, 'o' },
     { "reverse", no_argument, NULL, 'r' },
     { "unique", no_argument, NULL, 'u' },
     { "check", optional_argument, NULL, 'c' },
     { "merge", no_argument, NULL, 'm' },
+    { "numeric-sort", no_argument, NULL, 'n' },
+    { "ignore-leading-blanks", no_argument, NULL, 'b' },
+    { "stable", no_argument, NULL, 's' },
+    { "sort", required_argument, NULL, OPT_SORT },
+    { "dictionary-order", no_argument, NULL, 'd' },
+    { "ignore-case", no_argument, NULL, 'f' },
+    { "general-numeric-sort", no_argument, NULL, 'g' },
+    { "human-numeric-sort", no_argument, NULL, 'h' },
+    { "ignore-nonprinting", no_argument, NULL, 'i' },
+    { "month-sort", no_argument, NULL, 'M' },
+    { "random-sort", no_argument, NULL, 'R' },
+    { "random-source", required_argument, NULL, OPT_RANDOM_SOURCE },
+    { "version-sort", no_argument, NULL, 'V' },
+    { "key", required_argument, NULL, 'k' },
+    { "field-separator", required_argument, NULL, 't' },
+    { "zero-terminated", no_argument, NULL, 'z' },
     { "algorithm", required_argument, NULL, 'a' },
     { "device", required_argument, NULL, OPT_DEVICE },
     { "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
@@ -101,14 +124,6 @@ uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt)
     if (s->percent)
         return (uint64_t)((unsigned __int128)total * s->value / 100);
     return s->value;
-}
-
-uint64_t opt_physical_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || size <= 0)
-        return 1ull << 30;
-    return (uint64_t)pages * (uint64_t)size;
 }
 
 /* ---- option values -------------------------------------------------------------- */
@@ -172,10 +187,93 @@ static int opt_threads(const char *v, int *threads)
     char *end;
     errno = 0;
     long n = strtol(v, &end, 10);
-    if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > 1024)
+    if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > GS_MAX_THREADS)
         return opt_bad("--parallel", v);
     *threads = (int)n;
     return GS_OK;
+}
+
+/* sort's options that order other things than integers, and those of records (not
+ * yet supported): each refused with a message naming both spellings. */
+static const struct {
+    int c;                 /* the short letter, or the long-only option's number */
+    const char *name;      /* "-f (--ignore-case)" */
+    const char *why;
+} opt_refused[] = {
+    { 'd', "-d (--dictionary-order)", "compares text" },
+    { 'f', "-f (--ignore-case)", "compares text" },
+    { 'g', "-g (--general-numeric-sort)", "compares floating-point numbers" },
+    { 'h', "-h (--human-numeric-sort)", "compares sizes such as 2K and 1G" },
+    { 'i', "-i (--ignore-nonprinting)", "compares text" },
+    { 'M', "-M (--month-sort)", "compares month names" },
+    { 'R', "-R (--random-sort)", "shuffles" },
+    { OPT_RANDOM_SOURCE, "--random-source", "shuffles" },
+    { 'V', "-V (--version-sort)", "compares version strings" },
+    { 'k', "-k (--key)", "sorts records by a field" },
+    { 't', "-t (--field-separator)", "splits records into fields" },
+    { 'z', "-z (--zero-terminated)", "reads lines ended by NUL" },
+};
+
+/* The refusal of c (arg: its argument, or NULL), or GS_OK where c is not refused. */
+static int opt_refuse(int c, const char *arg)
+{
+    key_type_t type;
+    if (c == 't' && arg && key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
+        return err_set(GS_EUSAGE, "-t (--field-separator) splits records into fields, "
+                       "which is not supported yet; the key type is --type=%s", arg);
+    for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++) {
+        if (opt_refused[i].c != c)
+            continue;
+        if (c == 'k' || c == 't' || c == 'z')
+            return err_set(GS_EUSAGE, "%s %s, which is not supported yet: gpusort sorts "
+                           "integers, not records; use sort(1) for now",
+                           opt_refused[i].name, opt_refused[i].why);
+        return err_set(GS_EUSAGE, "%s %s: gpusort compares integers only; use sort(1)",
+                       opt_refused[i].name, opt_refused[i].why);
+    }
+    return GS_OK;
+}
+
+/* --sort=WORD: numeric, which is what gpusort does; sort's other words are refused as
+ * their letters are. */
+static int opt_sort_word(const char *v)
+{
+    static const struct { const char *word; int c; } words[] = {
+        { "general-numeric", 'g' }, { "human-numeric", 'h' }, { "month", 'M' },
+        { "random", 'R' }, { "version", 'V' },
+    };
+    if (strcmp(v, "numeric") == 0)
+        return GS_OK;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(v, words[i].word) == 0)
+            return opt_refuse(words[i].c, NULL);
+    return opt_bad("--sort", v);
+}
+
+/* An abbreviated long option that getopt_long() found ambiguous (it returns '?' for
+ * that as for an unknown one): the GNU message, with the candidates. GS_OK where arg
+ * is not an ambiguous abbreviation. */
+static int opt_ambiguous(const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return GS_OK;
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    int matches = 0;
+    char list[1024] = "";
+    for (const struct option *l = long_options; l->name; l++) {
+        if (strncmp(l->name, name, len) != 0)
+            continue;
+        if (strlen(l->name) == len)
+            return GS_OK;   /* an exact match is never ambiguous */
+        matches++;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, " '--%s'", l->name);
+    }
+    if (matches < 2)
+        return GS_OK;
+    return err_set(GS_EUSAGE, "option '--%.*s' is ambiguous; possibilities:%s", (int)len,
+                   name, list);
 }
 
 static void opt_defaults(opts_t *o)
@@ -187,22 +285,29 @@ static void opt_defaults(opts_t *o)
     o->algorithm = ALGO_RADIX;
     o->device = DEV_AUTO;
     o->compress = COMPRESS_AUTO;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
 }
 
 /* One option. Returns GS_OK or GS_EUSAGE; GS_EXIT_OK for --help and --version. */
 static int opt_one(int c, const char *arg, char **argv, opts_t *o)
 {
     switch (c) {
-    case 'b':
+    case 'B':
         o->in_format = o->out_format = FMT_BINARY;
         return GS_OK;
+    case 'b':   /* leading blanks never count in an integer */
+    case 'n':   /* integers are always compared numerically */
+    case 's':   /* equal integers are written alike: any order of them is stable */
+        return GS_OK;
+    case OPT_SORT:
+        return opt_sort_word(arg);
+    case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'R': case 'V':
+    case OPT_RANDOM_SOURCE: case 'k': case 't': case 'z':
+        return opt_refuse(c, arg);
     case OPT_INPUT_FORMAT:
         return opt_format("--input-format", arg, &o->in_format);
     case OPT_OUTPUT_FORMAT:
         return opt_format("--output-format", arg, &o->out_format);
-    case 't':
+    case OPT_TYPE:
         return key_type_parse(arg, &o->type) == 0 ? GS_OK : opt_bad("--type", arg);
     case OPT_ENDIAN:
         if (strcmp(arg, "little") == 0)
@@ -285,6 +390,8 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     default:
         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt && optopt <= CHAR_MAX)
             return err_set(GS_EUSAGE, "invalid option -- '%c'", optopt);
+        if (opt_ambiguous(argv[optind - 1]) != GS_OK)
+            return GS_EUSAGE;
         return err_set(GS_EUSAGE, "unrecognized option '%s'", argv[optind - 1]);
     }
 }

@@ -15,6 +15,9 @@
 #include "core/keys.h"
 #include "core/settings.h"
 
+/* The most threads --parallel may ask for (and the default may be). */
+#define GS_MAX_THREADS 1024
+
 typedef enum { DEV_AUTO, DEV_CPU, DEV_ALL, DEV_LIST } device_mode_t;
 
 /* A SIZE as given: bytes, or a percentage of a total known only later. */
@@ -41,7 +44,7 @@ typedef struct {
     size_arg_t buffer_size;   /* -S; default: a share of physical memory */
     const char *tmpdir;       /* -T; default $TMPDIR, else /tmp */
     compress_t compress;      /* --compress-temp; default COMPRESS_AUTO */
-    int threads;              /* --parallel; default: online CPUs */
+    int threads;              /* --parallel; 0: the default, the CPUs gpusort may use */
     int progress;             /* --progress */
     int stats;                /* --stats */
     char **files;             /* the FILE operands; "-" is standard input */
@@ -59,9 +62,6 @@ int opt_parse_size(const char *s, size_arg_t *out);
 
 /* Resolve a SIZE against the total that a percentage refers to; dflt when not set. */
 uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt);
-
-/* Physical memory in bytes (for -S N% and the default). */
-uint64_t opt_physical_memory(void);
 
 /* Resolve o into s (settings.c): the defaults applied, -S in bytes (raised to the
  * least that works), the temporary directory, and with --device=all or a list the

@@ -10,74 +10,11 @@
 
 #include "cli/options.h"
 #include "core/error.h"
+#include "core/machine.h"
 #include "core/tuning.h"
 #include "sorter/sorter.h"
 
 static char *const stdin_only[] = { "-" };
-
-/* The memory limit of the cgroup gpusort runs in (v2: memory.max of its group and of
- * every group above it; v1: memory.limit_in_bytes), or UINT64_MAX where there is
- * none or it cannot be read. */
-static uint64_t opt_cgroup_memory(void)
-{
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (!f)
-        return UINT64_MAX;
-    char line[4096], path[4200];
-    uint64_t limit = UINT64_MAX;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        const char *file, *group;
-        if (strncmp(line, "0::", 3) == 0) {
-            file = "memory.max";
-            group = line + 3;
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s", group);
-        } else if (strstr(line, ":memory:")) {
-            file = "memory.limit_in_bytes";
-            group = strstr(line, ":memory:") + 8;
-            snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s", group);
-        } else {
-            continue;
-        }
-        /* The group and each one above it, up to the root of the hierarchy. */
-        for (;;) {
-            char name[4300];
-            snprintf(name, sizeof name, "%s/%s", path, file);
-            FILE *m = fopen(name, "r");
-            unsigned long long v;
-            if (m && fscanf(m, "%llu", &v) == 1 && v < limit)
-                limit = v;   /* "max" (no limit) reads as nothing */
-            if (m)
-                fclose(m);
-            char *slash = strrchr(path, '/');
-            if (!slash || strcmp(path, "/sys/fs/cgroup") == 0 ||
-                strcmp(path, "/sys/fs/cgroup/memory") == 0)
-                break;
-            *slash = '\0';
-        }
-    }
-    fclose(f);
-    return limit;
-}
-
-/* The address space left under RLIMIT_AS (`ulimit -v`), or UINT64_MAX where there is
- * no such limit: the limit less what the process maps already. */
-static uint64_t opt_address_space_left(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return UINT64_MAX;
-    unsigned long long pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%llu", &pages) != 1)
-            pages = 0;
-        fclose(f);
-    }
-    long ps = sysconf(_SC_PAGESIZE);
-    uint64_t used = (uint64_t)pages * (uint64_t)(ps > 0 ? ps : 4096);
-    return (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
-}
 
 /* -S in bytes: by default half of the memory gpusort may have (physical memory, as
  * sort takes, or less where a cgroup's limit is less), and at most a quarter of the
@@ -85,8 +22,8 @@ static uint64_t opt_address_space_left(void)
  * libraries take address space beside -S), raised to the least that works. */
 static size_t opt_buffer_bytes(const opts_t *o)
 {
-    uint64_t phys = opt_physical_memory(), avail = phys;
-    uint64_t cg = opt_cgroup_memory(), as = opt_address_space_left();
+    uint64_t phys = machine_physical_memory(), avail = phys;
+    uint64_t cg = machine_cgroup_memory(), as = machine_address_space_left();
 #ifdef M_ARENA_MAX
     /* Under an address-space limit, one malloc arena: glibc reserves 64 MiB of
      * address space for each arena a thread makes. */
@@ -105,12 +42,18 @@ static size_t opt_buffer_bytes(const opts_t *o)
     return (size_t)b;
 }
 
-/* --parallel, or fewer where the threads' own buffers (THREAD_BYTES each) would take
- * more than half of -S: -S bounds the memory whatever --parallel says. Two threads
- * are always allowed (12 MiB at most past a small -S): one would serialise reading,
- * sorting and writing, and take the parallel paths out of every small-S run. */
+/* --parallel (by default the CPUs gpusort may use: machine_cpus()), or fewer where
+ * the threads' own buffers (THREAD_BYTES each) would take more than half of -S: -S
+ * bounds the memory whatever --parallel says. Two threads are always allowed (12 MiB
+ * at most past a small -S): one would serialise reading, sorting and writing, and
+ * take the parallel paths out of every small-S run. */
 static int opt_threads_for(int threads, size_t buffer_bytes)
 {
+    if (threads == 0) {
+        threads = machine_cpus();
+        if (threads > GS_MAX_THREADS)
+            threads = GS_MAX_THREADS;
+    }
     size_t most = buffer_bytes / (2 * THREAD_BYTES);
     if (most < 2)
         most = 2;

@@ -5,6 +5,7 @@
 
 #include "cli/options.h"
 #include "sorter/sorter.h"
+#include "store/codec.h"
 
 void opt_usage(void)
 {
@@ -14,12 +15,13 @@ void opt_usage(void)
 "With no FILE, or when FILE is -, read standard input.\n"
 "\n"
 "Formats:\n"
-"  -b, --binary               input and output are raw fixed-width integers\n"
+"  -B, --binary               input and output are raw fixed-width integers\n"
 "      --input-format=FMT     text or binary, for the input alone\n"
 "      --output-format=FMT    text or binary, for the output alone\n"
-"  -t, --type=TYPE            i32, u32, i64 (default) or u64\n"
+"      --type=TYPE            i32, u32, i64 (default) or u64\n"
 "      --endian=ORDER         byte order of binary data: little (default) or big\n"
-"  -o, --output=FILE          write to FILE (atomically) instead of standard output\n"
+"  -o, --output=FILE          write to FILE instead of standard output (FILE is\n"
+"                             replaced only once the sort has succeeded)\n"
 "\n"
 "Ordering:\n"
 "  -r, --reverse              descending order\n"
@@ -28,15 +30,17 @@ void opt_usage(void)
 "                             disorder and exit 1\n"
 "  -C, --check=quiet          as -c, printing nothing\n"
 "  -m, --merge                merge inputs that are each sorted already\n"
+"  -b, -n, -s                 accepted, as in sort; no effect on integers\n"
 "\n"
 "Engine:\n"
 "  -a, --algorithm=ALGO       GPU chunk sort: radix (default) or bitonic\n"
 "      --device=DEV           auto (default), cpu, all, or GPU numbers N[,N...]\n"
 "      --gpu-memory=SIZE      most device memory to use on each GPU\n"
 "  -S, --buffer-size=SIZE     most host memory for buffers and in-memory runs\n"
-"  -T, --temporary-directory=DIR  where spilled runs go (default $TMPDIR or /tmp)\n"
+"  -T, --temporary-directory=DIR\n"
+"                             where spilled runs go (default $TMPDIR or /tmp)\n"
 "      --compress-temp=MODE   auto (default), lz4 or none\n"
-"      --parallel=N           CPU threads (default: online CPUs)\n"
+"      --parallel=N           CPU threads (default: the CPUs gpusort may use)\n"
 "      --progress             show progress on standard error\n"
 "      --stats                print a per-stage table on standard error at exit\n"
 "      --help                 display this help and exit\n"
@@ -46,6 +50,9 @@ void opt_usage(void)
 "or % (of physical memory for -S, of device memory for --gpu-memory); a bare\n"
 "number means KiB.\n"
 "\n"
+"sort's orderings of other things than integers (-d -f -g -h -i -M -R -V) are\n"
+"refused, and so are records (-k -t -z) for now: use sort(1) for those.\n"
+"\n"
 "Exit status: 0 on success, 1 if -c/-C found disorder, 2 on any error.\n"
 "See gpusort(1) for the whole story.\n", stdout);
 }
@@ -53,5 +60,11 @@ void opt_usage(void)
 void opt_version(void)
 {
     printf("gpusort %s\n", PACKAGE_VERSION);
-    sorter_describe_gpus();
+    puts("Copyright (C) 2026 the gpusort authors.\n"
+         "License MIT: <https://opensource.org/license/mit>.\n"
+         "This is free software: you are free to change and redistribute it.\n"
+         "There is NO WARRANTY, to the extent permitted by law.\n");
+    puts("Built with:");
+    sorter_describe_build();
+    printf("  LZ4 %s, for runs spilled to disk\n", codec_lz4_version());
 }

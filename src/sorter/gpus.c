@@ -1,5 +1,5 @@
-/* gpus.c: the GPUs this machine shows (see sorter.h): counted for --device, described
- * for --version. Built with or without CUDA. */
+/* gpus.c: the GPUs this machine shows, counted for --device, and what GPU support
+ * this build has, for --version (see sorter.h). Built with or without CUDA. */
 #include <config.h>
 
 #include <stdio.h>
@@ -18,23 +18,16 @@ int sorter_gpu_count(void)
 #endif
 }
 
-void sorter_describe_gpus(void)
+void sorter_describe_build(void)
 {
 #ifdef HAVE_CUDA
-    int v = gk_runtime_version(), count = gk_device_count();
-    printf("CUDA support: built in (CUDA runtime %d.%d, linked statically)\n", v / 1000,
-           v % 1000 / 10);
-    puts("GPU chunk sort (--algorithm): radix (CUB's DeviceRadixSort, the default) or "
-         "bitonic (gpusort's own kernels)");
-    if (count == 0)
-        puts("GPUs: none usable (no driver or no device): sorting on the CPU");
-    for (int d = 0; d < count; d++) {
-        gk_device_t info;
-        if (gk_device_info(d, &info) == GK_OK)
-            printf("GPU %d: %s, %.1f GiB, compute capability %d.%d\n", d, info.name,
-                   info.total_bytes / (double)(1u << 30), info.major, info.minor);
-    }
+    int v = gk_runtime_version();
+    printf("  CUDA runtime %d.%d, linked statically (needs only the NVIDIA driver)\n",
+           v / 1000, v % 1000 / 10);
+    printf("  GPU code for compute capabilities %s (and PTX of the last)\n",
+           GS_CUDA_ARCHS);
+    puts("  GPU chunk sorts: CUB's radix sort, gpusort's bitonic sort (--algorithm)");
 #else
-    puts("CUDA support: not built in (this build sorts on the CPU)");
+    puts("  no GPU support (this build sorts on the CPU)");
 #endif
 }

@@ -125,7 +125,8 @@ int sorter_cuda_create(sorter_t **s, pool_t *pool, const sorter_cuda_cfg_t *cfg)
  * cleanup.h). */
 int sorter_gpu_count(void);
 
-/* For --version: whether CUDA is built in, and the GPUs this machine shows. */
-void sorter_describe_gpus(void);
+/* For --version, on stdout, lines indented by two spaces: what GPU support this build
+ * has (the CUDA runtime, the compute capabilities, the kernels). Probes no GPU. */
+void sorter_describe_build(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
+#include <lz4.h>
 #include <lz4frame.h>
 
 #include "store/codec.h"
@@ -429,4 +430,9 @@ int codec_decode(codec_t codec, const void *src, size_t len, void *keys, size_t 
         return 0;
     return width == 4 ? codec_join_sum32(scratch, n, keys)
                       : codec_join_sum64(scratch, n, keys);
+}
+
+const char *codec_lz4_version(void)
+{
+    return LZ4_versionString();
 }

@@ -52,4 +52,7 @@ int codec_decode(codec_t codec, const void *src, size_t len, void *keys, size_t 
  * for the tests. */
 uint64_t codec_checksum(const void *p, size_t len);
 
+/* The version of the liblz4 linked in, as "1.9.4" (for --version). */
+const char *codec_lz4_version(void);
+
 #endif

@@ -59,11 +59,11 @@ size() {
     for ((i = 1; i <= R; i++)); do
         rm -f "$out"
         sync
-        cpu+=("$(seconds "$GPUSORT" --device=cpu "$@" -t u32 "$in" -o "$out")")
+        cpu+=("$(seconds "$GPUSORT" --device=cpu "$@" --type=u32 "$in" -o "$out")")
         [ "$i" -gt 1 ] || mv "$out" "$out.cpu"
         rm -f "$out"
         sync
-        gpu+=("$(seconds "$GPUSORT" --device="$GPU" "$@" -t u32 "$in" -o "$out")")
+        gpu+=("$(seconds "$GPUSORT" --device="$GPU" "$@" --type=u32 "$in" -o "$out")")
         if [ "$i" -eq 1 ]; then
             cmp -s "$out.cpu" "$out" || die "$kind $n: the CPU's and the GPU's outputs differ"
             rm -f "$out.cpu"

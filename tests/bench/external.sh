@@ -51,15 +51,15 @@ fi
 in_bytes=$(wc -c <"$in")
 threads=$(nproc)
 
-external_cmd=("$GPUSORT" --device=cpu -t u32 -S "$S" -T "$tmp" "$in" -o "$out1")
+external_cmd=("$GPUSORT" --device=cpu --type=u32 -S "$S" -T "$tmp" "$in" -o "$out1")
 sort_cmd=(sort -n --parallel="$threads" -S "$S" -T "$tmp" "$in" -o "$out2")
-memory_cmd=("$GPUSORT" --device=cpu -t u32 -S 8G -T "$tmp" "$in" -o "$out3")
+memory_cmd=("$GPUSORT" --device=cpu --type=u32 -S 8G -T "$tmp" "$in" -o "$out3")
 
 
 
 # spilled COMPRESS: the bytes on the spill row of gpusort's --stats.
 spilled() {
-    "$GPUSORT" --device=cpu -t u32 -S "$S" -T "$tmp" --compress-temp="$1" --stats \
+    "$GPUSORT" --device=cpu --type=u32 -S "$S" -T "$tmp" --compress-temp="$1" --stats \
         "$in" -o "$out1" 2>"$stats" || die "gpusort --compress-temp=$1 failed: $(cat "$stats")"
     awk '$3 == "spill" { print $4; exit }' "$stats"
 }

@@ -22,7 +22,7 @@ keys=$((GIB * (1 << 30) / 4))
 bytes=$((keys * 4))
 gen=$BUILD/tests/bench/genkeys
 chk=$BUILD/tests/bench/checkkeys
-cmd=("$BUILD/src/gpusort" -b -t u32 --stats -T "$TMP")
+cmd=("$BUILD/src/gpusort" -B --type=u32 --stats -T "$TMP")
 [ -n "${S:-}" ] && cmd+=(-S "$S")
 # shellcheck disable=SC2206
 [ -n "${OPTS:-}" ] && cmd+=($OPTS)

@@ -35,18 +35,18 @@ if step 4; then
     times=()
     for _ in 1 2 3; do
         start=$(date +%s.%N)
-        "$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G --stats "$big" -o /dev/null 2>"$BENCH_DIR/stats.txt"
+        "$BUILD/src/gpusort" -B --type=u32 --gpu-memory=2G --stats "$big" -o /dev/null 2>"$BENCH_DIR/stats.txt"
         end=$(date +%s.%N)
         times+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')")
     done
     med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
     echo "16 GiB binary u32, --gpu-memory=2G, page cache -> /dev/null: runs ${times[*]} s;" \
          "median $med s = $(awk -v b="$bytes" -v t="$med" 'BEGIN { printf "%.2f", b / t / 1e9 }') GB/s"
-    echo "command: gpusort -b -t u32 --gpu-memory=2G --stats $big -o /dev/null"
+    echo "command: gpusort -B --type=u32 --gpu-memory=2G --stats $big -o /dev/null"
     cat "$BENCH_DIR/stats.txt"
     # Correct as well as fast: order, count and sum against the generator's.
     want=$("$BUILD/tests/bench/genkeys" -t u32 -n $keys -s 7 --sum)
-    got=$("$BUILD/src/gpusort" -b -t u32 --gpu-memory=2G "$big" | "$BUILD/tests/tools/gscheck" -t u32)
+    got=$("$BUILD/src/gpusort" -B --type=u32 --gpu-memory=2G "$big" | "$BUILD/tests/tools/gscheck" -t u32)
     [ "$got" = "$want" ] || { echo "gpu.sh: 16 GiB sort: got '$got', want '$want'" >&2; exit 1; }
     echo "checked: in order; count and sum $got as generated"
 fi

@@ -38,7 +38,7 @@ phase() { sed -n "s/.*phases (wall clock):.* $1 \([0-9.]*\) s.*/\1/p" "$stats"; 
 for round in $(seq 1 "$R"); do
     for d in $DEVICES; do
         # shellcheck disable=SC2086
-        t=$(seconds "$BUILD/src/gpusort" -b -t u32 --device="$d" $GS_ARGS --stats "$in" \
+        t=$(seconds "$BUILD/src/gpusort" -B --type=u32 --device="$d" $GS_ARGS --stats "$in" \
             -o /dev/null 2>"$stats")
         { echo "== --device=$d round $round: $t s"; cat "$stats"; } >>"$OUT/multigpu.txt"
         s=$(phase sorting)
@@ -51,7 +51,7 @@ done
 want=$("$BUILD/tests/bench/genkeys" -t u32 -n "$N" -s 13 --sum)
 for d in $DEVICES; do
     # shellcheck disable=SC2086
-    got=$("$BUILD/src/gpusort" -b -t u32 --device="$d" $GS_ARGS "$in" |
+    got=$("$BUILD/src/gpusort" -B --type=u32 --device="$d" $GS_ARGS "$in" |
           "$BUILD/tests/bench/checkkeys" -t u32) || die "--device=$d: out of order"
     [ "$got" = "$want" ] || die "--device=$d: count and sum '$got', want '$want'"
 done

@@ -35,10 +35,10 @@ trap 'exit 143' TERM
 bytes=$(wc -c <"$dir/in.txt")
 
 start=$(date +%s.%N)
-"$GPUSORT" -t u32 "$dir/in.txt" -o "$dir/out.txt" || die "gpusort failed"
+"$GPUSORT" --type=u32 "$dir/in.txt" -o "$dir/out.txt" || die "gpusort failed"
 end=$(date +%s.%N)
 
-"$GPUSORT" -c -t u32 "$dir/out.txt" || die "the output is not sorted"
+"$GPUSORT" -c --type=u32 "$dir/out.txt" || die "the output is not sorted"
 lines=$(wc -l <"$dir/out.txt")
 [ "$lines" -eq "$N" ] || die "the output has $lines lines, $N expected"
 

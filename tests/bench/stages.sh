@@ -137,7 +137,7 @@ cat "$keys" >/dev/null   # into the page cache
 bytes=$(wc -c <"$keys")
 # shellcheck disable=SC2206 # GS_ARGS is words
 gs_args=($GS_ARGS)
-run_cmd=("$GPUSORT" -b -t "$TYPE" "${gs_args[@]}" --stats "$keys" -o /dev/null)
+run_cmd=("$GPUSORT" -B --type="$TYPE" "${gs_args[@]}" --stats "$keys" -o /dev/null)
 
 {
     machine_lines "$MACHINE" "$threads" "$version"
@@ -187,7 +187,7 @@ echo "median: round $med" >>"$txt"
 
 # Correct as well as fast: order, count and sum against the generator's.
 want=$("$GENKEYS" -t "$TYPE" -n "$N" -s 7 --sum)
-got=$("$GPUSORT" -b -t "$TYPE" "${gs_args[@]}" "$keys" | "$GSCHECK" -t "$TYPE") ||
+got=$("$GPUSORT" -B --type="$TYPE" "${gs_args[@]}" "$keys" | "$GSCHECK" -t "$TYPE") ||
     die "the checked run failed (or its output is out of order)"
 [ "$got" = "$want" ] || die "count and sum '$got', want '$want'"
 echo "checked: in order; count and sum $got as generated" >>"$txt"

@@ -89,8 +89,8 @@ threads=$(nproc)
 # cmd TOOL IN OUTFILE: set the array c to TOOL's command line.
 cmd() {
     case $1 in
-    gpusort-gpu) c=("$GPUSORT" --device=auto -t "$TYPE" "$2" -o "$3") ;;
-    gpusort-cpu) c=("$GPUSORT" --device=cpu -t "$TYPE" "$2" -o "$3") ;;
+    gpusort-gpu) c=("$GPUSORT" --device=auto --type="$TYPE" "$2" -o "$3") ;;
+    gpusort-cpu) c=("$GPUSORT" --device=cpu --type="$TYPE" "$2" -o "$3") ;;
     sort) c=(sort -n --parallel="$threads" -S "$SORT_S" "$2" -o "$3") ;;
     esac
 }
@@ -107,7 +107,7 @@ check_alone() {
     sort -n -c "$1" || die "N=$2: $1 is not in order"
     local want got
     want=$("$GSGEN" -n "$2" -t "$TYPE" -s 1 --sum)
-    got=$("$GPUSORT" --device=cpu -t "$TYPE" --output-format=binary "$1" | "$GSCHECK" -t "$TYPE")
+    got=$("$GPUSORT" --device=cpu --type="$TYPE" --output-format=binary "$1" | "$GSCHECK" -t "$TYPE")
     [ "$got" = "$want" ] || die "N=$2: count and sum '$got', want '$want'"
 }
 

@@ -55,7 +55,7 @@ else
     echo "vs-sort.sh: /usr/bin/time is missing (install GNU time): peak RSS not measured" >&2
 fi
 
-gpusort_cmd=("$GPUSORT" --device="$DEVICE" -t "$TYPE" "$in" -o "$out1")
+gpusort_cmd=("$GPUSORT" --device="$DEVICE" --type="$TYPE" "$in" -o "$out1")
 sort_cmd=(sort -n --parallel="$threads" -S "$SORT_S" "$in" -o "$out2")
 
 

@@ -11,7 +11,7 @@ run_cmd "$GPUSORT" -C tok.txt
 
 # Out of range before any disorder.
 printf '1\n4294967296\n0\n' >range.txt
-expect_error 2 "^range\\.txt:2: out of range for u32: '4294967296'\$" -- "$GPUSORT" -c -t u32 range.txt
+expect_error 2 "^range\\.txt:2: out of range for u32: '4294967296'\$" -- "$GPUSORT" -c --type=u32 range.txt
 
 # A disorder before the bad token: the disorder is reported (exit 1).
 printf '2\n1\nabc\n' >dis.txt
@@ -19,7 +19,7 @@ expect_error 1 '^dis\.txt:2: disorder: 1$' -- "$GPUSORT" -c dis.txt
 
 # Binary that is not a whole number of keys.
 printf '\001\000\000\000\002\000' >part.bin
-expect_error 2 'part\.bin' -- "$GPUSORT" -c -b -t u32 part.bin
+expect_error 2 'part\.bin' -- "$GPUSORT" -c -B --type=u32 part.bin
 
 # -c with -o is an error, and the -o target is untouched.
 printf '1\n2\n' >ok.txt

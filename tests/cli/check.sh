@@ -6,12 +6,12 @@
 # Sorted input: exit 0, nothing on stdout or stderr.
 "$GSGEN" -n 200000 -t u32 -s 101 >in.txt
 oracle in.txt >sorted.txt
-gs_ok out.txt -c -t u32 sorted.txt
+gs_ok out.txt -c --type=u32 sorted.txt
 empty out.txt "stdout of -c"
-gs_ok out.txt --check -t u32 sorted.txt
-gs_ok out.txt -C -t u32 sorted.txt
-gs_ok out.txt --check=quiet -t u32 sorted.txt
-gs_ok out.txt -c -t u32 <sorted.txt
+gs_ok out.txt --check --type=u32 sorted.txt
+gs_ok out.txt -C --type=u32 sorted.txt
+gs_ok out.txt --check=quiet --type=u32 sorted.txt
+gs_ok out.txt -c --type=u32 <sorted.txt
 empty out.txt "stdout of -c"
 
 # Trivially sorted: empty, one key, equal keys (without -u equal neighbours are fine).
@@ -43,7 +43,7 @@ empty "$RUN_ERR" "stderr of --check=quiet"
 awk 'NR == 150001 { $0 = "0" } { print }' sorted.txt >bad.txt
 read -r line value < <(first_disorder asc bad.txt)
 [ -n "$line" ] || fail "awk found no disorder"
-expect_error 1 "^bad\\.txt:$line: disorder: $value\$" -- "$GPUSORT" -c -t u32 bad.txt
+expect_error 1 "^bad\\.txt:$line: disorder: $value\$" -- "$GPUSORT" -c --type=u32 bad.txt
 
 # A disorder that only appears at the very last key, after no newline.
 printf '1\n2\n3\n4\n0' >last.txt
@@ -57,9 +57,9 @@ expect_error 1 '^lz\.txt:2: disorder: -4$' -- "$GPUSORT" -c lz.txt
 
 # Large values of each type.
 printf '18446744073709551615\n18446744073709551614\n' >u64.txt
-expect_error 1 '^u64\.txt:2: disorder: 18446744073709551614$' -- "$GPUSORT" -c -t u64 u64.txt
+expect_error 1 '^u64\.txt:2: disorder: 18446744073709551614$' -- "$GPUSORT" -c --type=u64 u64.txt
 printf -- '-1\n-9223372036854775808\n' >i64.txt
 expect_error 1 '^i64\.txt:2: disorder: -9223372036854775808$' -- "$GPUSORT" -c i64.txt
 # ... and the type matters: as u32, 4294967295 then 0 is out of order.
 printf '4294967295\n0\n' >u32.txt
-expect_error 1 '^u32\.txt:2: disorder: 0$' -- "$GPUSORT" -c -t u32 u32.txt
+expect_error 1 '^u32\.txt:2: disorder: 0$' -- "$GPUSORT" -c --type=u32 u32.txt

@@ -18,19 +18,19 @@ for t in u32 i64 u64; do
     seed=$((seed + 1))
     "$GSGEN" -b -t "$t" -n "$N" -s "$seed" >in.bin
     want=$("$GSGEN" -b -t "$t" -n "$N" -s "$seed" --sum)
-    gs_ok out.bin -b -t "$t" --gpu-memory=80M in.bin
+    gs_ok out.bin -B --type="$t" --gpu-memory=80M in.bin
     sums_equal "$want" "$("$GSCHECK" -t "$t" out.bin)" "$t"
-    gs_ok out.bin -b -t "$t" --gpu-memory=80M -r in.bin
+    gs_ok out.bin -B --type="$t" --gpu-memory=80M -r in.bin
     sums_equal "$want" "$("$GSCHECK" -t "$t" -r out.bin)" "$t -r"
 
     # Four values, five million copies each: more copies of one value than a
     # chunk holds.
     "$GSGEN" -b -t "$t" -n "$N" -s "$seed" --min=7 --max=10 >few.bin
     want=$("$GSGEN" -b -t "$t" -n "$N" -s "$seed" --min=7 --max=10 --sum)
-    gs_ok out.bin -b -t "$t" --gpu-memory=80M few.bin
+    gs_ok out.bin -B --type="$t" --gpu-memory=80M few.bin
     sums_equal "$want" "$("$GSCHECK" -t "$t" out.bin)" "$t, four values"
     want=$("$GSGEN" -b -t "$t" -n "$N" -s "$seed" --min=7 --max=10 --distinct)
-    gs_ok out.bin -b -t "$t" --gpu-memory=80M -u few.bin
+    gs_ok out.bin -B --type="$t" --gpu-memory=80M -u few.bin
     sums_equal "$want" "$("$GSCHECK" -t "$t" -u out.bin)" "$t -u, four values"
 done
 rm -f in.bin few.bin out.bin
@@ -38,5 +38,5 @@ rm -f in.bin few.bin out.bin
 # Text: 6M u64 keys, against sort -n.
 "$GSGEN" -t u64 -n 6000000 -s 950 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
-gs_ok out.txt -t u64 --gpu-memory=80M in.txt
+gs_ok out.txt --type=u64 --gpu-memory=80M in.txt
 same exp.txt out.txt "u64 text"

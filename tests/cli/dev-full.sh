@@ -16,8 +16,8 @@ for f in one.txt big.txt; do
     run_cmd_full "$GPUSORT" "$f"
     [ "$STATUS" -eq 2 ] || fail "gpusort $f >/dev/full exited $STATUS (2 expected)"
     check_msg "$RUN_ERR" '.' no
-    run_cmd_full "$GPUSORT" -b "$f"
-    [ "$STATUS" -eq 2 ] || fail "gpusort -b $f >/dev/full exited $STATUS (2 expected)"
+    run_cmd_full "$GPUSORT" -B "$f"
+    [ "$STATUS" -eq 2 ] || fail "gpusort -B $f >/dev/full exited $STATUS (2 expected)"
     check_msg "$RUN_ERR" '.' no
 done
 run_cmd_full "$GPUSORT" -m one.txt

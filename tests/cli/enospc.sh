@@ -33,10 +33,10 @@ faulty() {
 
 # The shim is loaded and harmless while the limit is not reached, and it touches no
 # other directory: both sorts succeed.
-faulty full 1000000000000 ENOSPC -t u32 -S 1M -T full --compress-temp=none -o "$test_dir/ok.txt" in.txt
+faulty full 1000000000000 ENOSPC --type=u32 -S 1M -T full --compress-temp=none -o "$test_dir/ok.txt" in.txt
 [ "$STATUS" -eq 0 ] || fail "with the shim and no fault: exited $STATUS: $(cat "$RUN_ERR")"
 same exp.txt ok.txt "with the shim and no fault"
-faulty full 0 ENOSPC -t u32 -S 1M -T tdir --compress-temp=none -o "$test_dir/ok.txt" in.txt
+faulty full 0 ENOSPC --type=u32 -S 1M -T tdir --compress-temp=none -o "$test_dir/ok.txt" in.txt
 [ "$STATUS" -eq 0 ] || fail "a fault outside -T and -o broke the sort: exited $STATUS: $(cat "$RUN_ERR")"
 dir_empty tdir "no fault"
 dir_empty full "no fault"
@@ -66,7 +66,7 @@ for err in ENOSPC EIO; do
         for c in none lz4; do
             what="$err after $after bytes in -T (--compress-temp=$c)"
             target_init
-            faulty full "$after" "$err" -t u32 -S 1M -T full --compress-temp="$c" -o "$TARGET" in.txt
+            faulty full "$after" "$err" --type=u32 -S 1M -T full --compress-temp="$c" -o "$TARGET" in.txt
             refused full "$what"
         done
     done
@@ -79,7 +79,7 @@ for err in ENOSPC EIO; do
         read -r par after <<<"$case"
         what="$err after $after bytes in the -o directory, --parallel=$par"
         target_init
-        faulty "$TARGET_DIR" "$after" "$err" -t u32 -S 1M -T tdir --parallel="$par" -o "$TARGET" in.txt
+        faulty "$TARGET_DIR" "$after" "$err" --type=u32 -S 1M -T tdir --parallel="$par" -o "$TARGET" in.txt
         refused tdir "$what"
     done
 
@@ -91,7 +91,7 @@ for err in ENOSPC EIO; do
         read -r par after <<<"$case"
         what="$err after $after bytes in the -o directory, in memory, --parallel=$par"
         target_init
-        faulty "$TARGET_DIR" "$after" "$err" -t u32 --parallel="$par" -T tdir -o "$TARGET" in.txt
+        faulty "$TARGET_DIR" "$after" "$err" --type=u32 --parallel="$par" -T tdir -o "$TARGET" in.txt
         refused tdir "$what"
     done
 
@@ -102,7 +102,7 @@ for err in ENOSPC EIO; do
         STATUS=0
         (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=full \
             GS_FAULT_WRITE_AFTER="$after" GS_FAULT_ERRNO="$err" \
-            "$GPUSORT" -m -t u32 -T full -o "$TARGET" "${sorted[@]}" >"$RUN_OUT" 2>"$RUN_ERR") \
+            "$GPUSORT" -m --type=u32 -T full -o "$TARGET" "${sorted[@]}" >"$RUN_OUT" 2>"$RUN_ERR") \
             || STATUS=$?
         refused full "$what"
     done
@@ -111,7 +111,7 @@ for err in ENOSPC EIO; do
     # shell, not gpusort, made the file).
     STATUS=0
     env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=full GS_FAULT_WRITE_AFTER=1000000 GS_FAULT_ERRNO="$err" \
-        "$GPUSORT" -t u32 -S 1M -T tdir in.txt >full/stdout.txt 2>"$RUN_ERR" || STATUS=$?
+        "$GPUSORT" --type=u32 -S 1M -T tdir in.txt >full/stdout.txt 2>"$RUN_ERR" || STATUS=$?
     [ "$STATUS" -eq 2 ] || fail "$err on standard output: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
     check_msg "$RUN_ERR" "$text\$" no
     dir_empty tdir "$err on standard output"

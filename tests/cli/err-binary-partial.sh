@@ -7,7 +7,7 @@ target_init
 
 # 14 bytes of u32 (3 keys and 2 bytes).
 "$GSGEN" -b -n 4 -t u32 -s 201 | head -c 14 >p14.bin
-expect_error 2 'p14\.bin' -- "$GPUSORT" -b -t u32 -o "$TARGET" p14.bin
+expect_error 2 'p14\.bin' -- "$GPUSORT" -B --type=u32 -o "$TARGET" p14.bin
 target_check
 printf '%s\n' "$ERR_MSG" | grep -qw 14 || fail "message does not give the byte count 14: $ERR_MSG"
 printf '%s\n' "$ERR_MSG" | grep -qw 4 || fail "message does not give the key width 4: $ERR_MSG"
@@ -21,11 +21,11 @@ printf '%s\n' "$ERR_MSG" | grep -qw 8 || fail "message does not give the key wid
 
 # One byte alone; and from stdin.
 printf '\001' >p1.bin
-expect_error 2 'p1\.bin' -- "$GPUSORT" -b -t i32 p1.bin
-expect_error 2 '^-' -- "$GPUSORT" -b -t i32 <p14.bin
+expect_error 2 'p1\.bin' -- "$GPUSORT" -B --type=i32 p1.bin
+expect_error 2 '^-' -- "$GPUSORT" -B --type=i32 <p14.bin
 
 # Two files whose bytes together are not whole keys (3 + 6 bytes of u32).
 head -c 3 p14.bin >q3.bin
 head -c 6 p14.bin >q6.bin
-expect_error 2 'q[36]\.bin' -- "$GPUSORT" -b -t u32 -o "$TARGET" q3.bin q6.bin
+expect_error 2 'q[36]\.bin' -- "$GPUSORT" -B --type=u32 -o "$TARGET" q3.bin q6.bin
 target_check

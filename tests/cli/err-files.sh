@@ -12,13 +12,13 @@ expect_error 2 'missing\.txt' -- "$GPUSORT" -o "$TARGET" a.txt missing.txt a.txt
 target_check
 expect_error 2 'missing\.txt' -- "$GPUSORT" -m -o "$TARGET" a.txt missing.txt
 target_check
-expect_error 2 'missing\.txt' -- "$GPUSORT" -b -t u32 -o "$TARGET" missing.txt
+expect_error 2 'missing\.txt' -- "$GPUSORT" -B --type=u32 -o "$TARGET" missing.txt
 target_check
 
 expect_error 2 'adir' -- "$GPUSORT" adir
 expect_error 2 'adir' -- "$GPUSORT" -o "$TARGET" a.txt adir
 target_check
-expect_error 2 'adir' -- "$GPUSORT" -b -o "$TARGET" adir
+expect_error 2 'adir' -- "$GPUSORT" -B -o "$TARGET" adir
 target_check
 
 # -o in a directory that does not exist.

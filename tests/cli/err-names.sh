@@ -9,10 +9,10 @@
 head -c 9 /dev/zero >b9
 head -c 8 /dev/zero >b8
 expect_error 2 "^b9: 9 bytes: not a whole number of 8-byte keys \(the 2 inputs together: 17 bytes\)$" \
-    -- "$GPUSORT" -b b9 b8
+    -- "$GPUSORT" -B b9 b8
 expect_error 2 "^b9: 9 bytes: not a whole number of 8-byte keys \(the 2 inputs together: 17 bytes\)$" \
-    -- "$GPUSORT" -b b8 b9
-expect_error 2 "^b9: 9 bytes: not a whole number of 8-byte keys$" -- "$GPUSORT" -b b9
+    -- "$GPUSORT" -B b8 b9
+expect_error 2 "^b9: 9 bytes: not a whole number of 8-byte keys$" -- "$GPUSORT" -B b9
 
 # A path of thousands of bytes: the message keeps the reason at its end.
 long=$(printf 'd%.0s' $(seq 1 250))

@@ -8,7 +8,7 @@ target_init
 while read -r t tok; do
     printf '1\n2\n%s\n3\n' "$tok" >r.txt
     re=$(printf '%s' "$tok" | sed -e 's/[+]/\\+/g')
-    expect_error 2 "^r\\.txt:3: out of range for $t: '$re'\$" -- "$GPUSORT" -t "$t" -o "$TARGET" r.txt
+    expect_error 2 "^r\\.txt:3: out of range for $t: '$re'\$" -- "$GPUSORT" --type="$t" -o "$TARGET" r.txt
     target_check
 done <<'TOKENS'
 i32 3000000000
@@ -34,5 +34,5 @@ expect_error 2 "^d\\.txt:1: out of range for i64: '9223372036854775808'\$" -- "$
 # With -m and in the second file.
 printf '1\n' >a.txt
 printf '5\n4294967296\n' >b.txt
-expect_error 2 "^b\\.txt:2: out of range for u32: '4294967296'\$" -- "$GPUSORT" -t u32 -m -o "$TARGET" a.txt b.txt
+expect_error 2 "^b\\.txt:2: out of range for u32: '4294967296'\$" -- "$GPUSORT" --type=u32 -m -o "$TARGET" a.txt b.txt
 target_check

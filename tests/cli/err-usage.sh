@@ -23,7 +23,7 @@ for opt in --type=x --type=i16 --type= -tx --endian=middle --algorithm=quick -aq
 done
 
 # Options that need an argument, at the end of the line.
-for opt in -t -o -S -T -a; do
+for opt in --type -o -S -T -a; do
     expect_usage_error '.' -- "$GPUSORT" in.txt "$opt"
 done
 

@@ -15,7 +15,7 @@ mkdir tdir
 "$GSGEN" -t u32 -n 3000000 -s 601 -d sorted >exp.txt
 declare -A spill
 for c in none lz4 auto; do
-    run_cmd "$GPUSORT" -t u32 -S 2M -T tdir --compress-temp="$c" --stats in.txt
+    run_cmd "$GPUSORT" --type=u32 -S 2M -T tdir --compress-temp="$c" --stats in.txt
     [ "$STATUS" -eq 0 ] || fail "--compress-temp=$c exited $STATUS: $(cat "$RUN_ERR")"
     stats_only "$RUN_ERR"
     same exp.txt "$RUN_OUT" "-S 2M --compress-temp=$c"

@@ -16,12 +16,12 @@ while read -r t lo hi; do
         seed=$((seed + 1))
         "$GSGEN" -t "$t" -n 1000000 -s "$seed" --min="$1" --max="$2" >in.txt
         LC_ALL=C sort -n in.txt >exp.txt
-        gs_ok out.txt -t "$t" -S 1M -T tdir in.txt
+        gs_ok out.txt --type="$t" -S 1M -T tdir in.txt
         same exp.txt out.txt "$t [$1, $2]"
-        gs_ok out.txt -t "$t" -S 1M -T tdir -r in.txt
+        gs_ok out.txt --type="$t" -S 1M -T tdir -r in.txt
         tac exp.txt >exp-r.txt
         same exp-r.txt out.txt "$t [$1, $2] -r"
-        gs_ok out.txt -t "$t" -S 1M -T tdir -u in.txt
+        gs_ok out.txt --type="$t" -S 1M -T tdir -u in.txt
         uniq exp.txt >exp-u.txt
         same exp-u.txt out.txt "$t [$1, $2] -u"
         dir_empty tdir "$t [$1, $2]"

@@ -26,7 +26,7 @@ mkdir tdir
 "$GSGEN" -t u32 -n 4000000 -s 501 >in.txt
 "$GSGEN" -t u32 -n 4000000 -s 501 -d sorted >exp.txt
 status=0
-(ulimit -n 32 && exec "$GPUSORT" --device=cpu -t u32 -S 1M -T tdir --compress-temp=none --stats \
+(ulimit -n 32 && exec "$GPUSORT" --device=cpu --type=u32 -S 1M -T tdir --compress-temp=none --stats \
     in.txt >out.txt 2>err.txt) || status=$?
 [ "$status" -eq 0 ] || fail "ulimit -n 32, -S 1M exited $status: $(cat err.txt)"
 stats_only err.txt
@@ -37,7 +37,7 @@ spilled=$(spill_bytes err.txt)
 
 # The same to -o, with -r and -u: the passes keep the order and drop repeats.
 status=0
-(ulimit -n 32 && exec "$GPUSORT" --device=cpu -t u32 -S 1M -T tdir -r -u -o sorted.txt in.txt \
+(ulimit -n 32 && exec "$GPUSORT" --device=cpu --type=u32 -S 1M -T tdir -r -u -o sorted.txt in.txt \
     >out.txt 2>err.txt) || status=$?
 [ "$status" -eq 0 ] || fail "ulimit -n 32, -S 1M -r -u -o exited $status: $(cat err.txt)"
 empty err.txt "stderr of -r -u -o"

@@ -33,17 +33,17 @@ for t in i32 u32 i64 u64; do
     # uniq (equal keys are equal lines).
     "$GSGEN" -t "$t" -n "$NTEXT" -s "$seed" >in.txt
     LC_ALL=C sort -n in.txt >exp.txt
-    run_cmd "$GPUSORT" -t "$t" -S 2M -T tdir --stats in.txt
+    run_cmd "$GPUSORT" --type="$t" -S 2M -T tdir --stats in.txt
     [ "$STATUS" -eq 0 ] || fail "$t: -S 2M exited $STATUS: $(cat "$RUN_ERR")"
     stats_only "$RUN_ERR"
     [ "$(spill_bytes "$RUN_ERR")" -gt 0 ] || fail "$t: -S 2M spilled nothing: $(cat "$RUN_ERR")"
     same exp.txt "$RUN_OUT" "$t -S 2M"
     dir_empty tdir "$t -S 2M"
 
-    gs_ok out.txt -t "$t" -S 2M -T tdir -r in.txt
+    gs_ok out.txt --type="$t" -S 2M -T tdir -r in.txt
     tac exp.txt >exp-r.txt
     same exp-r.txt out.txt "$t -S 2M -r"
-    gs_ok out.txt -t "$t" -S 2M -T tdir -u in.txt
+    gs_ok out.txt --type="$t" -S 2M -T tdir -u in.txt
     uniq exp.txt >exp-u.txt
     same exp-u.txt out.txt "$t -S 2M -u"
     dir_empty tdir "$t -S 2M -r, -u"
@@ -51,23 +51,23 @@ for t in i32 u32 i64 u64; do
     # Text to -o on two threads: the last merge lays its output out from ranks in
     # the runs and formats its pieces in place (pmerge.h), where the file system
     # gives space by fallocate; --stats counts those bytes. Forward and -r.
-    run_cmd "$GPUSORT" -t "$t" -S 2M -T tdir --parallel=2 --stats -o out-o.txt in.txt
+    run_cmd "$GPUSORT" --type="$t" -S 2M -T tdir --parallel=2 --stats -o out-o.txt in.txt
     [ "$STATUS" -eq 0 ] || fail "$t: -S 2M -o exited $STATUS: $(cat "$RUN_ERR")"
     same exp.txt out-o.txt "$t -S 2M -o, two threads"
     if [ "$can_fallocate" = yes ]; then
         grep -q "stats: $(wc -c <out-o.txt) bytes of text written mapped" "$RUN_ERR" ||
             fail "$t: -S 2M -o was not placed: $(cat "$RUN_ERR")"
     fi
-    gs_ok out.txt -t "$t" -S 2M -T tdir --parallel=2 -r -o out-o.txt in.txt
+    gs_ok out.txt --type="$t" -S 2M -T tdir --parallel=2 -r -o out-o.txt in.txt
     same exp-r.txt out-o.txt "$t -S 2M -r -o, two threads"
     dir_empty tdir "$t -S 2M -o"
 
     # -u and -r -u where most keys repeat (a small range), against sort -nu/-rnu.
     "$GSGEN" -t "$t" -n 1000000 -s "$seed" --min="$lo" --max="$hi" >small.txt
-    gs_ok out.txt -t "$t" -S 1M -T tdir -u small.txt
+    gs_ok out.txt --type="$t" -S 1M -T tdir -u small.txt
     LC_ALL=C sort -n -u small.txt >exp-u.txt
     same exp-u.txt out.txt "$t -S 1M -u, many repeats"
-    gs_ok out.txt -t "$t" -S 1M -T tdir -r -u small.txt
+    gs_ok out.txt --type="$t" -S 1M -T tdir -r -u small.txt
     LC_ALL=C sort -r -n -u small.txt >exp-ru.txt
     same exp-ru.txt out.txt "$t -S 1M -r -u, many repeats"
     dir_empty tdir "$t -S 1M -u"

@@ -104,16 +104,16 @@ bin_pipe() {
     fi
     set +e
     "$GSGEN" -b -t "$type" "${gen[@]}" \
-        | "${pre[@]}" "$GPUSORT" -b -t "$type" "${gs[@]}" 2>"$RUN_ERR" \
+        | "${pre[@]}" "$GPUSORT" -B --type="$type" "${gs[@]}" 2>"$RUN_ERR" \
         | "$GSCHECK" -t "$type" "${chk[@]}" >"$test_dir/.gscheck.out" 2>"$test_dir/.gscheck.err"
     st=("${PIPESTATUS[@]}")
     set -e
     if [ -n "${GS_TIMEOUT:-}" ] && [ "${st[1]}" -eq 124 ]; then
-        fail "gpusort -b -t $type ${gs[*]} did not finish within $(san_timeout "$GS_TIMEOUT") s"
+        fail "gpusort -B --type=$type ${gs[*]} did not finish within $(san_timeout "$GS_TIMEOUT") s"
     fi
-    [ "${st[1]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]} exited ${st[1]} (0 expected); stderr: $(head -c 2000 "$RUN_ERR")"
+    [ "${st[1]}" -eq 0 ] || fail "gpusort -B --type=$type ${gs[*]} exited ${st[1]} (0 expected); stderr: $(head -c 2000 "$RUN_ERR")"
     [ "${st[0]}" -eq 0 ] || fail "gsgen ${gen[*]} exited ${st[0]}"
     stats_only "$RUN_ERR"
-    [ "${st[2]}" -eq 0 ] || fail "gpusort -b -t $type ${gs[*]}: output not in order: $(cat "$test_dir/.gscheck.err")"
+    [ "${st[2]}" -eq 0 ] || fail "gpusort -B --type=$type ${gs[*]}: output not in order: $(cat "$test_dir/.gscheck.err")"
     GOT=$(cat "$test_dir/.gscheck.out")
 }

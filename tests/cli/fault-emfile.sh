@@ -26,7 +26,7 @@ for i in $(seq 1 40); do
     "$GSGEN" -t u32 -n 2000 -s "$((1510 + i))" -d sorted >"in/s$i.txt"
     sorted+=("in/s$i.txt")
 done
-SORT_ARGS=(-t u32 -S 1M --parallel=1 -T tdir)
+SORT_ARGS=(--type=u32 -S 1M --parallel=1 -T tdir)
 
 # shimmed OUT VAR... -- GPUSORT-ARG...: gpusort with the shim and the settings
 # given, under ulimit -n 16, stdout in OUT; STATUS its exit status. On the CPU
@@ -92,22 +92,22 @@ emfile "EMFILE creating the output's temporary" "^cannot write '.*/target': $emf
 
 # -m in passes: an input opened by the first pass and one by a later pass; a pass's
 # temporary created, and opened to be merged.
-counts GS_FAULT_DIR=in -- -m -t u32 -T tdir "${sorted[@]}"
+counts GS_FAULT_DIR=in -- -m --type=u32 -T tdir "${sorted[@]}"
 oracle "${sorted[@]}" >exp-m.txt
 same exp-m.txt out.txt "the clean -m run"
 [ "$OPENS" -eq 40 ] || fail "the clean -m run opened $OPENS inputs, not 40"
 for at in 1 30; do
     emfile "-m: EMFILE at the open of input $at" "^cannot read 'in/s$at\.txt': $emf" \
-        GS_FAULT_DIR=in GS_FAULT_OPEN_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
+        GS_FAULT_DIR=in GS_FAULT_OPEN_AT="$at" -- -m --type=u32 -T tdir "${sorted[@]}"
 done
-counts GS_FAULT_DIR=tdir -- -m -t u32 -T tdir "${sorted[@]}"
+counts GS_FAULT_DIR=tdir -- -m --type=u32 -T tdir "${sorted[@]}"
 { [ "$CREATES" -gt 1 ] && [ "$OPENS" -gt 1 ]; } || fail "the clean -m run made $CREATES temporaries and opened $OPENS: no pass?"
 # (Each pass's output is a temporary, written as -o is: through a second
 # temporary beside it, renamed over it.)
 for at in 1 2 "$CREATES"; do
     emfile "-m: EMFILE at creation $at of $CREATES of a pass's temporary" \
         "^(cannot create a temporary file in 'tdir'|cannot write 'tdir/gpusort-[A-Za-z0-9]+'): $emf" \
-        GS_FAULT_DIR=tdir GS_FAULT_CREATE_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
+        GS_FAULT_DIR=tdir GS_FAULT_CREATE_AT="$at" -- -m --type=u32 -T tdir "${sorted[@]}"
 done
 # (The opens under tdir are of the passes' temporaries, to be merged, and of tdir
 # itself, where a pass's output is written as -o is, beside its name: the first is
@@ -117,5 +117,5 @@ for at in 1 "$OPENS"; do
     [ "$at" -eq 1 ] && verb=write
     emfile "-m: EMFILE at open $at of $OPENS under tdir" \
         "^cannot $verb 'tdir/gpusort-[A-Za-z0-9]+': $emf" \
-        GS_FAULT_DIR=tdir GS_FAULT_OPEN_AT="$at" -- -m -t u32 -T tdir "${sorted[@]}"
+        GS_FAULT_DIR=tdir GS_FAULT_OPEN_AT="$at" -- -m --type=u32 -T tdir "${sorted[@]}"
 done

@@ -40,7 +40,7 @@ read_fault() {
     target_init
     STATUS=0
     (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" "${env[@]}" \
-        "$GPUSORT" --device=cpu -t u32 -T tdir -o "$TARGET" "$@" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
+        "$GPUSORT" --device=cpu --type=u32 -T tdir -o "$TARGET" "$@" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
     [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
     empty "$RUN_OUT" "stdout ($what)"
     check_msg "$RUN_ERR" "$regex" no
@@ -56,7 +56,7 @@ for after in 0 100000 3000000; do
     read_fault "EIO after $after bytes of a text input" "^read error on 'in/in\.txt': $eio" \
         GS_FAULT_DIR=in GS_FAULT_READ_AFTER="$after" -- -S 1M in/in.txt
     read_fault "EIO after $after bytes of a binary input" "^read error on 'in/in\.bin': $eio" \
-        GS_FAULT_DIR=in GS_FAULT_READ_AFTER="$after" -- -b -S 1M in/in.bin
+        GS_FAULT_DIR=in GS_FAULT_READ_AFTER="$after" -- -B -S 1M in/in.bin
 done
 read_fault "EIO in the 7th input of -m" "^read error on 'in/s7\.txt': $eio" \
     GS_FAULT_DIR=in GS_FAULT_READ_AFTER=$(( $(cat in/s{1..6}.txt | wc -c) + 100 )) \
@@ -67,7 +67,7 @@ read_fault "EIO in the 7th input of -m" "^read error on 'in/s7\.txt': $eio" \
 target_init
 STATUS=0
 env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=2000000 \
-    "$GPUSORT" -t u32 -S 1M -T tdir -o "$TARGET" <pipe.txt >"$RUN_OUT" 2>"$RUN_ERR" || STATUS=$?
+    "$GPUSORT" --type=u32 -S 1M -T tdir -o "$TARGET" <pipe.txt >"$RUN_OUT" 2>"$RUN_ERR" || STATUS=$?
 # A file redirected is not a pipe: the shim leaves it alone, and the sort succeeds.
 [ "$STATUS" -eq 0 ] || fail "stdin from a file with GS_FAULT_READ_PIPES: exited $STATUS: $(cat "$RUN_ERR")"
 rm -rf "$TARGET_DIR"
@@ -75,7 +75,7 @@ target_init
 set +e
 # shellcheck disable=SC2002  # a pipe is the point
 cat pipe.txt | env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_READ_PIPES=1 GS_FAULT_READ_AFTER=2000000 \
-    "$GPUSORT" -t u32 -S 1M -T tdir -o "$TARGET" >"$RUN_OUT" 2>"$RUN_ERR"
+    "$GPUSORT" --type=u32 -S 1M -T tdir -o "$TARGET" >"$RUN_OUT" 2>"$RUN_ERR"
 st=("${PIPESTATUS[@]}")
 set -e
 [ "${st[1]}" -eq 2 ] || fail "EIO on a stdin pipe: exited ${st[1]} (2 expected); stderr: $(cat "$RUN_ERR")"
@@ -88,7 +88,7 @@ rm -rf "$TARGET_DIR"
 oracle in/in.txt >in/sorted.txt
 expect_error 2 "^read error on 'in/sorted\.txt': $eio" -- \
     env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_AFTER=5000000 \
-    "$GPUSORT" -c -t u32 in/sorted.txt
+    "$GPUSORT" -c --type=u32 in/sorted.txt
 
 # A large text input is read through a mapping of it: cut short while mapped (the
 # shim truncates it right after the mapping is made), its pages past the end raise
@@ -129,17 +129,17 @@ oracle in/part.txt >exp-part.txt
 decode u32 little in/part.bin | LC_ALL=C sort -n >exp-part-bin.txt
 for max in 1 3 5; do
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
-        "$GPUSORT" -t u32 in/part.txt
+        "$GPUSORT" --type=u32 in/part.txt
     { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "text, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
     same exp-part.txt "$RUN_OUT" "text, $max bytes a read"
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=in GS_FAULT_READ_MAX="$max" \
-        "$GPUSORT" -t u32 --input-format=binary in/part.bin
+        "$GPUSORT" --type=u32 --input-format=binary in/part.bin
     { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "binary, $max bytes a read: exited $STATUS: $(cat "$RUN_ERR")"
     same exp-part-bin.txt "$RUN_OUT" "binary, $max bytes a read"
 done
 for c in none lz4; do
     run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=tdir GS_FAULT_READ_MAX=1000 \
-        "$GPUSORT" -t u32 -S 1M -T tdir --compress-temp="$c" in/in.txt
+        "$GPUSORT" --type=u32 -S 1M -T tdir --compress-temp="$c" in/in.txt
     { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "short reads of runs ($c): exited $STATUS: $(cat "$RUN_ERR")"
     same exp.txt "$RUN_OUT" "spilled runs read 1000 bytes at a time ($c)"
     dir_empty tdir "short reads of runs ($c)"

@@ -47,7 +47,7 @@ for t in i32 u64; do
     for e in little big; do
         "$GSGEN" -b -t "$t" --endian="$e" -n 30000 -s 1402 >k.bin
         decode "$t" "$e" k.bin | LC_ALL=C sort -n >exp-k.txt
-        pipe_ok out.txt "binary $t $e, one byte a read" k.bin -t "$t" --endian="$e" --input-format=binary
+        pipe_ok out.txt "binary $t $e, one byte a read" k.bin --type="$t" --endian="$e" --input-format=binary
         same exp-k.txt out.txt "binary $t $e, one byte a read"
     done
 done
@@ -56,7 +56,7 @@ done
 printf '\001\002\003\004\005' >partial.bin
 set +e
 # shellcheck disable=SC2002  # a pipe is the point
-cat partial.bin | trickle -b -t u32 >"$RUN_OUT" 2>"$RUN_ERR"
+cat partial.bin | trickle -B --type=u32 >"$RUN_OUT" 2>"$RUN_ERR"
 st=${PIPESTATUS[1]}
 set -e
 [ "$st" -eq 2 ] || fail "partial key, one byte a read: exited $st (2 expected)"
@@ -66,13 +66,13 @@ check_msg "$RUN_ERR" "^-: 5 bytes: not a whole number of 4-byte keys$" no
 # merges two FIFOs (both read a byte at a time, turn about).
 "$GSGEN" -t u32 -n 20000 -s 1403 -d sorted >s1.txt
 "$GSGEN" -t u32 -n 20000 -s 1404 -d sorted >s2.txt
-pipe_ok out.txt "-c of sorted input, one byte a read" s1.txt -c -t u32
+pipe_ok out.txt "-c of sorted input, one byte a read" s1.txt -c --type=u32
 empty out.txt "stdout of -c"
 sed '12345s/.*/7/' s1.txt >bad.txt
 want=$(first_disorder asc bad.txt)
 set +e
 # shellcheck disable=SC2002  # a pipe is the point
-cat bad.txt | trickle -c -t u32 >"$RUN_OUT" 2>"$RUN_ERR"
+cat bad.txt | trickle -c --type=u32 >"$RUN_OUT" 2>"$RUN_ERR"
 st=${PIPESTATUS[1]}
 set -e
 [ "$st" -eq 1 ] || fail "-c of unsorted input, one byte a read: exited $st (1 expected)"
@@ -80,7 +80,7 @@ check_msg "$RUN_ERR" "^-:${want% *}: disorder: ${want#* }\$" no
 mkfifo f1 f2
 cat s1.txt >f1 &
 cat s2.txt >f2 &
-trickle -m -t u32 f1 f2 >out.txt 2>"$RUN_ERR" || fail "-m of two FIFOs, one byte a read: $(cat "$RUN_ERR")"
+trickle -m --type=u32 f1 f2 >out.txt 2>"$RUN_ERR" || fail "-m of two FIFOs, one byte a read: $(cat "$RUN_ERR")"
 wait
 oracle s1.txt s2.txt >exp-m.txt
 same exp-m.txt out.txt "-m of two FIFOs, one byte a read"

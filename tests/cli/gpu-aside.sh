@@ -35,12 +35,12 @@ for t in u32 u64; do
     "$GSGEN" -b -t $t -n 30000000 -s 71 >in.bin
     want=$("$GSGEN" -b -t $t -n 30000000 -s 71 --sum)
     # shellcheck disable=SC2086
-    run_cmd "$GPUSORT" $opts -b -t $t -o out.bin in.bin
+    run_cmd "$GPUSORT" $opts -B --type=$t -o out.bin in.bin
     [ "$STATUS" -eq 0 ] || fail "$t, a file: exited $STATUS: $(cat "$RUN_ERR")"
     aside_used "$t, a file"
     sums_equal "$want" "$("$GSCHECK" -t $t out.bin)" "$t, a file"
     # shellcheck disable=SC2086
-    run_cmd sh -c "cat in.bin | \"\$0\" $opts -b -t $t -r -o out.bin" "$GPUSORT"
+    run_cmd sh -c "cat in.bin | \"\$0\" $opts -B --type=$t -r -o out.bin" "$GPUSORT"
     [ "$STATUS" -eq 0 ] || fail "$t -r, a pipe: exited $STATUS: $(cat "$RUN_ERR")"
     aside_used "$t -r, a pipe"
     sums_equal "$want" "$("$GSCHECK" -t $t -r out.bin)" "$t -r, a pipe"
@@ -48,7 +48,7 @@ for t in u32 u64; do
     "$GSGEN" -b -t $t -n 30000000 -s 72 --min=0 --max=5000000 >dup.bin
     want=$("$GSGEN" -b -t $t -n 30000000 -s 72 --min=0 --max=5000000 --distinct)
     # shellcheck disable=SC2086
-    run_cmd "$GPUSORT" $opts -b -t $t -u -o out.bin dup.bin
+    run_cmd "$GPUSORT" $opts -B --type=$t -u -o out.bin dup.bin
     [ "$STATUS" -eq 0 ] || fail "$t -u: exited $STATUS: $(cat "$RUN_ERR")"
     aside_used "$t -u"
     sums_equal "$want" "$("$GSCHECK" -t $t -u out.bin)" "$t -u"
@@ -59,7 +59,7 @@ done
 "$GSGEN" -t i64 -n 12000000 -s 73 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
 # shellcheck disable=SC2086
-run_cmd "$GPUSORT" $opts -t i64 in.txt
+run_cmd "$GPUSORT" $opts --type=i64 in.txt
 [ "$STATUS" -eq 0 ] || fail "text: exited $STATUS: $(cat "$RUN_ERR")"
 same exp.txt "$RUN_OUT" "text i64"
 aside_used "text i64"
@@ -69,6 +69,6 @@ aside_used "text i64"
 target_init
 { head -n 10000000 in.txt; echo 12x; } >bad.txt
 # shellcheck disable=SC2086
-expect_error 2 'bad.txt:10000001: ' -- "$GPUSORT" --device=0 --gpu-memory=64M -S 2G -t i64 \
+expect_error 2 'bad.txt:10000001: ' -- "$GPUSORT" --device=0 --gpu-memory=64M -S 2G --type=i64 \
     -o "$TARGET" bad.txt
 target_check

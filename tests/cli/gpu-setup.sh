@@ -33,14 +33,14 @@ gpu_sorted() {
 # 3M keys of text: past the 1 Mi keys at which the GPU is set up.
 "$GSGEN" -t u32 -n 3000000 -s 61 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
-stats_ok "--device=0" "$GPUSORT" --device=0 -t u32 --stats in.txt
+stats_ok "--device=0" "$GPUSORT" --device=0 --type=u32 --stats in.txt
 same exp.txt "$RUN_OUT" "--device=0"
 gpu_sorted "--device=0"
-stats_ok "--device=auto, a pipe" sh -c "cat in.txt | \"\$0\" --device=auto -t u32 --stats" "$GPUSORT"
+stats_ok "--device=auto, a pipe" sh -c "cat in.txt | \"\$0\" --device=auto --type=u32 --stats" "$GPUSORT"
 same exp.txt "$RUN_OUT" "--device=auto, a pipe"
 gpu_sorted "--device=auto, a pipe"
 # The same keys as a file: few enough for the CPU to be the faster.
-stats_ok "--device=auto, a file" "$GPUSORT" --device=auto -t u32 --stats in.txt
+stats_ok "--device=auto, a file" "$GPUSORT" --device=auto --type=u32 --stats in.txt
 same exp.txt "$RUN_OUT" "--device=auto, a file"
 grep -q 'stats: device cpu .*--device=auto: the CPU is faster' "$RUN_ERR" \
     || fail "--device=auto, a file of 3M keys: not sorted on the CPU: $(cat "$RUN_ERR")"
@@ -50,7 +50,7 @@ grep -q 'stats: device cpu .*--device=auto: the CPU is faster' "$RUN_ERR" \
 "$GSGEN" -b -t u64 -n 20000000 -s 62 >in.bin
 want=$("$GSGEN" -b -t u64 -n 20000000 -s 62 --sum)
 for dev in auto 0; do
-    run_cmd sh -c "cat in.bin | \"\$0\" --device=$dev -b -t u64 --gpu-memory=80M --stats -o out.bin" "$GPUSORT"
+    run_cmd sh -c "cat in.bin | \"\$0\" --device=$dev -B --type=u64 --gpu-memory=80M --stats -o out.bin" "$GPUSORT"
     [ "$STATUS" -eq 0 ] || fail "--device=$dev --gpu-memory=80M: exited $STATUS: $(cat "$RUN_ERR")"
     grep -Eq 'stats: gpu 0 \(.*\): ([2-9]|[1-9][0-9]+) chunks' "$RUN_ERR" \
         || fail "--device=$dev --gpu-memory=80M: fewer than two chunks on the GPU: $(cat "$RUN_ERR")"

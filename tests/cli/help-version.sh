@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# help-version.sh: --help names every long option; --version; both exit 0.
+# help-version.sh: --help names every long option and fits 80 columns; --version in
+# GNU's form (version, copyright, license, what is built in) without probing the
+# GPUs; both exit 0.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 
@@ -12,15 +14,27 @@ for opt in binary input-format output-format type endian output reverse unique c
            compress-temp parallel progress stats help version; do
     grep -q -- "--$opt" "$RUN_OUT" || fail "--help does not mention --$opt"
 done
-for opt in -b -t -o -r -u -c -C -m -a -S -T; do
+for opt in -B -o -r -u -c -C -m -a -S -T; do
     grep -q -- "$opt" "$RUN_OUT" || fail "--help does not mention $opt"
 done
+
+long=$(awk 'length > 80' "$RUN_OUT")
+[ -z "$long" ] || fail "--help has lines over 80 columns: $long"
 
 run_cmd "$GPUSORT" --version
 [ "$STATUS" -eq 0 ] || fail "--version exited $STATUS"
 empty "$RUN_ERR" "stderr of --version"
-head -n 1 "$RUN_OUT" | grep -Eq 'gpusort.*[0-9]+\.[0-9]+' \
-    || fail "--version's first line names no program and version: $(head -n 1 "$RUN_OUT")"
+head -n 1 "$RUN_OUT" | grep -Eq '^gpusort [0-9]+\.[0-9]+\.[0-9]+$' \
+    || fail "--version's first line is not 'gpusort VERSION': $(head -n 1 "$RUN_OUT")"
+grep -q '^Copyright (C) [0-9]\{4\} ' "$RUN_OUT" || fail "--version has no copyright line"
+grep -q '^License MIT' "$RUN_OUT" || fail "--version names no license"
+grep -q '^Built with:' "$RUN_OUT" || fail "--version does not say what is built in"
+long=$(awk 'length > 80' "$RUN_OUT")
+[ -z "$long" ] || fail "--version has lines over 80 columns: $long"
+# No GPU is probed: the CUDA driver library is never looked for (the dynamic
+# loader's own trace of what it loads).
+LD_DEBUG=libs "$GPUSORT" --version 2>ld.txt >/dev/null || fail "--version under LD_DEBUG failed"
+! grep -q 'libcuda' ld.txt || fail "--version looked for the CUDA driver: $(grep -m1 libcuda ld.txt)"
 
 # --help wins over the operands and reads no input.
 run_cmd "$GPUSORT" --help no-such-file </dev/null

@@ -7,14 +7,14 @@ check_limits() {
     local t=$1 lo=$2 hi=$3
     printf '%s\n0\n%s\n1\n%s\n' "$hi" "$lo" "$hi" >in.txt
     printf '%s\n0\n1\n%s\n%s\n' "$lo" "$hi" "$hi" >exp.txt
-    gs_ok out.txt -t "$t" in.txt
-    same exp.txt out.txt "-t $t limits"
+    gs_ok out.txt --type="$t" in.txt
+    same exp.txt out.txt "--type=$t limits"
     # And through binary, decoded by od.
-    gs_ok out.bin -t "$t" --output-format=binary in.txt
+    gs_ok out.bin --type="$t" --output-format=binary in.txt
     decode "$t" little out.bin >got.txt
-    same exp.txt got.txt "-t $t limits, binary output"
-    gs_ok back.txt -t "$t" --input-format=binary out.bin
-    same exp.txt back.txt "-t $t limits, binary input"
+    same exp.txt got.txt "--type=$t limits, binary output"
+    gs_ok back.txt --type="$t" --input-format=binary out.bin
+    same exp.txt back.txt "--type=$t limits, binary input"
 }
 check_limits i32 -2147483648 2147483647
 check_limits u32 0 4294967295

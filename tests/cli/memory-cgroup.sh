@@ -36,7 +36,7 @@ oracle in.txt >exp.txt
 in_group() {
     bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group" "$@"
 }
-run_cmd in_group "$GPUSORT" --device=cpu -t u32 -T tdir -o out.txt in.txt
+run_cmd in_group "$GPUSORT" --device=cpu --type=u32 -T tdir -o out.txt in.txt
 [ "$STATUS" -eq 0 ] || fail "in a group of 96 MiB: exited $STATUS: $(cat "$RUN_ERR")"
 same exp.txt out.txt "160 MB sorted in a group of 96 MiB"
 [ -z "$(ls -A tdir)" ] || fail "temporaries left in tdir: $(ls -A tdir)"

@@ -18,14 +18,14 @@ peak_kib() {
 "$GSGEN" -n 2000000 -t u32 -s 2241 >in.txt
 oracle in.txt >exp.txt
 oracle -u -- in.txt >expu.txt
-run_cmd "$GPUSORT" --device=cpu --stats -S 8M --parallel=128 -t u32 -T tdir -o out.txt in.txt
+run_cmd "$GPUSORT" --device=cpu --stats -S 8M --parallel=128 --type=u32 -T tdir -o out.txt in.txt
 [ "$STATUS" -eq 0 ] || fail "-S 8M --parallel=128: exited $STATUS: $(cat "$RUN_ERR")"
 same exp.txt out.txt "-S 8M --parallel=128"
 kib=$(peak_kib "$RUN_ERR")
 [ -n "$kib" ] || fail "no peak RSS in --stats: $(cat "$RUN_ERR")"
 # 8 MiB of -S and a few threads' buffers; 128 threads' took about 190 MB.
 [ "$kib" -lt 65536 ] || fail "-S 8M --parallel=128: peak RSS $kib KiB"
-run_cmd "$GPUSORT" --device=cpu --stats -u -S 8M --parallel=1000 -t u32 -T tdir -o out.txt in.txt
+run_cmd "$GPUSORT" --device=cpu --stats -u -S 8M --parallel=1000 --type=u32 -T tdir -o out.txt in.txt
 [ "$STATUS" -eq 0 ] || fail "-u -S 8M --parallel=1000: exited $STATUS: $(cat "$RUN_ERR")"
 same expu.txt out.txt "-u -S 8M --parallel=1000"
 kib=$(peak_kib "$RUN_ERR")
@@ -33,7 +33,7 @@ kib=$(peak_kib "$RUN_ERR")
 
 # 200 MB of text under a 400 MB address space, with the default -S.
 "$GSGEN" -n 20000000 -t u32 -s 2242 >big.txt
-run_cmd bash -c 'ulimit -v 400000 && exec "$0" "$@"' "$GPUSORT" --device=cpu -t u32 -T tdir \
+run_cmd bash -c 'ulimit -v 400000 && exec "$0" "$@"' "$GPUSORT" --device=cpu --type=u32 -T tdir \
     -o out.txt big.txt
 [ "$STATUS" -eq 0 ] || fail "ulimit -v 400000: exited $STATUS: $(cat "$RUN_ERR")"
 oracle big.txt >exp.txt

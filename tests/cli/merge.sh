@@ -45,10 +45,10 @@ same exp.txt out.txt "-m -r -u"
 for t in i32 u64; do
     "$GSGEN" -b -n 5000 -t "$t" -d sorted -s 139 --endian=big >a.bin
     "$GSGEN" -b -n 7000 -t "$t" -d sorted -s 140 --endian=big >b.bin
-    gs_ok out.bin -m -b -t "$t" --endian=big a.bin b.bin
+    gs_ok out.bin -m -B --type="$t" --endian=big a.bin b.bin
     decode "$t" big a.bin b.bin | LC_ALL=C sort -n >exp.txt
     decode "$t" big out.bin >got.txt
-    same exp.txt got.txt "-m -b -t $t"
+    same exp.txt got.txt "-m -B --type=$t"
 done
 
 # -o naming an input.

@@ -41,9 +41,9 @@ same exp-ab.txt b.txt "-o naming the second input"
 # Binary, in place.
 "$GSGEN" -b -n 5000 -t u32 -s 95 >in.bin
 decode u32 little in.bin | LC_ALL=C sort -n >exp-bin.txt
-gs_ok stdout.txt -b -t u32 -o in.bin in.bin
+gs_ok stdout.txt -B --type=u32 -o in.bin in.bin
 decode u32 little in.bin >got.txt
-same exp-bin.txt got.txt "-b -o naming its input"
+same exp-bin.txt got.txt "-B -o naming its input"
 
 # /dev/null is written directly (and stays a device).
 gs_ok stdout.txt -o /dev/null in.txt

@@ -19,8 +19,8 @@ gs_ok out.txt --parallel=64 in.txt
 same exp.txt out.txt "--parallel=64"
 
 "$GSGEN" -b -n 100000 -t i32 -s 152 >in.bin
-gs_ok out1.bin --parallel=1 -b -t i32 in.bin
-gs_ok out3.bin --parallel=3 -b -t i32 in.bin
+gs_ok out1.bin --parallel=1 -B --type=i32 in.bin
+gs_ok out3.bin --parallel=3 -B --type=i32 in.bin
 same out1.bin out3.bin "binary, --parallel=3 vs --parallel=1"
 
 # Devices and algorithms.

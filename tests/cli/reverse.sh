@@ -5,9 +5,9 @@
 
 for t in i32 u32 i64 u64; do
     "$GSGEN" -n 50000 -t "$t" -s 21 >in.txt
-    gs_ok out.txt -r -t "$t" in.txt
+    gs_ok out.txt -r --type="$t" in.txt
     oracle -r -- in.txt >exp.txt
-    same exp.txt out.txt "-r -t $t"
+    same exp.txt out.txt "-r --type=$t"
 done
 
 "$GSGEN" -n 100000 -d few -s 22 >in.txt

@@ -32,7 +32,7 @@ want=$("$GSGEN" -t u32 -n "$N" -s 1101 --sum)
 for s in 16 64; do
     set +e
     "$GSGEN" -b -t u32 -n "$N" -s 1101 \
-        | /usr/bin/time -f %M -o rss.txt "$GPUSORT" -b -t u32 --device=cpu --parallel=2 -S "${s}M" -T tdir 2>err.txt \
+        | /usr/bin/time -f %M -o rss.txt "$GPUSORT" -B --type=u32 --device=cpu --parallel=2 -S "${s}M" -T tdir 2>err.txt \
         | "$GSCHECK" -t u32 >got.txt 2>chk.txt
     st=("${PIPESTATUS[@]}")
     set -e

@@ -45,11 +45,11 @@ for sig in "${sigs[@]}"; do
         case $where in *:slow) wait_ms=300 ;; esac
         what="SIG$sig at the creation of temporary $where"
         target_init
-        args=(-t u32 -S 1M -T tdir -o "$TARGET" in.txt)
+        args=(--type=u32 -S 1M -T tdir -o "$TARGET" in.txt)
         case $where in
             run:*) dir=tdir ;;
             output:*) dir=$TARGET_DIR ;;
-            merge:*) dir=tdir args=(-m -t u32 -T tdir -o "$TARGET" "${sorted[@]}") ;;
+            merge:*) dir=tdir args=(-m --type=u32 -T tdir -o "$TARGET" "${sorted[@]}") ;;
         esac
         STATUS=0
         # On the CPU (--device=cpu overrides the --device=0 of tests/gpu/suite.sh):

@@ -60,7 +60,7 @@ for moment in start spilled merging; do
         : >err.txt
         # Background jobs ignore SIGINT unless job control is on.
         set -m
-        "$GPUSORT" -t u32 --input-format=binary --parallel=2 -S 16M -T tdir -o "$TARGET" in.bin \
+        "$GPUSORT" --type=u32 --input-format=binary --parallel=2 -S 16M -T tdir -o "$TARGET" in.bin \
             2>>err.txt &
         pid=$!
         set +m

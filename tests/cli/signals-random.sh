@@ -38,10 +38,10 @@ for i in $(seq 1 40); do
 done
 jobs=(text binary-stdin merge reverse-unique)
 declare -A args
-args[text]="-t u32 -S 4M -T tdir in/a.txt"
-args[binary-stdin]="-b -t i64 -S 4M -T tdir --compress-temp=none -"
-args[merge]="-m -t u32 -T tdir ${sorted[*]}"
-args[reverse-unique]="-t u32 -r -u -S 2M --parallel=1 -T tdir in/a.txt"
+args[text]="--type=u32 -S 4M -T tdir in/a.txt"
+args[binary-stdin]="-B --type=i64 -S 4M -T tdir --compress-temp=none -"
+args[merge]="-m --type=u32 -T tdir ${sorted[*]}"
+args[reverse-unique]="--type=u32 -r -u -S 2M --parallel=1 -T tdir in/a.txt"
 
 # start JOB OUT: start gpusort on JOB in the background, -o OUT; sets PID.
 start() {

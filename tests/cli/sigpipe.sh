@@ -29,7 +29,7 @@ status=${PIPESTATUS[0]}
 empty err.txt "stderr after the reader went away (binary)"
 case $pipe_ignored:$status in
     yes:2|no:141) ;;
-    *) fail "gpusort -b exited $status (SIGPIPE ignored: $pipe_ignored)" ;;
+    *) fail "gpusort -B exited $status (SIGPIPE ignored: $pipe_ignored)" ;;
 esac
 
 # With spilled runs (TMPDIR must end up empty: lib.sh checks it).

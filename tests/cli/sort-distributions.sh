@@ -6,8 +6,8 @@
 for t in i32 u64 i64; do
     for d in equal sorted reversed few; do
         "$GSGEN" -n 100000 -t "$t" -d "$d" -s 7 >in.txt
-        gs_ok out.txt -t "$t" in.txt
+        gs_ok out.txt --type="$t" in.txt
         oracle in.txt >exp.txt
-        same exp.txt out.txt "-t $t, $d input"
+        same exp.txt out.txt "--type=$t, $d input"
     done
 done

@@ -41,6 +41,6 @@ rm -f in.txt exp.txt out.txt sorted.txt dis.txt bad.txt
 for e in little big; do
     "$GSGEN" -b -n 4000000 -t u64 -s 302 --endian="$e" >in.bin
     "$GSGEN" -b -n 4000000 -t u64 -s 302 --endian="$e" -d sorted >exp.bin
-    gs_ok out.bin -b -t u64 --endian="$e" in.bin
+    gs_ok out.bin -B --type=u64 --endian="$e" in.bin
     same exp.bin out.bin "4M u64 binary, --endian=$e"
 done

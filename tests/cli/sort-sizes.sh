@@ -12,7 +12,7 @@ empty out.txt "output of empty stdin"
 printf ' \n\n\t\r\n  ' >blank.txt
 gs_ok out.txt blank.txt
 empty out.txt "output of white space only"
-gs_ok out.txt -b -t u32 empty.txt
+gs_ok out.txt -B --type=u32 empty.txt
 empty out.txt "binary output of an empty file"
 
 # One key.

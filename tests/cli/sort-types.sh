@@ -8,9 +8,9 @@ for t in i32 u32 i64 u64; do
     case $t in
         i*) grep -q '^-' in.txt || fail "gsgen made no negative $t" ;;
     esac
-    gs_ok out.txt -t "$t" in.txt
+    gs_ok out.txt --type="$t" in.txt
     oracle in.txt >exp.txt
-    same exp.txt out.txt "-t $t"
+    same exp.txt out.txt "--type=$t"
     gs_ok out.txt --type="$t" in.txt
     same exp.txt out.txt "--type=$t"
 done
@@ -25,9 +25,9 @@ same exp.txt out.txt "default type"
 # offsets: the narrowing must round-trip exactly).
 while read -r t lo hi; do
     "$GSGEN" -n 20000 -t "$t" -s 13 --min="$lo" --max="$hi" >in.txt
-    gs_ok out.txt -t "$t" in.txt
+    gs_ok out.txt --type="$t" in.txt
     oracle in.txt >exp.txt
-    same exp.txt out.txt "-t $t in [$lo, $hi]"
+    same exp.txt out.txt "--type=$t in [$lo, $hi]"
 done <<'RANGES'
 i64 9223372036854000000 9223372036854775807
 i64 -9223372036854775808 -9223372036854000000

@@ -10,7 +10,7 @@
 mkdir tdir
 
 for c in auto lz4 none; do
-    run_cmd "$GPUSORT" -t u32 -S 1M -T tdir --compress-temp="$c" --stats in.txt
+    run_cmd "$GPUSORT" --type=u32 -S 1M -T tdir --compress-temp="$c" --stats in.txt
     [ "$STATUS" -eq 0 ] || fail "-S 1M --compress-temp=$c exited $STATUS: $(cat "$RUN_ERR")"
     same exp.txt "$RUN_OUT" "-S 1M --compress-temp=$c"
     [ -z "$(ls -A tdir)" ] || fail "temporary files left in -T: $(ls -A tdir)"
@@ -22,5 +22,5 @@ for c in auto lz4 none; do
 done
 
 # Spilled to TMPDIR by default (lib.sh checks that it ends up empty).
-gs_ok out.txt -t u32 -S 1M in.txt
+gs_ok out.txt --type=u32 -S 1M in.txt
 same exp.txt out.txt "-S 1M without -T"

@@ -29,10 +29,10 @@ done
 
 # Binary, 64-bit, spilled.
 "$GSGEN" -b -n 300000 -t u64 -s 162 >in.bin
-gs_ok out.bin -S 1M -T tdir -b -t u64 in.bin
+gs_ok out.bin -S 1M -T tdir -B --type=u64 in.bin
 decode u64 little in.bin | LC_ALL=C sort -n >exp.txt
 decode u64 little out.bin >got.txt
-same exp.txt got.txt "-S 1M -b -t u64"
+same exp.txt got.txt "-S 1M -B --type=u64"
 
 # An error found after runs were spilled: exit 2, no temporary left in -T, and the
 # -o target untouched.

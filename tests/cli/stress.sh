@@ -133,7 +133,7 @@ run_case() {
         pick 0 1 2 3 10 100 1000 5000 20000; n=$R
         [ "$n" -le 3 ] || { rand_below "$n"; n=$(( R + 1 )); }
     fi
-    gs=(-t "$type" --input-format="$ifmt" --output-format="$ofmt" --endian="$endian")
+    gs=(--type="$type" --input-format="$ifmt" --output-format="$ofmt" --endian="$endian")
     [ "$rev" = 1 ] && gs+=(-r)
     [ "$uniq" = 1 ] && gs+=(-u)
     pick none none 1 1M 2M 64M; [ "$R" = none ] || gs+=(-S "$R")

@@ -19,17 +19,17 @@ for t in i32 u32 i64 u64; do
             i*) range=(--min=-1500 --max=1500) ;;
         esac
         "$GSGEN" -n 60000 -t "$t" -d "$d" -s 31 "${range[@]}" >in.txt
-        gs_ok out.txt -u -t "$t" in.txt
+        gs_ok out.txt -u --type="$t" in.txt
         oracle -u -- in.txt >exp.txt
-        same exp.txt out.txt "-u -t $t ($d)"
-        gs_ok out.txt --unique --reverse -t "$t" in.txt
+        same exp.txt out.txt "-u --type=$t ($d)"
+        gs_ok out.txt --unique --reverse --type="$t" in.txt
         oracle -r -u -- in.txt >exp.txt
-        same exp.txt out.txt "-r -u -t $t ($d)"
+        same exp.txt out.txt "-r -u --type=$t ($d)"
     done
 done
 
 # Full-range keys: almost no duplicates, and -u must keep them all.
 "$GSGEN" -n 100000 -t u32 -s 32 >in.txt
-gs_ok out.txt -u -t u32 in.txt
+gs_ok out.txt -u --type=u32 in.txt
 oracle -u -- in.txt >exp.txt
 same exp.txt out.txt "-u of full-range u32"

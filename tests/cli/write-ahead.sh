@@ -8,10 +8,14 @@
 # --stats says the zeros were written. Fewer threads, or -u, write none. A disk that
 # fills while the zeros are written is no error where the output itself fits, and
 # the usual one where it does not.
+# The zeros are written while the chunk sorts, and stopped when it is sorted: on a
+# busy machine the writing job may not have run by then. GS_TEST_WRITE_AHEAD_WHOLE=1
+# makes gpusort let the job write them all first, so every run takes the path.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+export GS_TEST_WRITE_AHEAD_WHOLE=1
 
 # 1.1M keys: past the 64 Ki keys a thread on 16 threads that placing takes.
 n=1100000
@@ -46,7 +50,7 @@ sorted_to() {
     local type=$1 what=$2
     shift 2
     oracle "$@" >exp.txt
-    run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -t "$type" -o out.txt "$@"
+    run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats --type="$type" -o out.txt "$@"
     [ "$STATUS" -eq 0 ] || fail "$what: exited $STATUS: $(cat "$RUN_ERR")"
     stats_only "$RUN_ERR"
     ahead "$RUN_ERR" "$what"
@@ -62,18 +66,18 @@ sorted_to i64 "three files" a.txt b.txt c.txt
 # -o naming its own input: read whole before the temporary replaces it.
 cp b.txt self.txt
 oracle b.txt >exp.txt
-run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -t u32 -o self.txt self.txt
+run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats --type=u32 -o self.txt self.txt
 [ "$STATUS" -eq 0 ] || fail "-o naming the input: exited $STATUS: $(cat "$RUN_ERR")"
 ahead "$RUN_ERR" "-o naming the input"
 same exp.txt self.txt "-o naming the input"
 
 # Two threads, or -u: no zeros, the same output.
-run_cmd "$GPUSORT" --device=cpu --parallel=2 --stats -t u32 -o out.txt a.txt
+run_cmd "$GPUSORT" --device=cpu --parallel=2 --stats --type=u32 -o out.txt a.txt
 [ "$STATUS" -eq 0 ] || fail "two threads: exited $STATUS: $(cat "$RUN_ERR")"
 none "$RUN_ERR" "two threads"
 oracle a.txt >exp.txt
 same exp.txt out.txt "two threads"
-run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -u -t i32 -o out.txt c.txt
+run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -u --type=i32 -o out.txt c.txt
 [ "$STATUS" -eq 0 ] || fail "-u: exited $STATUS: $(cat "$RUN_ERR")"
 none "$RUN_ERR" "-u"
 oracle -u -- c.txt >exp.txt
@@ -98,7 +102,7 @@ bound=$(($(wc -c <c.txt) + 1))
 mkdir roomy
 run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$test_dir/roomy" \
     GS_FAULT_WRITE_AFTER=$((total + 100000)) "$GPUSORT" --device=cpu --parallel=16 --stats \
-    -t i32 -o roomy/out.txt c.txt
+    --type=i32 -o roomy/out.txt c.txt
 [ "$STATUS" -eq 0 ] || fail "a disk full past the output: exited $STATUS: $(cat "$RUN_ERR")"
 ahead "$RUN_ERR" "a disk full past the output"
 same exp.txt roomy/out.txt "a disk full past the output"
@@ -108,7 +112,7 @@ same exp.txt roomy/out.txt "a disk full past the output"
 # the temporary gone.
 target_init
 run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$TARGET_DIR" \
-    GS_FAULT_WRITE_AFTER=$((total / 2)) "$GPUSORT" --device=cpu --parallel=16 -t i32 \
+    GS_FAULT_WRITE_AFTER=$((total / 2)) "$GPUSORT" --device=cpu --parallel=16 --type=i32 \
     -o "$TARGET" c.txt
 [ "$STATUS" -eq 2 ] || fail "a disk full before the output's end: exited $STATUS: $(cat "$RUN_ERR")"
 empty "$RUN_OUT" "stdout (a disk full before the output's end)"

@@ -185,10 +185,7 @@ static void check_defaults(const opts_t *o)
     ck_assert_int_eq(o->buffer_size.set, 0);
     ck_assert_ptr_null(o->tmpdir);
     ck_assert_int_eq(o->compress, COMPRESS_AUTO);
-    ck_assert_int_ge(o->threads, 1);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus >= 1)
-        ck_assert_int_eq(o->threads, (int)cpus);
+    ck_assert_int_eq(o->threads, 0);   /* the default, resolved by opt_settings() */
     ck_assert_int_eq(o->progress, 0);
     ck_assert_int_eq(o->stats, 0);
     ck_assert_int_eq(o->nfiles, 0);
@@ -217,23 +214,56 @@ END_TEST
 START_TEST(test_options_type)
 {
     opts_t o;
-    ck_assert_int_eq(parse(&o, "-t", "i32", NULL), GS_OK);
-    ck_assert_int_eq(o.type, KEY_I32);
-    ck_assert_int_eq(parse(&o, "-tu32", NULL), GS_OK);
-    ck_assert_int_eq(o.type, KEY_U32);
     ck_assert_int_eq(parse(&o, "--type=u64", NULL), GS_OK);
     ck_assert_int_eq(o.type, KEY_U64);
     ck_assert_int_eq(parse(&o, "--type", "i64", NULL), GS_OK);
     ck_assert_int_eq(o.type, KEY_I64);
-    ck_assert_int_eq(parse(&o, "-t", "u32", "-t", "i32", NULL), GS_OK);   /* last wins */
+    ck_assert_int_eq(parse(&o, "--type=u32", "--type=i32", NULL), GS_OK);   /* last wins */
     ck_assert_int_eq(o.type, KEY_I32);
+    ck_assert_int_eq(parse(&o, "--ty=u32", NULL), GS_OK);   /* an abbreviation */
+    ck_assert_int_eq(o.type, KEY_U32);
+    /* -t is sort's field separator, not the type: refused until records come */
+    ck_assert_int_eq(parse(&o, "-t", "i32", NULL), GS_EUSAGE);
+}
+END_TEST
+
+/* sort's letters that change nothing on integers: accepted, the defaults kept. */
+START_TEST(test_options_sort_noops)
+{
+    opts_t o;
+    ck_assert_int_eq(parse(&o, "-b", "-n", "-s", NULL), GS_OK);
+    check_defaults(&o);
+    ck_assert_int_eq(parse(&o, "-bns", NULL), GS_OK);
+    check_defaults(&o);
+    ck_assert_int_eq(parse(&o, "--numeric-sort", "--ignore-leading-blanks", "--stable",
+                           "--sort=numeric", NULL), GS_OK);
+    check_defaults(&o);
+}
+END_TEST
+
+/* sort's other orderings, and records: usage errors. */
+static const char *refused_args[] = {
+    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-k1", "-t,", "-z",
+    "--dictionary-order", "--ignore-case", "--general-numeric-sort",
+    "--human-numeric-sort", "--ignore-nonprinting", "--month-sort", "--random-sort",
+    "--version-sort", "--random-source=x", "--key=1", "--field-separator=,",
+    "--zero-terminated", "--sort=month", "--sort=version", "--sort=random",
+    "--sort=general-numeric", "--sort=human-numeric", "--sort=bogus",
+    "--p", "--st", "--ign",   /* ambiguous */
+};
+
+START_TEST(test_options_sort_refused)
+{
+    opts_t o;
+    int rc = parse(&o, refused_args[_i], NULL);
+    ck_assert_msg(rc == GS_EUSAGE, "'%s' gave %d, expected GS_EUSAGE", refused_args[_i], rc);
 }
 END_TEST
 
 START_TEST(test_options_formats)
 {
     opts_t o;
-    ck_assert_int_eq(parse(&o, "-b", NULL), GS_OK);
+    ck_assert_int_eq(parse(&o, "-B", NULL), GS_OK);
     ck_assert_int_eq(o.in_format, FMT_BINARY);
     ck_assert_int_eq(o.out_format, FMT_BINARY);
     ck_assert_int_eq(parse(&o, "--binary", NULL), GS_OK);
@@ -247,11 +277,11 @@ START_TEST(test_options_formats)
     ck_assert_int_eq(o.in_format, FMT_TEXT);
     ck_assert_int_eq(o.out_format, FMT_BINARY);
 
-    /* an explicit side after -b overrides that side only */
-    ck_assert_int_eq(parse(&o, "-b", "--input-format=text", NULL), GS_OK);
+    /* an explicit side after -B overrides that side only */
+    ck_assert_int_eq(parse(&o, "-B", "--input-format=text", NULL), GS_OK);
     ck_assert_int_eq(o.in_format, FMT_TEXT);
     ck_assert_int_eq(o.out_format, FMT_BINARY);
-    ck_assert_int_eq(parse(&o, "-b", "--output-format=text", NULL), GS_OK);
+    ck_assert_int_eq(parse(&o, "-B", "--output-format=text", NULL), GS_OK);
     ck_assert_int_eq(o.in_format, FMT_BINARY);
     ck_assert_int_eq(o.out_format, FMT_TEXT);
     ck_assert_int_eq(parse(&o, "--binary", "--output-format", "text", NULL), GS_OK);
@@ -468,7 +498,7 @@ static const char *bad_args[][3] = {
     { "--type=x", NULL, NULL },
     { "--type=i16", NULL, NULL },
     { "--type=", NULL, NULL },
-    { "-t", "u128", NULL },
+    { "--type", "u128", NULL },
     { "--endian=middle", NULL, NULL },
     { "--endian=", NULL, NULL },
     { "--algorithm=quick", NULL, NULL },
@@ -507,7 +537,7 @@ static const char *bad_args[][3] = {
     { "--frobnicate", NULL, NULL },
     { "-Z", NULL, NULL },
     { "--reverse=yes", NULL, NULL },
-    { "-t", NULL, NULL },          /* missing argument */
+    { "-S", NULL, NULL },          /* missing argument */
     { "-o", NULL, NULL },
     { "--type", NULL, NULL },
 };
@@ -572,6 +602,9 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, test_options_defaults);
     tcase_add_test(tc, test_options_defaults_not_from_caller);
     tcase_add_test(tc, test_options_type);
+    tcase_add_test(tc, test_options_sort_noops);
+    tcase_add_loop_test(tc, test_options_sort_refused, 0,
+                        (int)(sizeof refused_args / sizeof refused_args[0]));
     tcase_add_test(tc, test_options_formats);
     tcase_add_test(tc, test_options_endian);
     tcase_add_test(tc, test_options_flags);
