@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# man-lint.sh: the manual page is clean and complete. mandoc -T lint and
+# groff -ww print nothing on it; it names every long option that `gpusort --help`
+# names, and every option of the command-line contract (the list below). Skips
+# (77) where mandoc is not installed, once the other checks have passed; the groff
+# check is left out where groff is not installed.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+
+man=$srcdir/../../man/gpusort.1
+[ -s "$man" ] || fail "no manual page at $man"
+
+# The options of the contract (version 0.2) that the page must describe, records
+# left out until they are supported. Long options, then short letters.
+contract_long="binary input-format output-format type endian output reverse unique
+    numeric-sort sort ignore-leading-blanks check merge random-source algorithm device
+    gpu-memory buffer-size temporary-directory compress-temp parallel progress stats
+    help version"
+contract_short="B o r u n b c C m a S T d f g h i M R V k t z"
+
+# The page's source as plain text: roff escapes of hyphens, font changes and
+# zero-width characters taken out, so that options read as they are typed.
+sed -e 's/\\-/-/g' -e 's/\\[%&]//g' -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' \
+    "$man" >man.txt
+
+# has_long NAME: the page names --NAME (not only as the prefix of a longer option).
+has_long() {
+    grep -Eq -- "--$1([^[:alnum:]-]|\$)" man.txt
+}
+
+missing=
+for o in $contract_long; do
+    has_long "$o" || missing="$missing --$o"
+done
+for c in $contract_short; do
+    grep -Eq -- "(^|[^[:alnum:]-])-$c([^[:alnum:]-]|\$)" man.txt || missing="$missing -$c"
+done
+[ -z "$missing" ] || fail "man/gpusort.1 does not name the contract's options:$missing"
+
+run_cmd "$GPUSORT" --help
+[ "$STATUS" -eq 0 ] || fail "gpusort --help exited $STATUS"
+missing=
+while read -r o; do
+    has_long "$o" || missing="$missing --$o"
+done < <(grep -o -- '--[a-z][a-z-]*[a-z]' "$RUN_OUT" | sed 's/^--//' | sort -u)
+[ -z "$missing" ] || fail "man/gpusort.1 does not name options that --help names:$missing"
+
+if command -v groff >/dev/null 2>&1; then
+    groff -ww -man -Tutf8 "$man" >/dev/null 2>groff.err || fail "groff failed: $(cat groff.err)"
+    empty groff.err "groff -ww -man's warnings on man/gpusort.1"
+else
+    echo "note: no groff: its check left out" >&2
+fi
+
+command -v mandoc >/dev/null 2>&1 || skip "no mandoc (Debian: apt-get install mandoc)"
+st=0
+mandoc -T lint "$man" >mandoc.out 2>&1 || st=$?
+empty mandoc.out "mandoc -T lint's messages on man/gpusort.1"
+[ "$st" -eq 0 ] || fail "mandoc -T lint exited $st"
