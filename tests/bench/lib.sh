@@ -24,8 +24,16 @@ median() {
         END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# gpu_lines: "GPU N: NAME, MEMORY" for each GPU nvidia-smi lists (nothing where there is
+# none or no nvidia-smi): gpusort --version names no GPU, as it probes none.
+gpu_lines() {
+    command -v nvidia-smi >/dev/null 2>&1 || return 0
+    nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2>/dev/null |
+        awk -F', ' 'NF >= 3 { printf "GPU %s: %s, %s\n", $1, $2, $3 }'
+}
+
 # machine_lines NAME CPUS VERSION: the lines that say where a benchmark ran: its
-# name, the date, the CPUs, memory and OS, and gpusort --version (VERSION).
+# name, the date, the CPUs, memory and OS, gpusort --version (VERSION) and the GPUs.
 machine_lines() {
     echo "machine: $1"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -33,4 +41,5 @@ machine_lines() {
     echo "memory: $(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
     echo "os: $(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}"), $(uname -r)"
     printf '%s\n' "$3" | sed 's/^/gpusort --version: /'
+    gpu_lines | sed 's/^/gpu: /'
 }

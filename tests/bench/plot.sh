@@ -55,12 +55,12 @@ describe() {
         printf '%s' "${MACHINE:-$dir}"
         return
     fi
-    # The GPU from gpusort 0.1's --version lines ("GPU 0: NAME, ..."; "GPUs: none
-    # usable"; "CUDA support: not built in"); from 0.2 on --version names no GPU, and
-    # the title then says nothing of one.
+    # The GPU from the "gpu: GPU 0: NAME, ..." lines (gpu_lines), or from gpusort
+    # 0.1's --version lines ("GPU 0: NAME, ..."; "GPUs: none usable"; "CUDA support:
+    # not built in"); where neither says, the title says nothing of one.
     awk -F': ' '$1 == "machine" { m = $2 }
         $1 == "cpus" { c = $2; sub(/ .*/, "", c) }
-        $1 == "gpusort --version" && $2 ~ /^GPU [0-9]/ { g = $3; sub(/,.*/, "", g) }
+        ($1 == "gpusort --version" || $1 == "gpu") && $2 ~ /^GPU [0-9]/ { g = $3; sub(/,.*/, "", g) }
         $1 == "gpusort --version" && ($2 == "GPUs" || $2 == "CUDA support") && $3 ~ /^(none|not built)/ { none = 1 }
         END { printf "%s, %s CPUs%s", m, c, (g != "" ? ", " g : none ? ", no GPU" : "") }' "$1"
 }

@@ -81,7 +81,7 @@ stats=$BENCH_DIR/stages-stats.txt
 trap 'rm -f "$stats"' EXIT
 threads=$(nproc)
 version=$("$GPUSORT" --version) || die "$GPUSORT --version failed"
-gpus=$(printf '%s\n' "$version" | sed -n 's/^\(GPU [0-9][0-9]*: .*\)/\1/p')
+gpus=$(gpu_lines)
 
 # ---- the ceilings -------------------------------------------------------------------
 

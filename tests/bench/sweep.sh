@@ -22,7 +22,7 @@
 #   BENCH_DIR  data directory (./bench-data)  SORT_S     sort's -S (default 50%)
 #   SORT_MAX_N largest N sort runs at (default: every N)
 #   TOOLS      columns (default "gpusort-gpu gpusort-cpu sort"; gpusort-gpu is
-#              left out where `gpusort --version` lists no GPU)
+#              left out where nvidia-smi lists no GPU)
 #   MACHINE    a name for the machine (default the host name)
 #   BUILD      built tree (default .); GPUSORT ($BUILD/src/gpusort), GSGEN
 #              ($BUILD/tests/tools/gsgen), GSCHECK ($BUILD/tests/tools/gscheck) override it
@@ -70,9 +70,9 @@ ref=$BENCH_DIR/sweep-ref.txt
 out=$BENCH_DIR/sweep-out.txt
 trap 'rm -f "$ref" "$out" "$out.stats"' EXIT
 
-# The GPU column only where gpusort sees a GPU ("GPU 0: NAME, ..." in --version).
+# The GPU column only where there is a GPU (gpu_lines: nvidia-smi's list).
 version=$("$GPUSORT" --version) || die "$GPUSORT --version failed"
-gpus=$(printf '%s\n' "$version" | sed -n 's/^\(GPU [0-9][0-9]*: .*\)/\1/p')
+gpus=$(gpu_lines)
 tools=
 for t in $TOOLS; do
     if [ "$t" = gpusort-gpu ] && [ -z "$gpus" ]; then
