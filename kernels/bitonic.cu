@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitonic.cu: our bitonic sort of u32 and u64 keys (kernels.h): the host entry points,
  * which run the kernels and pass schedule of bitonic.cuh in the configurations below
  * (chosen by measuring: doc/perf/TUNING.md, "The GPU kernels"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitonic.cuh: the device code of our bitonic sort (thread, warp and block steps, its
  * three kernels) and its pass schedule, shared by bitonic.cu, the benchmark
  * (tests/bench/bitonic.cu) and the host emulation test (tests/unit/bitonic_emu.cc).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* device.cu: devices, memory, streams, events and error text for the C side
  * (kernels.h). Thin wrappers: each checks its CUDA call with GK_CHECK. */
 #include <cstdio>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gk_check.h: the one macro that checks every CUDA call in kernels/, shared by the
  * .cu files. It records "CALL failed at FILE:LINE: REASON" for gk_error_text() and
  * returns the matching GK_E* code from the enclosing function. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernels.h: the whole interface between gpusort's C code and its GPU code.
  *
  * C types only: no CUDA or C++ type crosses it, so src/ compiles with a plain C

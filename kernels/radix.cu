@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* radix.cu: CUB's DeviceRadixSort on gpusort's unsigned keys, and the rebase kernel
  * that narrows a chunk's key range before it (kernels.h). */
 #include <cstdint>

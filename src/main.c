@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c: options -> settings -> run(); nothing else. The only place that exits. */
 #include <config.h>
 

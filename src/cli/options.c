@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c: getopt_long over the contract's options, into an opts_t.
  *
  * Messages are our own (opterr = 0), so every usage error reads "gpusort: ..."

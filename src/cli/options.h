@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.h: the command line: parsed into the user's words (opts_t), then resolved
  * into what the engine is told (settings_t, core/settings.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* settings.c: the user's words resolved into the engine's settings (options.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* usage.c: --help and --version. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cleanup.c: the temporary-file registry and the signals that empty it (see
  * cleanup.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cleanup.h: nothing left behind: the registry of temporary files, and the signals
  * that end gpusort without leaving any.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c: the first error's message, and the mapping from codes to exit status. */
 #include <config.h>
 

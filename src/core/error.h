@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.h: error codes and the one place that turns them into text.
  *
  * Every function below main() returns 0 or one of these codes; the first error of a

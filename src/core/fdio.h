@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fdio.h: whole reads and writes on a descriptor: every byte, or the reason why not.
  * Short transfers are continued and EINTR retried, so callers see only done, the
  * end of a file, or an errno.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* job.c: background jobs (see job.h).
  *
  * The thread takes one function at a time from j->fn, runs it with the lock released

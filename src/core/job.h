@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* job.h: background jobs: functions run in order on a thread of their own while the
  * caller goes on. Every background stage of gpusort is one: reading ahead, writing
  * formatted batches, writing spilled blocks, writing a merge's pieces, zeros written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys.c: key types and the unsigned mapping (see keys.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys.h: key types and the one order-preserving mapping to unsigned keys.
  *
  * Every key type maps to u32 or u64 by XOR with a mask: signed types flip the sign

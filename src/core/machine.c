@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* machine.c: the memory and CPUs this process may use (see machine.h). */
 #include <config.h>
 

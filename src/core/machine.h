@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* machine.h: what the machine gives this process: memory (physical, a cgroup's
  * limit, the address space left under `ulimit -v`) and CPUs (those it may run on,
  * within a cgroup's CPU quota). Read when the settings are resolved; each call reads

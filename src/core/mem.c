@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem.c: large buffers: huge pages asked for, pages given back, parallel copies
  * (see mem.h). */
 #include <config.h>

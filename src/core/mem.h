@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem.h: large buffers. Keys and scratch arrays are hundreds of megabytes: asking
  * for transparent huge pages on the largest (MEM_HUGE_MIN) cuts their page faults and
  * TLB misses (the radix scatter writes 2048 streams at once).

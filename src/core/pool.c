@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pool.c: a fixed pool of threads running one data-parallel job at a time.
  *
  * The workers wait on a generation counter; pool_run() publishes a job, runs index 0

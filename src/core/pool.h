@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pool.h: a fixed pool of worker threads that run one data-parallel job at a time.
  *
  * pool_run(p, fn, arg) calls fn(arg, i, n) once for each i in [0, n), n being the

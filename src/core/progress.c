@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c: the --progress line (see progress.h). */
 #include <config.h>
 

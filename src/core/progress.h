@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h: --progress, a one-line display on stderr: phase, bytes in, runs
  * made, the share of keys merged, bytes out and the input rate, redrawn a few times a second on a terminal (a line a second
  * otherwise). It reads the counters of stats.h; nothing else feeds it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* settings.h: what the engine is told to do, resolved once from the command line.
  *
  * cli/ turns the user's words (options.h) into a settings_t: sizes in bytes, the

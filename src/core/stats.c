@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.c: per-stage totals for --stats (see stats.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h: per-stage counters for --stats, and a monotonic clock.
  *
  * Stages add bytes and seconds as they go (thread safe); stats_print() writes the

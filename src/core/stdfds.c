@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdfds.c: the standard descriptors gpusort started without (see stdfds.h). */
 #include <config.h>
 

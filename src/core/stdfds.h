@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdfds.h: standard input, output and error, whichever of them gpusort started
  * without. A descriptor 0, 1 or 2 that is closed at start would be taken by the next
  * file opened (the --progress line, say, written into the sorted output), so each is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tempfile.c: the one maker of temporary files (see tempfile.h). */
 #include <config.h>
 

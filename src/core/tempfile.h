@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tempfile.h: the one maker of temporary files: spilled runs, -m's pass files and
  * -o's temporary all come from here, registered for removal from the moment they
  * exist (cleanup.h).

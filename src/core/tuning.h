@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tuning.h: every constant of gpusort that was chosen by measuring, in one place.
  *
  * One line each: what it sets. Why it has its value, with the figures and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ahead.c: zeros written ahead into -o's temporary (see output_write_ahead()).
  *
  * A page fault on a page of the file that the page cache does not hold yet costs far

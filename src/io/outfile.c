@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.c: the output's destination (see output.h): standard output, or -o FILE.
  *
  * FILE is written, where it can be, under a temporary name in its own directory and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output.h: the output: mapped keys -> text or binary, written in order to standard
  * output or, atomically, to -o FILE.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_impl.h: the output's state, shared by its parts: outfile.c (the
  * destination and the atomic -o), writer.c (formatting and writing in order),
  * placed.c (text formatted straight into the file's pages) and ahead.c (zeros

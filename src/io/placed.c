@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* placed.c: text placed in the output file (see output.h, "placed text").
  *
  * ext4, like most file systems, takes one write(2) at a time per file, but page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader.c: key readers (see reader.h): sources, blocks, binary keys.
  *
  * Two raw buffers take turns: while the pool parses the block in one, a job reads

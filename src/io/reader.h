@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader.h: key readers: one input (file or stdin) as a sequence of blocks of mapped
  * keys, text parsed in parallel or binary decoded, with exact positions for errors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_impl.h: the reader's state, shared by reader.c (sources, blocks, binary
  * keys) and reader_text.c (text blocks scanned in parallel). Not for other modules:
  * their interface is reader.h.

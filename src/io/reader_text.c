@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reader_text.c: text blocks scanned into keys by the pool's threads (see reader.h).
  *
  * A block is split at white space into pieces, a few for each thread, which the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textfmt.c: integers -> text: mapped keys formatted as canonical decimal lines
  * (see textnum.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textnum.h: fast text <-> integer conversion (pure functions, the hot path):
  * textscan.c parses, textfmt.c formats.
  *

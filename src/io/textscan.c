@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textscan.c: text -> integers: tokens parsed into mapped keys (see textnum.h).
  *
  * Parsing reads digits eight at a time where eight bytes remain (a SWAR test finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* writer.c: keys formatted and written in order (see output.h).
  *
  * Keys are formatted in batches: each pool thread formats its share of a batch into

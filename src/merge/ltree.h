@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ltree.h: a loser tree over k sources of ascending u64 keys.
  *
  * Each internal node holds the source that lost the match played there; node[0]

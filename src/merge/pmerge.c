@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmerge.c: the parallel merge of sorted runs by key range (see pmerge.h).
  *
  * Pieces: keys in [split[j-1], split[j]), the first from 0 and the last to the end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmerge.h: the parallel merge of sorted runs, by key range.
  *
  * Splitter keys drawn from samples of the runs cut the key space into pieces of

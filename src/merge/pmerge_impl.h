@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmerge_impl.h: the parallel merge's state, shared by its parts: pmerge.c (pieces,
  * turns, the sink), pmerge_loops.c (merging one piece) and pmerge_layout.c (the
  * layout of a placed merge). Not for other modules: their interface is pmerge.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmerge_layout.c: the layout of a placed merge (see pmerge.h): a key's bytes depend
  * on its value alone, as steps over the keys, so the bytes of every piece follow from
  * the ranks of the steps and of the splitters in each run, without reading the keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmerge_loops.c: one piece of the parallel merge (see pmerge.h): every source's
  * keys in the piece's range, merged into the thread's batch, which pm_flush() hands
  * on as it fills. Few sources go through a tree of two-way merges, many through a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* streams.c: -m and -c/-C over user inputs (see streams.h): one loser tree (ltree.h)
  * over the inputs, streaming block by block.
  */

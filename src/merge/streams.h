@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* streams.h: -m (merge inputs that are sorted already) and -c/-C (check one input).
  *
  * Both stream: keys are read block by block and never held whole. The merge is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.c: -c and -C: is the one input sorted? (merge_check(), streams.h) */
 #include <config.h>
 

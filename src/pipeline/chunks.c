@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chunks.c: the sort's chunks (see chunks.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chunks.h: the sort's chunks: keys gathered into chunks within -S, each sorted and
  * kept as a run.
  *

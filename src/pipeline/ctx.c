@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ctx.c: the helpers every mode shares (see ctx.h). */
 #include <config.h>
 

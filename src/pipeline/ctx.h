@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ctx.h: what one run of gpusort shares: the settings, the key mapping, the thread
  * pool and the chunk sorter, plus the helpers every mode uses to open inputs and the
  * output. run.c builds it; the modes (sort.c, mergefiles.c, check.c) use it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.c: the chunk sorter for a sort: the GPUs the settings ask for (auto: every
  * GPU there is, where the input is large enough for them to win), or the CPU.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mergefiles.c: -m: merge inputs that are each sorted already, streaming.
  *
  * One loser-tree merge (streams.h) over all inputs when the open-file limit allows;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* passes.c: merge passes (see passes.h). */
 #include <config.h>
 

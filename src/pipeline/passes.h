@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* passes.h: merge passes, the one driver for the sort's runs and -m's inputs.
  *
  * While there are more items (runs, or input files) than one merge takes (fan-in,

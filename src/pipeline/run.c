@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c: the one entry point behind main(): build the context (key mapping,
  * threads, chunk sorter), then sort (sort.c), merge (mergefiles.c) or check
  * (check.c); report and tear down.

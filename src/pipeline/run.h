@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.h: the one entry point behind main(): sort, merge or check, per the settings. */
 #ifndef GS_RUN_H
 #define GS_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smerge.c: the merge by sorting key ranges (see smerge.h).
  *
  * Each piece is cut (smerge_cut.c), then gathered by the pool's threads, task by

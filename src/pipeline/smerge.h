@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smerge.h: the merge by sorting key ranges, for a chunk sorter faster than any CPU
  * merge (a GPU).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smerge_cut.c: the cut of the next piece of a merge by sorting (see smerge.h): the
  * largest key such that the keys below it, still to take in every run, fill the
  * piece, found by binary search on the key with ranks in the runs (runs.h): memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smerge_impl.h: the cut of the merge by sorting (smerge_cut.c), for smerge.c. Not
  * for other modules: their interface is smerge.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort.c: the sort: inputs -> chunks -> runs -> merge -> output.
  *
  * Every input is read into chunks (chunks.h), text scanned straight into the chunk,

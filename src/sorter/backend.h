@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* backend.h: what a chunk-sorter backend fills in (cpu.c, cuda.c); sorter.c wraps
  * it in sorter.h's interface. Not for the pipeline: its interface is sorter.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sorter_cpu.c: the CPU chunk sorter: a parallel radix sort, digits of up to 11 bits.
  *
  * One read pass first finds the bits that vary among the keys (the OR and the AND

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda.c: the GPU chunk sorter (sorter.h): CUB's radix sort, or our bitonic sort
  * with --algorithm=bitonic, on every device asked for.
  *

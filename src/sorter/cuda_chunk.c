@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_chunk.c: a chunk sorted on the devices (see cuda_impl.h).
  *
  * A chunk is cut into parts that fit one device's buffers; each device sorts its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_impl.h: the GPU backend's state, shared by its parts: cuda.c (the backend:
  * routing, sorts aside, pinning, --stats), cuda_setup.c (devices and their
  * buffers, set up in the background), cuda_part.c (one part of a chunk on one

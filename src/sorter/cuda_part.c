@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_part.c: one part of a chunk sorted on one device (see cuda_impl.h).
  *
  * A part is staged through the device's two pinned buffers: the host copies a slice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_setup.c: the devices set up (see cuda_impl.h): every device's streams,
  * pinned staging buffers and device buffers, the latter as large as --gpu-memory
  * (or most of the free memory) allows, halving on out-of-memory. The set-up runs in

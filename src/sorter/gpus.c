@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpus.c: the GPUs this machine shows, counted for --device, and what GPU support
  * this build has, for --version (see sorter.h). Built with or without CUDA. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sorter.c: the chunk-sorter interface over a backend's operations (sorter.h). */
 #include <config.h>
 

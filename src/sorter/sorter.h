@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sorter.h: the chunk sorter: what the pipeline asks of a backend.
  *
  * A chunk is n mapped keys (keys.h), 4 or 8 bytes each, to be sorted ascending. Two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec.c: the byte format of one block of a spilled run (see codec.h).
  *
  * The hot loops work in chunks of CODEC_CHUNK keys with a constant trip count and

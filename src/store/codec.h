@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec.h: the byte format of one block of a spilled run (pure functions).
  *
  * A block is n sorted ascending unsigned keys (u32 when width == 4, u64 when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run.c: the run store (see runs.h): runs in memory, and spilling them.
  *
  * Spilling encodes a run's blocks in parallel: each pool thread encodes its share of

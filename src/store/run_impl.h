@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_impl.h: a run's state, shared by the run store's parts: run.c (runs in
  * memory, spilling, sampling), run_writer.c (spilled runs written as a stream) and
  * run_read.c (cursors and reading by rank). Not for other modules: their interface

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_read.c: runs read back (see runs.h): cursors over the keys from a bound on,
  * and reading by rank (the keys at given indexes, the index of a key), a spilled
  * run one decoded block at a time with pread(2), so that threads may read one run at

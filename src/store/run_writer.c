@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_writer.c: a new spilled run written as a stream of keys in order (the merge
  * passes' output; see runs.h): keys gathered into a block, each full block encoded
  * and appended to the run's file, its index grown as it goes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runs.h: the run store: sorted runs of mapped keys, kept in memory or spilled to a
  * file under the temporary directory, and cursors that read them back in order
  * (run.c, run_writer.c, run_read.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ab.sh: two builds of gpusort side by side on the same inputs, their runs
 # alternating (A, B, A, B, ...), the median of R rounds of each and their ratio:
 # whether a change moved the speed, and by how much. A round of each, untimed, comes

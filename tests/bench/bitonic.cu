@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitonic.cu (tests/bench): three GPU sorts on the same keys, side by side (a
  * benchmark, never a test): the naive bitonic network (one launch per compare step,
  * every step a pass over global memory; kept here only as the baseline), our bitonic

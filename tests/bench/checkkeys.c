@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* checkkeys.c: the checker of the big benchmarks: reads binary unsigned keys (u32
  * or u64, this host's byte order) from standard input and checks that they are in
  * ascending order; prints "COUNT SUM" (SUM the keys added mod 2^64), the arithmetic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu-stage.c: gpusort's CPU stages alone, on keys in memory (a benchmark, never a
  * test): the radix chunk sort (radix_sort_cpu) against the C library's qsort on the
  * same keys, and the text scan (tn_scan) and format (tn_format_keys) of those keys,

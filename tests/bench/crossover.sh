@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # crossover.sh: where the GPU starts to pay: `gpusort --device=cpu` against
 # `--device=GPU` on the same file, by size (a benchmark, never a test). The measure
 # behind --device=auto's choice of the CPU for inputs of known size under 32 Mi keys

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external.sh: gpusort's external sort (-S 256M, runs spilled to disk) against
 # `LC_ALL=C sort -n` with the same buffer, and against gpusort with the whole input in
 # memory (a benchmark, never a test).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # flagship.sh: the scale run of issue 7: GIB gibibytes of random binary u32 keys made
 # by tests/bench/genkeys, piped through `gpusort -b -t u32` into tests/bench/checkkeys,
 # which checks order, count and sum against `genkeys --sum`. Nothing touches a file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* genkeys.c: random binary u32 or u64 keys, fast, for the big benchmarks.
  *
  * Key i of seed s is the splitmix64 finaliser of s * 2^32 + i (truncated to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu-stage.c: gpusort's GPU sort stage (gk_sort_range) against bare CUB SortKeys on
  * the same keys, side by side (a benchmark, never a test).
  *

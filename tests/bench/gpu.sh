@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu.sh: the GPU benchmarks of the lent H100, in one script (never a test). Run from
 # a built tree (BUILD, default .) with the data directory BENCH_DIR (./bench-data):
 #  1. host memory bandwidth (membw);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # tests/bench/lib.sh: helpers the benchmark scripts share (sourced; the script sets
 # name, for messages).

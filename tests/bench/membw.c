@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw.c: host memory bandwidth, the ceiling of gpusort's CPU stages (a benchmark).
  * T threads each copy their share of a large buffer into another, several times; the
  * best round's bytes read plus bytes written over its time is printed in GB/s.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # multigpu.sh: the same input sorted on 1, 2, ... GPUs of one host, side by side:
 # N random binary u32 keys (tests/bench/genkeys, seed 13) in a file in the page cache,
 # `gpusort -b -t u32 --device=LIST $GS_ARGS --stats FILE -o /dev/null`, R rounds, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pcie.c: the bandwidth between pinned host memory and a GPU, the ceiling of
  * gpusort's transfer stage (a benchmark, never a test).
  * Copies a MIB-MiB pinned buffer to device 0 and back, ROUNDS times each after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipebw.c: the ceiling of a pipe between two processes, for the scale benchmarks:
  * how fast bytes cross a pipe for a given write size, read size and pipe buffer.
  *   pipebw write TOTAL CHUNK   write TOTAL bytes to standard output, CHUNK at a time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # plot.sh: draws the CSVs of tests/bench/sweep.sh and tests/bench/stages.sh as PNG
 # plots with gnuplot (Debian: gnuplot-nox). Every figure drawn comes from the CSVs.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readbw.c: how fast a file in the page cache can be read, the ceiling of gpusort's
  * read stage (a benchmark, never a test).
  * T threads pread(2) the file in blocks of B MiB, each its share of the blocks in

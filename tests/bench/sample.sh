@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sample.sh: the README's quick start: sort ten million generated integers.
 #
 # Generates 10,000,000 random u32 as text with gsgen in a temporary directory, sorts

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stages.sh: one big sort's `--stats` breakdown by stage, and the ceilings to hold it
 # against (host memory bandwidth; PCIe where there is a GPU), into CSVs for
 # tests/bench/plot.sh (a benchmark, never a test).

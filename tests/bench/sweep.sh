@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sweep.sh: gpusort on the GPU, gpusort on the CPU and `LC_ALL=C sort -n` over a list
 # of input sizes, side by side, into a CSV for tests/bench/plot.sh (a benchmark,
 # never a test).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # vs-sort.sh: gpusort against `LC_ALL=C sort -n`, side by side (a benchmark, never a test).
 #
 # Generates N random keys of TYPE as text into BENCH_DIR (kept for later runs), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* writebw.c: how fast a new file can be written into the page cache, the ceiling of
  * gpusort's write stage (a benchmark, never a test).
  * For each way below and each thread count T given, a file of MIB MiB is made anew

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # chunks-in-memory.sh: an input of several chunks whose runs all stay in memory,
 # merged at the end, is right: binary files of three key types against gscheck's
 # order check and gsgen's COUNT SUM, with -r, with -u over a few values repeated

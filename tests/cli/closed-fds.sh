@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # closed-fds.sh: gpusort started with standard input, output or error closed gives
 # the right output or one clear error, never one descriptor taken for another (a
 # file opened while 2 was closed took 2, and the --progress line went into the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # dev-full.sh: a full disk (/dev/full) is exit 2 with one message, never a silent truncation.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # enospc.sh: a full (or failing) disk under -T (spilled runs, merge passes, -m's
 # passes) or under the -o directory is an error: exit 2, one message naming the
 # cause, no temporary left, the -o target untouched.

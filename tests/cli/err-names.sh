@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # err-names.sh: an error names the right file, keeps its reason whatever the path's
 # length, and escapes a name as it escapes a token, so that it stays one line.
 # shellcheck source=tests/cli/lib.sh

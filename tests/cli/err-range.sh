@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # err-range.sh: a token out of the type's range: exit 2, FILE:LINE: out of range for TYPE: 'TOKEN'.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-compress.sh: --compress-temp=none, lz4 and auto give the same, right
 # output, and LZ4 makes the spilled runs of random keys smaller than none does.
 # shellcheck source=tests/cli/lib.sh

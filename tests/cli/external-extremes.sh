@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-extremes.sh: external sorts whose keys crowd the ends of each type's
 # range (the largest u64 is also the merge's end-of-run marker, so ties with it
 # must not end a merge early), over many runs, against sort -n, -r and -u.

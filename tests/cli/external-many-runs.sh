@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-many-runs.sh: more runs than one merge takes (under a low open-file limit):
 # merge passes, the output right, and nothing left in -T.
 # shellcheck source=tests/cli/lib.sh

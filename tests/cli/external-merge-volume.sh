@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-merge-volume.sh: merge passes rewrite each key a few times (about the log
 # of the run count), not once per pass: the spill volume of many runs stays within a
 # small multiple of the keys.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-runs-1024.sh: more spilled runs at once than 1024 (more than any fixed
 # table of temporary files should hold): the sort still works, within a time bound.
 # shellcheck source=tests/cli/lib.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # external-types.sh: external sorts (many runs, spilled to -T) of every key type are
 # right: text from a file against sort -n (and -r, -u; to standard output and, laid
 # out and placed, to -o), binary from a pipe against gscheck's order check and

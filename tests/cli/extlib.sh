@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # extlib.sh: helpers of the external-sort tests (sourced after lib.sh, never run).
 #
 # The environment (make check sets it) adds GSCHECK, the order and sum checker of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fault-emfile.sh: opening a file fails with EMFILE (the process is out of
 # descriptors) during the merge: a spilled run opened to be merged, a merge pass's
 # new temporary, an input or temporary of -m, the output's temporary. Each is an

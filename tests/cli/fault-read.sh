@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fault-read.sh: a failing read (EIO) of an input, of standard input, of a spilled
 # run or of a -m pass's temporary, or a mapped input cut short (SIGBUS), is an
 # error: exit 2, one message naming the file and the cause, nothing on stdout, no

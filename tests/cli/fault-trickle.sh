@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fault-trickle.sh: inputs that arrive one byte at a time (a slow pipe, a FIFO fed
 # by a slow writer) are sorted, merged and checked exactly as when they arrive
 # whole: text numbers and binary keys are cut at every byte. One byte a read comes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu-aside.sh: with a GPU, a chunk is sorted aside (its own thread and staging
 # threads) while the next one is read, into two buffers pinned for DMA once the input
 # takes more than one chunk; a GPU merge's pieces are pinned, each sorted aside

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu-setup.sh: the GPU is set up in the background while reading goes on (with
 # --device=auto the devices are counted there too), and the sort is right whatever
 # reading meets meanwhile: text against sort -n, binary keys in several chunks with

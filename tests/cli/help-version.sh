@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # help-version.sh: --help names every long option and fits 80 columns; --version in
 # GNU's form (version, copyright, license, what is built in) without probing the
 # GPUs; both exit 0.

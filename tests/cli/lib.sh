@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh: helpers shared by the command-line tests (sourced, never run).
 #
 # Each test runs in a fresh temporary directory (its working directory, removed on

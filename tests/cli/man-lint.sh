@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # man-lint.sh: the manual page is clean and complete. mandoc -T lint and
 # groff -ww print nothing on it; it names every long option that `gpusort --help`
 # names, and every option of the command-line contract (the list below). Skips

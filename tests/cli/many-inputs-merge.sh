@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # many-inputs-merge.sh: -m of many inputs under a low open-file limit (ulimit -n 32).
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

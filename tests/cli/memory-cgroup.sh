@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # memory-cgroup.sh: the default -S respects the memory limit of the cgroup gpusort
 # runs in: 160 MB of text sorts in a group limited to 96 MiB (the runs spill),
 # where a -S of half the machine's memory would be killed by the kernel.

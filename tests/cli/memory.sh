@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # memory.sh: -S bounds the memory whatever --parallel says (threads are capped where
 # their own buffers would not fit), and the default -S respects the address space
 # that `ulimit -v` leaves: a 200 MB input sorts under a limit of 400 MB, as sort

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # merge-pipe.sh: many runs merged into a pipe, binary keys read by gscheck (order,
 # count and sum against gsgen's): unsigned keys, which a GPU's merge hands to the
 # pipe as pages (output_give), and signed ones, which are encoded first; runs in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # output-file.sh: -o FILE: a new file, an existing one, one of the inputs, and /dev/null.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

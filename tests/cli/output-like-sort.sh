@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # output-like-sort.sh: -o FILE behaves as sort -o where users notice: a symbolic link
 # is written through (its target gets the output, the link stays), a dangling one
 # creates its target; FILE keeps its mode, and its owner and group where that is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # rss.sh: the peak resident memory of an external sort stays within -S plus a fixed
 # overhead (measured with /usr/bin/time -f %M; skipped where that is missing).
 # shellcheck source=tests/cli/lib.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # signals-all.sh: every signal whose default action ends a process and that can be
 # caught ends gpusort as that signal would (128+signal), with its temporary files
 # removed and an existing -o target untouched: sent to the process (the kernel gives

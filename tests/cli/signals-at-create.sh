@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # signals-at-create.sh: a signal that comes the instant a temporary file exists (a
 # spilled run, the output's temporary), before gpusort has noted its name, still
 # ends gpusort with 128+signal and leaves no file behind, whichever thread created

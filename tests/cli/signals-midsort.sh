@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # signals-midsort.sh: SIGINT, SIGTERM and SIGHUP at any moment of an external sort
 # (its input just opened, runs spilled, the output being merged) end gpusort with
 # 128+signal, every temporary removed (-T and beside -o) and the -o target untouched.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # signals-random.sh: SIGINT, SIGTERM or SIGHUP at a random moment of a long sort or
 # merge (reading, spilling, merging runs, writing the output), many times over:
 # gpusort ends with 128+signal (or 0, if it finished first), never leaves a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sort-large.sh: millions of keys (many parse blocks); the oracle is gsgen -d sorted,
 # itself checked against sort -n here on a smaller sample.
 # shellcheck source=tests/cli/lib.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sort-letters.sh: a letter GNU sort uses means what it means in sort, or is refused
 # with one line that names it and says what to use: -b, -n and -s are accepted and
 # change nothing; the orderings of other things than integers, and records (-k, -t,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sort-sizes.sh: empty input, one key, and sizes around powers of two, against sort -n.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # spill-happens.sh: input far beyond -S spills runs to -T (--stats shows spill bytes),
 # the output is still right, and no temporary file is left.
 # shellcheck source=tests/cli/lib.sh

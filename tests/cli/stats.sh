@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stats.sh: --stats: a stage table on stderr (stdout still right), the lines of text
 # read and written mapped; --progress.
 # shellcheck source=tests/cli/lib.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stdout-file.sh: standard output that is a regular file ("> FILE") takes much text
 # placed, as -o does (io/placed.c: formatted by the threads straight into the file's
 # pages), from the position the shell left it at; appended to (">>"), shared with

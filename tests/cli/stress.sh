@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stress.sh: a differential stress run. A seeded generator draws random invocations
 # (sort, -m, -c, -C; each key type; text or binary in and out; both byte orders;
 # -r, -u; 0 to 300000 keys over several inputs, standard input among them; tiny -S,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # threads-default.sh: by default gpusort uses the CPUs it may run on: those of its
 # affinity mask (taskset, as nproc counts them), and no more than its cgroup's CPU
 # quota allows (rounded up). --parallel overrides both. The count is the one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # unique.sh: -u, and -r -u: one key per run of equal keys.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # write-ahead.sh: with 16 threads or more, text of one chunk to -o has zeros written
 # ahead into -o's temporary while the chunk sorts (io/ahead.c, output_write_ahead),
 # bounded by the inputs' bytes plus one a file; the text is then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz.h: what the fuzz targets (tests/fuzz/fuzz_*.c) share.
  *
  * Each target defines LLVMFuzzerTestOneInput(), libFuzzer's entry point; it is

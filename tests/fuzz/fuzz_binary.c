@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_binary.c: the binary decoder (key_decode and reader.h's binary reader), for
  * each key type and byte order, against a byte-by-byte reference, and the encoder
  * (key_encode) as its inverse.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_runs.c: the spilled-run reader (store/runs.h, store/codec.h): a damaged or
  * truncated temporary file must give an error, never a crash and never wrong keys.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_text.c: the text parser (io/textnum.h, and io/reader.h's text reader)
  * against a slow reference parser written here from the contract alone.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzzlib.c: the helpers every fuzz target links (see fuzz.h). */
 #include <config.h>
 

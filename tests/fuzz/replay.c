@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.c: a main() for the fuzz targets where libFuzzer is not used: it feeds the
  * target every file named (a directory: each file in it, in name order) and, with
  * -m N, N random mutants of each: bytes flipped, set, inserted or erased, the input

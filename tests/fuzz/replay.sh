@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # replay.sh: each fuzz target over its seed corpus (tests/fuzz/corpus/<target>/),
 # then, for GS_FUZZ_SECONDS each (default 10), over inputs made from it: random
 # mutants (replay.c) in a plain build, libFuzzer's own search in a --enable-fuzzing

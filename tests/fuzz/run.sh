@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run.sh: `make fuzz`: each fuzz target for FUZZ_SECONDS (default 300), one after
 # the other on one core, starting from its seed corpus. Everything goes under
 # fuzz-out/<target>/ in the current (build) directory: corpus/ (the seeds and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitonic.c: our bitonic sort (gk_bitonic_sort, gk_bitonic_sort_range) against a
  * CPU reference (a test program without Check, like sorter.c). Exits 77 where
  * there is no GPU.

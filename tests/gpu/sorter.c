@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sorter.c: the GPU chunk sorter against the CPU radix sort (a test program; it
  * needs no Check, since the GPU machine has none). Exits 77 where there is no GPU.
  *

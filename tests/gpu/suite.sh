@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu-suite.sh: the GPU machine's test run. The GPU test programs (the chunk sorter,
 # our bitonic sort), then the whole command-line suite with --device=0 added to every
 # gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).

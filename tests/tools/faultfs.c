@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* faultfs.c: an LD_PRELOAD shim that makes the file system fail under one directory,
  * as a full disk (ENOSPC), a failing one (EIO) or a process out of descriptors
  * (EMFILE) would; that cuts reads short, down to one byte at a time, as a slow pipe

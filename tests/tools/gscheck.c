@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gscheck.c: checks that binary keys are in order and prints "COUNT SUM" of them,
  * an oracle for sorts too big to compare with sort(1) quickly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gsgen.c: a fast, seeded generator of integer test data for gpusort.
  *
  * Standalone on purpose: it shares no code with gpusort, so the tests, the sample

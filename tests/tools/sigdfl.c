@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sigdfl.c: run a command with every signal at its default action and none blocked
  * (a test helper: a test run under nohup, or as a background job of a shell without
  * job control, starts with SIGHUP, or SIGINT and SIGQUIT, ignored, which a shell

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tgkill.c: send a signal to one thread of a process (a test helper: the shell's kill
  * sends to the process, which the kernel gives to any thread that does not block it).
  * Usage: tgkill PID TID SIGNAL-NUMBER. Exit 0 if sent, 1 if not. */

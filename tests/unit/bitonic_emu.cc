@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitonic_emu.cc: the bitonic sort's kernels (kernels/bitonic.cuh), run on the CPU by a
  * small emulation of CUDA blocks, against std::sort: a test of the network, the
  * layouts and the pass schedule that needs no GPU (the GPU itself is tested by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_codec.c: unit tests of store/codec.[ch]: round trips of both codecs and both
  * widths over a sweep of sizes and key distributions, the byte layout of each codec
  * (checked against liblz4 and a reference transpose written here), the compression

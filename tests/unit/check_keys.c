@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_keys.c: unit tests of core/keys.[ch]: the order-preserving mapping of every
  * key type to unsigned keys (both directions), type names, key_unique, and binary
  * keys decoded and encoded (key_decode, key_encode) against hand-built bytes.

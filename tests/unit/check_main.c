@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_main.c: the one runner of the Check unit tests: every module's suite, run
  * in forked children; the exit status says whether any test failed.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_options.c: unit tests of cli/options.[ch]: SIZE parsing and resolution, and
  * opt_parse over argv arrays (defaults, every option, conflicts, bad values).
  * opt_parse uses getopt_long: optind is reset to 0 (glibc's full reset) before

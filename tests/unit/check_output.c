@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_output.c: unit tests of io/output.h: the writer to -o FILE (text and
  * binary, committed atomically, nothing else left in the directory), output_abort
  * (an existing FILE untouched, no temporary left), keys in order laid out by ranks

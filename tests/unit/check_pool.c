@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_pool.c: unit tests of pool.[ch]: pool_run calls fn exactly once per index
  * with the pool's size, i = 0 on the caller, each index on its own thread, and
  * returns only when all have returned; for sizes 1..8, many times over.

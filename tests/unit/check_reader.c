@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_reader.c: unit tests of io/reader.[ch]: kreader over temporary files: text
  * across small blocks, line positions, bad tokens (reported after every key before
  * them), binary blocks, partial keys and the carry between inputs.

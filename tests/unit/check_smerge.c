@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_smerge.c: unit tests of pipeline/smerge.h, the merge by sorting key ranges.
  *
  * smerge_cut: over random runs (few distinct values, long repeats, the largest key

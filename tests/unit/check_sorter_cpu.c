@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_sorter_cpu.c: unit tests of the CPU chunk sorter (sorter/cpu.c): both
  * radix_sort_cpu and the sorter_t it backs, against qsort, for widths 4 and 8, pools
  * of 1, 2 and 3 threads, a sweep of sizes and the key distributions below.

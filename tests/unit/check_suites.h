@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_suites.h: the Check unit-test suites of gpusort, one per module, and the
  * two small helpers they share: a seeded generator (never rand()) and an oracle for
  * the sort key of a value that is written from the definition of the mapping, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_tdir.c: files for the unit tests that touch them: temporary directories
  * made under $TMPDIR (else /tmp) and removed with everything in them, and whole
  * files written with every step checked. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_textnum.c: unit tests of io/textnum.h (textscan.c, textfmt.c): tn_parse at every boundary, tn_format
  * and tn_format_keys against snprintf, tn_scan on blocks (white space, counts, the
  * first bad token), tn_count_lines, tn_count_tokens, tn_token_offset, tn_is_space.
