@@ -1,20 +1,69 @@
 /* SPDX-License-Identifier: MIT */
-/* progress.h: --progress, a one-line display on stderr: phase, bytes in, runs
- * made, the share of keys merged, bytes out and the input rate, redrawn a few times a second on a terminal (a line a second
- * otherwise). It reads the counters of stats.h; nothing else feeds it.
+/* progress.h: --progress, one line on stderr about the run: the phase, bytes in (of
+ * the inputs' total and its percentage, where the pipeline knows the total), bytes
+ * out, the rate over the last few seconds and the time left where it can be told.
+ * It reads the counters of stats.h (atomics: the sort never waits for it) and the
+ * total that progress_total() gives; nothing else feeds it.
+ *
+ * The line, in order (fields are dropped where the width is short, the least
+ * important first: the "gpusort:" prefix, the rate, bytes out, the time left, the
+ * percentage, the bytes in; the phase is cut where nothing else fits):
+ *
+ *     gpusort: reading 1.23/2.00 GB 61% 850 MB/s 0:02 left
+ *     gpusort: merging 2.00/2.00 GB 100% out 905 MB 850 MB/s 0:03 left
+ *     gpusort: reading 420 MB 95.0 MB/s                    (a pipe: no total)
+ *
+ * Sizes and rates in powers of 1000 (B, kB, MB, GB, TB), three digits. The rate is
+ * that of bytes in and out together (never both at once: nothing is written before
+ * every input is read) over the last PROGRESS_WINDOW seconds. The time left is the
+ * reading's, from the bytes in still to come, or else a merge's, from its keys still
+ * to merge (stats_progress()): each at its rate over the same window.
+ *
+ * On a terminal: redrawn in place every PROGRESS_TICK_MS, by "\r" and the line
+ * padded with spaces over the one before, in at most the terminal's width less one
+ * column (TIOCGWINSZ on stderr, 80 where it has none, and never more than 80): a
+ * line that ends in the last column leaves some terminals' cursor on the next line,
+ * and the next "\r" would then redraw there. progress_stop() clears it with "\r",
+ * spaces over what was drawn, "\r": no escape sequence, so that a terminal without
+ * them (TERM=dumb) shows the same, and the cursor is back at the start of an empty
+ * line for the prompt or the error message.
+ *
+ * stderr not a terminal (a log): the same line, ended by "\n", every PROGRESS_LOG_MS
+ * (never "\r"); after a success, one last line "gpusort: done: IN in, OUT out, M:SS"
+ * (OUT left out where nothing was written), so that a log says the run ended well.
+ * After a failure, no last line: gpusort's message follows.
+ *
+ * For tests only: GS_PROGRESS_INTERVAL_MS=N (1 to 60000) in the environment redraws
+ * every N ms on a terminal and writes a line every N ms to a log.
  */
 #ifndef GS_PROGRESS_H
 #define GS_PROGRESS_H
 
-/* Start the display thread. GS_OK or an error code. */
+#include <stdint.h>
+
+/* Start the display thread, showing nothing for the first tick. GS_OK or an error
+ * code. */
 int progress_start(void);
 
-/* Name the phase shown ("reading", "sorting", "writing", "merging", "checking"). */
+/* The inputs' total bytes, once known (every input a regular file: the sum of their
+ * sizes); without a call the total is unknown, and the line shows no total, no
+ * percentage and no time left for the reading. May be called from any thread. */
+void progress_total(uint64_t bytes);
+
+/* Name the phase shown: a string that lives as long as the run ("reading",
+ * "sorting", "writing", "merging", "checking"). Also stats_phase(). Cheap: an atomic
+ * store. */
 void progress_phase(const char *phase);
 
-/* Stop the thread; after a success draw the last line ("done"), after a failure
- * only end the line on a terminal so the error message stands alone. A no-op if
- * not started. */
+/* Write "gpusort: " and the message (printf's format, without its newline) and a
+ * newline to stderr, where the line is shown: cleared first on a terminal (drawn
+ * again at the next tick), so that the message stands alone. Without --progress,
+ * the same message. For what gpusort says while it runs (the first disorder of -c,
+ * a warning). */
+void progress_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Stop the thread and clear the line on a terminal; on a log, after a success (ok),
+ * write the last line (see above). A no-op if not started. */
 void progress_stop(int ok);
 
 #endif

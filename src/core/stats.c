@@ -15,8 +15,8 @@ static const char *const stage_names[ST_COUNT] = {
 };
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t stage_bytes[ST_COUNT];
-static double stage_seconds[ST_COUNT];
+static uint64_t stage_bytes[ST_COUNT];     /* atomics: --progress reads them as they grow */
+static double stage_seconds[ST_COUNT];     /* under stats_lock */
 static char device_text[256] = "cpu";
 static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
@@ -42,18 +42,18 @@ double stats_now(void)
 
 void stats_add(stage_t stage, uint64_t bytes, double seconds)
 {
-    pthread_mutex_lock(&stats_lock);
-    stage_bytes[stage] += bytes;
-    stage_seconds[stage] += seconds;
-    pthread_mutex_unlock(&stats_lock);
+    if (bytes)
+        __atomic_add_fetch(&stage_bytes[stage], bytes, __ATOMIC_RELAXED);
+    if (seconds != 0) {
+        pthread_mutex_lock(&stats_lock);
+        stage_seconds[stage] += seconds;
+        pthread_mutex_unlock(&stats_lock);
+    }
 }
 
 uint64_t stats_bytes(stage_t stage)
 {
-    pthread_mutex_lock(&stats_lock);
-    uint64_t b = stage_bytes[stage];
-    pthread_mutex_unlock(&stats_lock);
-    return b;
+    return __atomic_load_n(&stage_bytes[stage], __ATOMIC_RELAXED);
 }
 
 void stats_note_run(void)
@@ -151,9 +151,10 @@ void stats_print(double total)
     fprintf(stderr, "gpusort: stats: device %s\n", device_text);
     fprintf(stderr, "gpusort: stats: %-9s %16s %10s %10s\n", "stage", "bytes", "seconds", "MB/s");
     for (int s = 0; s < ST_COUNT; s++) {
-        double mbps = stage_seconds[s] > 0 ? stage_bytes[s] / stage_seconds[s] / 1e6 : 0;
+        uint64_t bytes = stats_bytes((stage_t)s);
+        double mbps = stage_seconds[s] > 0 ? bytes / stage_seconds[s] / 1e6 : 0;
         fprintf(stderr, "gpusort: stats: %-9s %16llu %10.3f %10.0f\n", stage_names[s],
-                (unsigned long long)stage_bytes[s], stage_seconds[s], mbps);
+                (unsigned long long)bytes, stage_seconds[s], mbps);
     }
     fprintf(stderr, "gpusort: stats: %-9s %16s %10.3f\n", "total", "", total);
     if (nphases > 0) {

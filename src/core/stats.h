@@ -17,10 +17,12 @@ typedef enum {
 /* Seconds on a monotonic clock. */
 double stats_now(void);
 
-/* Add bytes and seconds to a stage's totals. */
+/* Add bytes and seconds to a stage's totals: the bytes by one relaxed atomic add (a
+ * stage adds them as it goes, a batch at a time, for --progress), the seconds under
+ * a lock (none taken where seconds is 0). */
 void stats_add(stage_t stage, uint64_t bytes, double seconds);
 
-/* Bytes added to a stage so far. */
+/* Bytes added to a stage so far (an atomic load: any thread, any time). */
 uint64_t stats_bytes(stage_t stage);
 
 /* Progress counters: a run was made; keys merged out of a total (a nonzero total

@@ -129,7 +129,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 /* Format n keys at *at inside the mapping, no byte at or past end, and move *at
  * past them; let go of the pages filled since *released once they add up or reach
  * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out
- * wrong: an internal error). Thread-safe for disjoint ranges. */
+ * wrong: an internal error). Thread-safe for disjoint ranges. The bytes count to
+ * stats' write stage here, as they are formatted (the callers add only seconds). */
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 

@@ -228,23 +228,38 @@ static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
     return GS_OK;
 }
 
+/* Read a pipe (or any input not a regular file) until bufs[i] holds cap bytes or
+ * the input ends, READ_PIECE bytes at a time, each counted as it comes: a slow pipe
+ * shows --progress its bytes before the block is full. */
+static int kreader_fill_stream(kreader_t *r, int i)
+{
+    while (!r->eof && r->have[i] < r->cap) {
+        double t0 = stats_now();
+        size_t want = r->cap - r->have[i], got;
+        if (want > READ_PIECE)
+            want = READ_PIECE;
+        int e = fdio_read(r->fd, r->bufs[i] + r->have[i], want, -1, &got);
+        r->have[i] += got;
+        r->bytes += got;
+        stats_add(ST_READ, got, stats_now() - t0);
+        if (e)
+            return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+        if (got < want)
+            r->eof = 1;
+    }
+    return GS_OK;
+}
+
 /* Read until bufs[i] holds cap bytes or the input ends. */
 static int kreader_fill(kreader_t *r, int i)
 {
+    if (!r->regular)
+        return kreader_fill_stream(r, i);
     double t0 = stats_now();
     size_t want = r->cap - r->have[i], got = 0;
     if (r->eof || want == 0)
         return GS_OK;
-    int rc = GS_OK;
-    if (r->regular) {
-        rc = kreader_pread(r, r->bufs[i] + r->have[i], want, &got);   /* sets eof */
-    } else {
-        int e = fdio_read(r->fd, r->bufs[i] + r->have[i], want, -1, &got);
-        if (e)
-            rc = err_sys(GS_EIO, e, "read error on '%s'", r->name);
-        else if (got < want)
-            r->eof = 1;
-    }
+    int rc = kreader_pread(r, r->bufs[i] + r->have[i], want, &got);   /* sets eof */
     if (rc)
         return rc;
     r->have[i] += got;

@@ -2,8 +2,6 @@
 /* check.c: -c and -C: is the one input sorted? (merge_check(), streams.h) */
 #include <config.h>
 
-#include <stdio.h>
-
 #include "core/error.h"
 #include "core/progress.h"
 #include "io/textnum.h"
@@ -23,8 +21,7 @@ int check_run(ctx_t *c)
     if (rc == GS_EDISORDER && c->set->mode == MODE_CHECK) {
         char v[TN_MAX_LINE + 1];
         v[tn_format(key_map(&c->km, key), c->km.type, v)] = '\0';
-        fprintf(stderr, "gpusort: %s:%llu: disorder: %s\n", kreader_name(r),
-                (unsigned long long)pos, v);
+        progress_print("%s:%llu: disorder: %s", kreader_name(r), (unsigned long long)pos, v);
     }
     kreader_close(r);
     return rc;

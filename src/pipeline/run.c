@@ -19,8 +19,13 @@ int run(const settings_t *set)
     int rc = pool_create(&c.pool, set->threads);
     if (rc == GS_OK)
         rc = engine_create(&c);
-    if (rc == GS_OK && set->progress)
+    uint64_t in_bytes;
+    if (rc == GS_OK && set->progress) {
         rc = progress_start();
+        /* The total the line shows, where every input is a regular file. */
+        if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
+            progress_total(in_bytes);
+    }
     if (rc == GS_OK) {
         switch (set->mode) {
         case MODE_SORT:
@@ -34,7 +39,7 @@ int run(const settings_t *set)
             break;
         }
     }
-    progress_stop(rc == GS_OK || rc == GS_EDISORDER);
+    progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         stats_print(stats_now() - t0);
         if (c.sorter)
