@@ -209,6 +209,23 @@ static int cleanup_handle(int sig, void (*fn)(int), int flags)
     return sigaction(sig, &sa, NULL) == 0 ? GS_OK : err_sys(GS_EIO, errno, "sigaction");
 }
 
+/* The flags of the asynchronous signals' handler. SA_RESTART, so that a signal never
+ * turns into an EINTR error in a thread that meets it before the signal thread ends
+ * the process. Not under ThreadSanitizer: its runtime runs a handler only when the
+ * intercepted call it arrived in returns, and a read(2) restarted on an idle pipe
+ * never returns; without SA_RESTART the read fails with EINTR (fdio retries it)
+ * and the handler runs then. */
+#if defined(__SANITIZE_THREAD__)
+#define CLEANUP_ASYNC_FLAGS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CLEANUP_ASYNC_FLAGS 0
+#endif
+#endif
+#ifndef CLEANUP_ASYNC_FLAGS
+#define CLEANUP_ASYNC_FLAGS SA_RESTART
+#endif
+
 int cleanup_init(void)
 {
     if (pipe2(signal_pipe, O_CLOEXEC) != 0)
@@ -227,7 +244,7 @@ int cleanup_init(void)
                 sigpipe_ignored = 1;
             continue;   /* ignored by our parent: kept so, as sort does */
         }
-        int rc = cleanup_handle(sig, cleanup_on_signal, SA_RESTART);
+        int rc = cleanup_handle(sig, cleanup_on_signal, CLEANUP_ASYNC_FLAGS);
         if (rc)
             return rc;
     }

@@ -32,9 +32,15 @@ run_and_signal() {
     if [ "$how" = process ]; then
         kill -s "$sig" "$pid"
     else
-        # The how'th thread (1: the main one), or the last one where there are fewer.
-        local tids tid
-        mapfile -t tids < <(ls "/proc/$pid/task" 2>/dev/null | sort -n)
+        # The how'th thread (1: the main one), or the last one where there are fewer;
+        # threads that block SIG are passed over (a sanitizer runtime's own thread
+        # does: there the signal would wait for ever, whatever gpusort did).
+        local tids=() t blk tid
+        for t in $(ls "/proc/$pid/task" 2>/dev/null | sort -n); do
+            blk=$(awk '/^SigBlk:/ { print $2 }' "/proc/$pid/task/$t/status" 2>/dev/null) || continue
+            [ -n "$blk" ] && (( (16#$blk >> (num - 1)) & 1 )) && continue
+            tids+=("$t")
+        done
         [ "${#tids[@]}" -gt 0 ] || fail "SIG$sig: no threads of $pid"
         tid=${tids[$(( how < ${#tids[@]} ? how - 1 : ${#tids[@]} - 1 ))]}
         "$TGKILL" "$pid" "$tid" "$num" || fail "tgkill $pid $tid $num failed"
