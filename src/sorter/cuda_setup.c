@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/stats.h"
 #include "sorter/cuda_impl.h"
 
@@ -214,8 +215,8 @@ static int cuda_setup_finish(sorter_cuda_t *c, int rc)
     }
     if (c->gk != GK_ENODEV && c->gk != GK_ENOMEM)
         return err_set(rc, "%s", c->err);
-    if (!c->cfg.quiet)
-        fprintf(stderr, "gpusort: %s; sorting on the CPU\n", c->err);
+    if (!c->cfg.quiet)   /* set up while the input is read: --progress may be drawn */
+        progress_print("%s; sorting on the CPU", c->err);
     for (int i = 0; c->devs && i < c->ndev; i++)
         gdev_release(&c->devs[i]);
     c->ready = -1;
