@@ -15,7 +15,7 @@
 . "$srcdir/extlib.sh"
 need_gscheck
 has_gpu || skip "nvidia-smi lists no GPU"
-"$GPUSORT" --version | grep -q '^GPU 0:' || skip "this gpusort sees no GPU"
+gpusort_sees_gpu || skip "this gpusort sees no GPU"
 
 # aside_used WHAT: the --stats in RUN_ERR show chunks sorted aside, chunks read into
 # pinned buffers (and copied out of them), and merge pieces sorted aside in pinned

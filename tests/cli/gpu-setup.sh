@@ -14,7 +14,7 @@
 . "$srcdir/extlib.sh"
 need_gscheck
 has_gpu || skip "nvidia-smi lists no GPU"
-"$GPUSORT" --version | grep -q '^GPU 0:' || skip "this gpusort sees no GPU"
+gpusort_sees_gpu || skip "this gpusort sees no GPU"
 
 # stats_ok WHAT CMD...: CMD (a gpusort with --stats) exits 0; its stdout is in RUN_OUT.
 stats_ok() {

@@ -284,6 +284,12 @@ has_gpu() {
     command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }
 
+# gpusort_sees_gpu: 0 if gpusort sorts with GPU 0 (--version probes no GPU: a sort
+# with --device=0, an error where GPU 0 is missing or unusable, asks).
+gpusort_sees_gpu() {
+    [ "$(printf '2\n1\n' | "$GPUSORT" --device=0 2>/dev/null)" = "$(printf '1\n2')" ]
+}
+
 # reap PID WHAT: wait for the background gpusort PID to end, 10 s at most (it is
 # then killed and the test fails: a hang never holds the suite up); STATUS is its
 # exit status.
