@@ -27,7 +27,9 @@ int run(const settings_t *set)
             progress_total(in_bytes);
     }
     if (rc == GS_OK) {
-        switch (set->mode) {
+        if (settings_records(set))
+            rc = records_run(&c);
+        else switch (set->mode) {
         case MODE_SORT:
             rc = sort_run(&c);
             break;
