@@ -73,7 +73,7 @@ static int records_sort(ctx_t *c, rtable_t *t)
     uint64_t *order;
     size_t n;
     progress_phase("sorting");
-    int rc = rorder_sort(t, c->pool, &order, &n);
+    int rc = rorder_sort(t, c->pool, c->sorter, &order, &n);
     if (rc)
         return rc;
     output_cfg_t cfg = ctx_output_cfg(c);

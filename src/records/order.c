@@ -95,8 +95,11 @@ static void order_lines(const rtable_t *t, uint64_t *order)
             order[j++] = l;
 }
 
-/* Sort as one word each: (key - kmin) << bits | line; then only the lines kept. */
-static int order_packed(const rtable_t *t, pool_t *pool, uint64_t *order, int bits)
+/* Sort as one word each: (key - kmin) << bits | line, by the chunk sorter (a GPU's
+ * where the run has one, and the words fit it at once; else the CPU's); then only
+ * the lines kept. */
+static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order,
+                        int bits)
 {
     size_t n = t->nrec;
     uint64_t *tmp = mem_alloc(sizeof *tmp * n);
@@ -104,8 +107,19 @@ static int order_packed(const rtable_t *t, pool_t *pool, uint64_t *order, int bi
         return err_set(GS_ENOMEM, "out of memory");
     for (size_t j = 0; j < n; j++)
         order[j] = (t->key[order[j]] - t->kmin) << bits | order[j];
-    uint64_t *res = radix_sort_cpu(pool, order, tmp, n, 8);
-    if (!res) {
+    uint64_t *res = NULL;
+    const sorter_caps_t *caps = sorter ? sorter_caps(sorter) : NULL;
+    if (caps && (caps->max_keys == 0 || n <= caps->max_keys)) {
+        sort_job_t job = { .keys = order, .scratch = tmp, .n = n, .width = 8 };
+        int rc = caps->grow_at && n > caps->grow_at ? sorter_grow(sorter, n) : GS_OK;
+        if (rc == GS_OK)
+            rc = sorter_sort(sorter, &job);
+        if (rc) {
+            free(tmp);
+            return rc;
+        }
+        res = sort_job_result(&job);
+    } else if (!(res = radix_sort_cpu(pool, order, tmp, n, 8))) {
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
@@ -169,7 +183,8 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n)
     return m;
 }
 
-int rorder_sort(const rtable_t *t, pool_t *pool, uint64_t **out, size_t *nout)
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
+                size_t *nout)
 {
     size_t n = t->nrec;
     uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
@@ -181,7 +196,7 @@ int rorder_sort(const rtable_t *t, pool_t *pool, uint64_t **out, size_t *nout)
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
-             : kbits + bits <= 64 ? order_packed(t, pool, order, bits)
+             : kbits + bits <= 64 ? order_packed(t, pool, sorter, order, bits)
                                   : order_pairs(t, order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);

@@ -7,7 +7,7 @@
  * -u, only the first record, in input order, of each run of equal keys.
  *
  * The keys and their line numbers are sorted together as one 64-bit word, the key
- * less the least key above the line number's bits, by the CPU radix sort, wherever
+ * less the least key above the line number's bits, by the chunk sorter, wherever
  * the keys' range leaves room for the line numbers (always for 32-bit keys); else
  * as pairs, by a radix sort of their own.
  */
@@ -19,10 +19,13 @@
 
 #include "core/pool.h"
 #include "records/table.h"
+#include "sorter/sorter.h"
 
 /* The table's records in output order, as table lines: *order (free() it) holds *n
- * of them. GS_OK or GS_ENOMEM. */
-int rorder_sort(const rtable_t *t, pool_t *pool, uint64_t **order, size_t *n);
+ * of them. sorter: the chunk sorter for the packed words (its width 8), or NULL for
+ * the CPU's radix sort. GS_OK or the sorter's error. */
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
+                size_t *n);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with
