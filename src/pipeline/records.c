@@ -77,6 +77,7 @@ static int records_sort(ctx_t *c, rtable_t *t)
     if (rc)
         return rc;
     output_cfg_t cfg = ctx_output_cfg(c);
+    cfg.binary = 0;   /* records are bytes written as they are: placed as text is */
     output_t *out;
     rc = output_open(&out, &cfg);
     if (rc == GS_OK)

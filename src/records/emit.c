@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* emit.c: the records written out, whole, in a given order (see emit.h). */
+/* emit.c: the records written out, whole, in a given order (see emit.h).
+ *
+ * To a file that can be mapped (-o's temporary, or standard output where it is a
+ * regular file), every thread measures its share of the records, and then copies
+ * it straight into the file's pages at its offset; elsewhere (a pipe), the threads
+ * copy batches into buffers of their own that the calling thread writes in order.
+ */
 #include <config.h>
 
 #include <stdlib.h>
@@ -58,17 +64,109 @@ static void emit_gather(void *arg, int i, int n)
     b->len = need;
 }
 
+/* ---- placed: every thread copies its share straight into the output file's pages -- */
+
+typedef struct {
+    const rtable_t *t;
+    const uint64_t *order;
+    size_t n;
+    const output_t *out;
+    uint64_t *bytes;        /* nthreads + 1: each share's bytes, then their offsets */
+    char *base;             /* the mapping (the header first) */
+    uint64_t skip;          /* the header's bytes */
+    int *failed;            /* nthreads */
+} place_job_t;
+
+static void emit_measure(void *arg, int i, int n)
+{
+    place_job_t *j = arg;
+    size_t lo, hi, len;
+    pool_share(j->n, i, n, &lo, &hi);
+    uint64_t sum = 0;
+    for (size_t r = lo; r < hi; r++) {
+        rtable_line(j->t, (size_t)j->order[r], &len);
+        sum += len;
+    }
+    j->bytes[i] = sum;
+}
+
+static void emit_place(void *arg, int i, int n)
+{
+    place_job_t *j = arg;
+    size_t lo, hi, len;
+    pool_share(j->n, i, n, &lo, &hi);
+    char *at = j->base + j->skip + j->bytes[i], *end = j->base + j->skip + j->bytes[i + 1];
+    char *released = at;
+    for (size_t r = lo; r < hi && !j->failed[i]; r++) {
+        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        if (output_place_bytes(j->out, s, len, &at, end, &released) != GS_OK)
+            j->failed[i] = 1;
+    }
+}
+
+/* Place the header and the records in the output's pages, where the output allows
+ * it: GS_OK with *done set, GS_OK without (write them in order instead), or an
+ * error. */
+static int emit_placed(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
+                       output_t *out, const char *h, size_t hlen, int *done)
+{
+    *done = 0;
+    int nt = pool_size(pool);
+    if (!output_can_place(out, n))
+        return GS_OK;
+    place_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
+                      .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
+                      .failed = calloc((size_t)nt, sizeof(int)) };
+    int rc = GS_OK;
+    if (!j.bytes || !j.failed) {
+        rc = err_set(GS_ENOMEM, "out of memory");
+        goto out;
+    }
+    pool_run(pool, emit_measure, &j);
+    uint64_t total = hlen;
+    for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
+        uint64_t b = j.bytes[i];
+        j.bytes[i] = total - hlen;
+        total += b;
+    }
+    j.bytes[nt] = total - hlen;
+    rc = output_place_begin(out, total, &j.base);
+    if (rc || !j.base)
+        goto out;
+    memcpy(j.base, h, hlen);
+    double t0 = stats_now();
+    pool_run(pool, emit_place, &j);
+    stats_add(ST_WRITE, hlen, stats_now() - t0);
+    int ok = 1;
+    for (int i = 0; i < nt; i++)
+        ok &= !j.failed[i];
+    rc = output_place_end(out, j.base, total, ok);
+    if (rc == GS_OK && !ok)
+        rc = err_set(GS_EIO, "internal error: output longer than laid out");
+    *done = 1;
+out:
+    free(j.bytes);
+    free(j.failed);
+    return rc;
+}
+
+/* ---- in order: batches copied by the threads, written by the caller ----------------- */
+
 int remit_write(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
                 output_t *out)
 {
-    size_t hlen;
+    size_t hlen = 0;
     const char *h = rtable_header(t, &hlen);
-    int rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
+    int done;
+    progress_phase("writing");
+    int rc = emit_placed(t, pool, order, n, out, h, h ? hlen : 0, &done);
+    if (rc || done)
+        return rc;
+    rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
     int nt = pool_size(pool);
     emit_job_t j = { .t = t, .order = order, .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
     if (!j.bufs)
         return err_set(GS_ENOMEM, "out of memory");
-    progress_phase("writing");
     for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {
         j.lo = lo;
         j.hi = n - lo > EMIT_BATCH * (size_t)nt ? lo + EMIT_BATCH * (size_t)nt : n;

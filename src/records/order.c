@@ -11,6 +11,8 @@
 #include "records/order.h"
 #include "sorter/sorter.h"
 
+#define ORDER_PARALLEL_MIN ((size_t)1 << 16)   /* fewer records: one thread */
+
 /* ---- the last resort --------------------------------------------------------------- */
 
 int rorder_tie(const rtable_t *t, size_t a, size_t b)
@@ -86,9 +88,53 @@ static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n
 
 /* ---- keys with their line numbers ---------------------------------------------------- */
 
-/* The records' lines in input order (the headers left out) into order[0..nrec). */
-static void order_lines(const rtable_t *t, uint64_t *order)
+/* What each thread does to its share of order[] (pack_job_t.step). */
+enum { PACK_LINES, PACK_WORDS, PACK_UNPACK };
+
+typedef struct {
+    const rtable_t *t;
+    uint64_t *order;
+    size_t n;
+    int step, bits;
+} pack_job_t;
+
+static void order_pack_part(void *arg, int i, int nt)
 {
+    pack_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    uint64_t *o = j->order, kmin = j->t->kmin;
+    const uint64_t *key = j->t->key;
+    uint64_t mask = j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
+    if (j->step == PACK_LINES)
+        for (size_t k = lo; k < hi; k++)
+            o[k] = k;
+    else if (j->step == PACK_WORDS)
+        for (size_t k = lo; k < hi; k++)
+            o[k] = (key[o[k]] - kmin) << j->bits | o[k];
+    else
+        for (size_t k = lo; k < hi; k++)
+            o[k] &= mask;
+}
+
+/* One step over order[0..n), shared by the pool's threads where n is large. */
+static void order_pack_step(pool_t *pool, pack_job_t *j, int step)
+{
+    j->step = step;
+    if (j->n >= ORDER_PARALLEL_MIN && pool_size(pool) > 1)
+        pool_run(pool, order_pack_part, j);
+    else
+        order_pack_part(j, 0, 1);
+}
+
+/* The records' lines in input order (the headers left out) into order[0..nrec). */
+static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
+{
+    if (t->nrec == t->n) {   /* no header: every line */
+        pack_job_t j = { .t = t, .order = order, .n = t->n };
+        order_pack_step(pool, &j, PACK_LINES);
+        return;
+    }
     size_t j = 0;
     for (size_t l = 0; l < t->n; l++)
         if (!rtable_is_header(t, l))
@@ -97,16 +143,17 @@ static void order_lines(const rtable_t *t, uint64_t *order)
 
 /* Sort as one word each: (key - kmin) << bits | line, by the chunk sorter (a GPU's
  * where the run has one, and the words fit it at once; else the CPU's); then only
- * the lines kept. */
-static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order,
+ * the lines kept. *orderp may move to the scratch the result is in. */
+static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
                         int bits)
 {
+    uint64_t *order = *orderp;
     size_t n = t->nrec;
     uint64_t *tmp = mem_alloc(sizeof *tmp * n);
     if (!tmp)
         return err_set(GS_ENOMEM, "out of memory");
-    for (size_t j = 0; j < n; j++)
-        order[j] = (t->key[order[j]] - t->kmin) << bits | order[j];
+    pack_job_t pj = { .t = t, .order = order, .n = n, .bits = bits };
+    order_pack_step(pool, &pj, PACK_WORDS);
     uint64_t *res = NULL;
     const sorter_caps_t *caps = sorter ? sorter_caps(sorter) : NULL;
     if (caps && (caps->max_keys == 0 || n <= caps->max_keys)) {
@@ -123,9 +170,12 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
-    for (size_t j = 0; j < n; j++)
-        order[j] = res[j] & mask;
+    pj.order = res;
+    order_pack_step(pool, &pj, PACK_UNPACK);
+    if (res != order) {   /* the result in the scratch: it becomes the order */
+        tmp = order;
+        *orderp = res;
+    }
     free(tmp);
     return GS_OK;
 }
@@ -191,12 +241,12 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     if (!order)
         return err_set(GS_ENOMEM, "out of memory");
     double t0 = stats_now();
-    order_lines(t, order);
+    order_lines(t, pool, order);
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
-             : kbits + bits <= 64 ? order_packed(t, pool, sorter, order, bits)
+             : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
                                   : order_pairs(t, order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);

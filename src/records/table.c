@@ -27,6 +27,7 @@
 
 #define TABLE_READ ((size_t)16 << 20)   /* bytes one read(2) asks for */
 #define TABLE_PART ((size_t)4 << 20)    /* bytes of a part that one thread indexes */
+#define TABLE_PARALLEL_READ ((uint64_t)64 << 20)   /* files read by every thread */
 
 /* ---- loading ----------------------------------------------------------------------- */
 
@@ -52,28 +53,93 @@ static int table_reserve(rtable_t *t, size_t more)
     return GS_OK;
 }
 
-/* Read fd to its end onto the arena. */
-static int table_read_fd(rtable_t *t, int fd, const char *name, uint64_t size_hint)
+typedef struct {
+    int fd;
+    char *dst;              /* where the file's first byte goes */
+    uint64_t size;
+    int err;                /* the first errno, or -1 for a short read (atomic) */
+} tread_job_t;
+
+/* Thread i's share of a regular file, read with pread(2) at its offset. */
+static void table_pread(void *arg, int i, int n)
 {
-    if (size_hint) {
-        int rc = table_reserve(t, (size_t)size_hint + 1);
-        if (rc)
+    tread_job_t *j = arg;
+    size_t lo, hi, got = 0;
+    pool_share((size_t)j->size, i, n, &lo, &hi);
+    if (hi == lo)
+        return;
+    int e = fdio_read(j->fd, j->dst + lo, hi - lo, (int64_t)lo, &got);
+    if (e == 0 && got < hi - lo)
+        e = -1;   /* the file was cut short while it was read */
+    int none = 0;
+    if (e)
+        __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* A large regular file of size bytes read by every thread at once, a share each;
+ * what it has past size (it grew) by table_read_fd() after. */
+static int table_read_parallel(rtable_t *t, int fd, const char *name, uint64_t size)
+{
+    int rc = table_reserve(t, (size_t)size + 1);
+    if (rc)
+        return rc;
+    tread_job_t j = { .fd = fd, .dst = t->arena + t->bytes, .size = size };
+    double t0 = stats_now();
+    pool_run(t->pool, table_pread, &j);
+    if (j.err > 0)
+        return err_sys(GS_EIO, j.err, "read error on '%s'", name);
+    if (j.err < 0)
+        return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
+                       name);
+    t->bytes += (size_t)size;
+    stats_add(ST_READ, size, stats_now() - t0);
+    if (lseek(fd, (off_t)size, SEEK_SET) < 0)
+        return err_sys(GS_EIO, errno, "read error on '%s'", name);
+    return GS_OK;
+}
+
+/* 1 where the regular file fd holds no more than size bytes now: read whole. */
+static int table_read_whole(int fd, uint64_t size)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_size <= size;
+}
+
+/* Read fd to its end onto the arena: a regular file of size bytes (0: a pipe, or
+ * unknown) read at once, by every thread where it is large, then whatever it grew
+ * by; the rest by pieces of TABLE_READ. */
+static int table_read_fd(rtable_t *t, int fd, const char *name, uint64_t size)
+{
+    int rc;
+    if (size >= TABLE_PARALLEL_READ && pool_size(t->pool) > 1) {
+        if ((rc = table_read_parallel(t, fd, name, size)) != GS_OK)
             return rc;
-    }
-    for (;;) {
-        int rc = table_reserve(t, TABLE_READ);
-        if (rc)
+        if (table_read_whole(fd, size))
+            return GS_OK;
+    } else if (size) {
+        if ((rc = table_reserve(t, (size_t)size + 1)) != GS_OK)
             return rc;
+        size_t got = 0;
         double t0 = stats_now();
-        size_t want = t->cap - t->bytes, got = 0;
-        if (want > TABLE_READ && !size_hint)
-            want = TABLE_READ;
-        int e = fdio_read(fd, t->arena + t->bytes, want, -1, &got);
+        int e = fdio_read(fd, t->arena + t->bytes, (size_t)size, -1, &got);
         t->bytes += got;
         stats_add(ST_READ, got, stats_now() - t0);
         if (e)
             return err_sys(GS_EIO, e, "read error on '%s'", name);
-        if (got < want)
+        if (got < size || table_read_whole(fd, size))
+            return GS_OK;
+    }
+    for (;;) {
+        if ((rc = table_reserve(t, TABLE_READ)) != GS_OK)
+            return rc;
+        double t0 = stats_now();
+        size_t got = 0;
+        int e = fdio_read(fd, t->arena + t->bytes, TABLE_READ, -1, &got);
+        t->bytes += got;
+        stats_add(ST_READ, got, stats_now() - t0);
+        if (e)
+            return err_sys(GS_EIO, e, "read error on '%s'", name);
+        if (got < TABLE_READ)
             return GS_OK;
     }
 }
