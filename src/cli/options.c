@@ -259,8 +259,10 @@ static int opt_key_letters(const char **p, const char *spec, opts_t *o)
         if (c == '.')
             return err_set(GS_EUSAGE, "-k %s: a character position within a field is not "
                            "supported: the key is a whole field (-k F or -k F,F)", spec);
-        if (strchr("dfghiMRV", c))
-            return opt_refuse(c);
+        for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
+            if (opt_refused[i].c == c)
+                return err_set(GS_EUSAGE, "-k %s: the key letter %c %s: gpusort compares "
+                               "integers only; use sort(1)", spec, c, opt_refused[i].why);
         return err_set(GS_EUSAGE, "-k %s: invalid key letter '%c' (gpusort takes n, b "
                        "and r)", spec, c);
     }

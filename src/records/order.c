@@ -15,6 +15,21 @@
 
 /* ---- the last resort --------------------------------------------------------------- */
 
+int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
+                     size_t lb)
+{
+    if (set->stable || set->unique || set->record_size)
+        return 0;
+    la--;   /* the terminators left out */
+    lb--;
+    int c = memcmp(a, b, la < lb ? la : lb);
+    if (c == 0)
+        c = la < lb ? -1 : la > lb;
+    else
+        c = c < 0 ? -1 : 1;
+    return set->reverse ? -c : c;
+}
+
 int rorder_tie(const rtable_t *t, size_t a, size_t b)
 {
     const settings_t *set = t->set;
@@ -22,14 +37,7 @@ int rorder_tie(const rtable_t *t, size_t a, size_t b)
         return 0;
     size_t la, lb;
     const char *pa = rtable_line(t, a, &la), *pb = rtable_line(t, b, &lb);
-    la--;   /* the terminators left out */
-    lb--;
-    int c = memcmp(pa, pb, la < lb ? la : lb);
-    if (c == 0)
-        c = la < lb ? -1 : la > lb;
-    else
-        c = c < 0 ? -1 : 1;
-    return set->reverse ? -c : c;
+    return rorder_tie_lines(set, pa, la, pb, lb);
 }
 
 static int order_tie_cmp(const void *x, const void *y, void *arg)

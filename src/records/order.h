@@ -32,4 +32,8 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **or
  * -r), or 0 under -s or -u and for binary records. */
 int rorder_tie(const rtable_t *t, size_t a, size_t b);
 
+/* The same for two records given by their bytes (terminators included). */
+int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
+                     size_t lb);
+
 #endif

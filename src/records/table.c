@@ -1,194 +1,30 @@
 /* SPDX-License-Identifier: MIT */
-/* table.c: the records of every input, in memory (see table.h).
+/* table.c: the indexer of a chunk of records (see table.h).
  *
- * Loading reads each input whole into the arena. Indexing splits each input into
- * parts of about TABLE_PART bytes that start at a line's start; the pool counts the
- * lines of every part, a prefix sum gives each part its first line, and the pool
- * then writes each line's start and parses its key. A part stops at its first bad
- * key; the earliest of them in input order is the one reported.
+ * Each segment of the chunk is split into parts of about TABLE_PART bytes that start
+ * at a line's start; the pool counts the lines of every part, a prefix sum gives
+ * each part its first line, and the pool then writes each line's start and parses
+ * its key. A part stops at its first bad key; the earliest of them in input order is
+ * the one reported.
  */
 #include <config.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/mem.h"
 #include "core/stats.h"
-#include "core/stdfds.h"
-#include "io/textnum.h"
 #include "records/field.h"
 #include "records/table.h"
 
-#define TABLE_READ ((size_t)16 << 20)   /* bytes one read(2) asks for */
 #define TABLE_PART ((size_t)4 << 20)    /* bytes of a part that one thread indexes */
-#define TABLE_PARALLEL_READ ((uint64_t)64 << 20)   /* files read by every thread */
-
-/* ---- loading ----------------------------------------------------------------------- */
-
-/* Room for more bytes at the arena's end. */
-static int table_reserve(rtable_t *t, size_t more)
-{
-    if (t->cap - t->bytes >= more)
-        return GS_OK;
-    if (t->bytes + more > t->set->buffer_bytes)
-        return err_set(GS_ENOMEM, "the records take more than -S (%llu bytes) allows: "
-                       "records spilled to disk are not supported yet; give a larger -S",
-                       (unsigned long long)t->set->buffer_bytes);
-    size_t cap = t->cap ? t->cap : TABLE_READ;
-    while (cap - t->bytes < more)
-        cap *= 2;
-    if (cap > t->set->buffer_bytes && t->bytes + more <= t->set->buffer_bytes)
-        cap = t->set->buffer_bytes;
-    char *a = mem_realloc(t->arena, cap + 1);   /* + 1: a terminator added at the end */
-    if (!a)
-        return err_set(GS_ENOMEM, "out of memory");
-    t->arena = a;
-    t->cap = cap;
-    return GS_OK;
-}
-
-typedef struct {
-    int fd;
-    char *dst;              /* where the file's first byte goes */
-    uint64_t size;
-    int err;                /* the first errno, or -1 for a short read (atomic) */
-} tread_job_t;
-
-/* Thread i's share of a regular file, read with pread(2) at its offset. */
-static void table_pread(void *arg, int i, int n)
-{
-    tread_job_t *j = arg;
-    size_t lo, hi, got = 0;
-    pool_share((size_t)j->size, i, n, &lo, &hi);
-    if (hi == lo)
-        return;
-    int e = fdio_read(j->fd, j->dst + lo, hi - lo, (int64_t)lo, &got);
-    if (e == 0 && got < hi - lo)
-        e = -1;   /* the file was cut short while it was read */
-    int none = 0;
-    if (e)
-        __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
-/* A large regular file of size bytes read by every thread at once, a share each;
- * what it has past size (it grew) by table_read_fd() after. */
-static int table_read_parallel(rtable_t *t, int fd, const char *name, uint64_t size)
-{
-    int rc = table_reserve(t, (size_t)size + 1);
-    if (rc)
-        return rc;
-    tread_job_t j = { .fd = fd, .dst = t->arena + t->bytes, .size = size };
-    double t0 = stats_now();
-    pool_run(t->pool, table_pread, &j);
-    if (j.err > 0)
-        return err_sys(GS_EIO, j.err, "read error on '%s'", name);
-    if (j.err < 0)
-        return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
-                       name);
-    t->bytes += (size_t)size;
-    stats_add(ST_READ, size, stats_now() - t0);
-    if (lseek(fd, (off_t)size, SEEK_SET) < 0)
-        return err_sys(GS_EIO, errno, "read error on '%s'", name);
-    return GS_OK;
-}
-
-/* 1 where the regular file fd holds no more than size bytes now: read whole. */
-static int table_read_whole(int fd, uint64_t size)
-{
-    struct stat st;
-    return fstat(fd, &st) == 0 && (uint64_t)st.st_size <= size;
-}
-
-/* Read fd to its end onto the arena: a regular file of size bytes (0: a pipe, or
- * unknown) read at once, by every thread where it is large, then whatever it grew
- * by; the rest by pieces of TABLE_READ. */
-static int table_read_fd(rtable_t *t, int fd, const char *name, uint64_t size)
-{
-    int rc;
-    if (size >= TABLE_PARALLEL_READ && pool_size(t->pool) > 1) {
-        if ((rc = table_read_parallel(t, fd, name, size)) != GS_OK)
-            return rc;
-        if (table_read_whole(fd, size))
-            return GS_OK;
-    } else if (size) {
-        if ((rc = table_reserve(t, (size_t)size + 1)) != GS_OK)
-            return rc;
-        size_t got = 0;
-        double t0 = stats_now();
-        int e = fdio_read(fd, t->arena + t->bytes, (size_t)size, -1, &got);
-        t->bytes += got;
-        stats_add(ST_READ, got, stats_now() - t0);
-        if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", name);
-        if (got < size || table_read_whole(fd, size))
-            return GS_OK;
-    }
-    for (;;) {
-        if ((rc = table_reserve(t, TABLE_READ)) != GS_OK)
-            return rc;
-        double t0 = stats_now();
-        size_t got = 0;
-        int e = fdio_read(fd, t->arena + t->bytes, TABLE_READ, -1, &got);
-        t->bytes += got;
-        stats_add(ST_READ, got, stats_now() - t0);
-        if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", name);
-        if (got < TABLE_READ)
-            return GS_OK;
-    }
-}
-
-/* Read input i (path) onto the arena, and end its last line. */
-static int table_read_input(rtable_t *t, int i, const char *path)
-{
-    rinput_t *in = &t->in[i];
-    in->name = err_escaped(path);
-    if (!in->name)
-        return err_set(GS_ENOMEM, "out of memory");
-    in->off = t->bytes;
-    int fd = STDIN_FILENO, rc;
-    uint64_t size = 0;
-    if (strcmp(path, "-") == 0) {
-        if (stdfds_was_closed(STDIN_FILENO))
-            return err_sys(GS_EIO, EBADF, "read error on '-'");
-    } else {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return err_sys(GS_EIO, errno, "cannot read '%s'", in->name);
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            close(fd);
-            return err_sys(GS_EIO, EISDIR, "cannot read '%s'", in->name);
-        }
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-            size = (uint64_t)st.st_size;
-    }
-    rc = table_read_fd(t, fd, in->name, size);
-    if (fd != STDIN_FILENO)
-        close(fd);
-    if (rc)
-        return rc;
-    if (t->rsize && (t->bytes - in->off) % t->rsize)
-        return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %llu-byte records",
-                       in->name, (unsigned long long)(t->bytes - in->off),
-                       (unsigned long long)t->rsize);
-    if (!t->rsize && t->bytes > in->off && t->arena[t->bytes - 1] != t->term)
-        t->arena[t->bytes++] = t->term;   /* room: table_reserve() keeps one byte */
-    in->end = t->bytes;
-    return GS_OK;
-}
 
 /* ---- indexing ---------------------------------------------------------------------- */
 
 typedef struct {
     uint64_t lo, hi;       /* its bytes: whole lines (or records) */
-    int input;
+    int seg;               /* its segment */
     size_t first, lines;   /* its first line, its lines */
     /* its first bad key, if any */
     size_t bad_line;       /* SIZE_MAX: none */
@@ -209,12 +45,12 @@ typedef struct {
 /* Split every input into parts of about TABLE_PART bytes, each starting at a line. */
 static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
 {
-    size_t cap = t->bytes / TABLE_PART + (size_t)t->nin + 1, n = 0;
+    size_t cap = t->bytes / TABLE_PART + (size_t)t->nseg + 1, n = 0;
     tpart_t *p = calloc(cap, sizeof *p);
     if (!p)
         return err_set(GS_ENOMEM, "out of memory");
-    for (int i = 0; i < t->nin; i++) {
-        uint64_t lo = t->in[i].off, end = t->in[i].end;
+    for (int i = 0; i < t->nseg; i++) {
+        uint64_t lo = t->seg[i].off, end = t->seg[i].end;
         while (lo < end) {
             uint64_t hi;
             if (t->rsize) {   /* whole records: the input is a whole number of them */
@@ -226,7 +62,7 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
                 const char *e = memchr(t->arena + hi - 1, t->term, end - (hi - 1));
                 hi = (uint64_t)(e - t->arena) + 1;   /* the input ends with a terminator */
             }
-            p[n++] = (tpart_t){ .lo = lo, .hi = hi, .input = i, .bad_line = SIZE_MAX };
+            p[n++] = (tpart_t){ .lo = lo, .hi = hi, .seg = i, .bad_line = SIZE_MAX };
             lo = hi;
         }
     }
@@ -276,12 +112,12 @@ static void table_index_binary(rtable_t *t, tpart_t *p)
 static void table_index_text(rtable_t *t, tpart_t *p)
 {
     const settings_t *set = t->set;
-    const rinput_t *in = &t->in[p->input];
+    const rseg_t *sg = &t->seg[p->seg];
     const char *s = t->arena + p->lo;
     for (size_t l = p->first; l < p->first + p->lines; l++) {
         const char *e = memchr(s, t->term, (size_t)(t->arena + p->hi - s));
         t->start[l] = (uint64_t)(s - t->arena);
-        if (set->header && l == in->first) {
+        if (sg->header && l == sg->first) {
             t->key[l] = 0;
         } else {
             uint64_t raw;
@@ -334,23 +170,23 @@ static void table_run(rtable_t *t, tjob_t *j, int pass)
 /* The message of part p's bad key. */
 static int table_bad_key(const rtable_t *t, const tpart_t *p)
 {
-    const rinput_t *in = &t->in[p->input];
-    unsigned long long line = (unsigned long long)(p->bad_line - in->first + 1);
+    const rseg_t *sg = &t->seg[p->seg];
+    unsigned long long line = (unsigned long long)(p->bad_line - sg->first + sg->line0);
     int f = t->set->key_field;
     if (p->bad_status == FIELD_MISSING)
-        return err_set(GS_EINPUT, "%s:%llu: no field %d", in->name, line, f);
+        return err_set(GS_EINPUT, "%s:%llu: no field %d", sg->name, line, f);
     if (p->bad_status == FIELD_EMPTY)
-        return err_set(GS_EINPUT, "%s:%llu: field %d is empty", in->name, line, f);
+        return err_set(GS_EINPUT, "%s:%llu: field %d is empty", sg->name, line, f);
     char q[256];
     err_escape(q, sizeof q, t->arena + t->start[p->bad_line] + p->bad_b,
                p->bad_e - p->bad_b, 40);
     if (p->bad_status == FIELD_RANGE)
-        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'", in->name,
+        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'", sg->name,
                        line, f, key_type_name(t->km.type), q);
-    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'", in->name, line, f, q);
+    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'", sg->name, line, f, q);
 }
 
-static int table_index(rtable_t *t)
+int rtable_index(rtable_t *t)
 {
     tpart_t *parts = NULL;
     size_t nparts = 0;
@@ -360,28 +196,24 @@ static int table_index(rtable_t *t)
     tjob_t j = { .t = t, .parts = parts, .nparts = nparts };
     table_run(t, &j, 0);
     size_t n = 0;
+    for (int i = 0; i < t->nseg; i++)
+        t->seg[i].lines = 0;
     for (size_t k = 0; k < nparts; k++) {
         parts[k].first = n;
-        if (k == 0 || parts[k].input != parts[k - 1].input)
-            t->in[parts[k].input].first = n;
+        if (k == 0 || parts[k].seg != parts[k - 1].seg)
+            t->seg[parts[k].seg].first = n;
         n += parts[k].lines;
-        t->in[parts[k].input].lines += parts[k].lines;
+        t->seg[parts[k].seg].lines += parts[k].lines;
     }
     t->n = n;
     t->nrec = n;
-    for (int i = 0; i < t->nin; i++) {
-        if (i > 0 && t->in[i].lines == 0)
-            t->in[i].first = t->in[i - 1].first + t->in[i - 1].lines;
-        if (t->set->header && t->in[i].lines > 0)
+    for (int i = 0; i < t->nseg; i++) {
+        if (i > 0 && t->seg[i].lines == 0)
+            t->seg[i].first = t->seg[i - 1].first + t->seg[i - 1].lines;
+        if (t->seg[i].lines == 0)
+            t->seg[i].header = 0;   /* an empty input has none */
+        if (t->seg[i].header)
             t->nrec--;
-    }
-    /* The index beside the arena: within -S too. */
-    uint64_t need = (uint64_t)t->bytes + 16 * (uint64_t)n + 16 * (uint64_t)t->nrec;
-    if (need > t->set->buffer_bytes) {
-        free(parts);
-        return err_set(GS_ENOMEM, "the records take more than -S (%llu bytes) allows: "
-                       "records spilled to disk are not supported yet; give a larger -S",
-                       (unsigned long long)t->set->buffer_bytes);
     }
     t->key = mem_alloc(sizeof *t->key * (n ? n : 1));
     t->start = t->rsize ? NULL : mem_alloc(sizeof *t->start * (n + 1));
@@ -392,7 +224,6 @@ static int table_index(rtable_t *t)
     if (t->start)
         t->start[n] = t->bytes;
     table_run(t, &j, 1);
-    rc = GS_OK;
     int any = 0;
     for (size_t k = 0; k < nparts && rc == GS_OK; k++) {
         if (parts[k].bad_line != SIZE_MAX) {
@@ -411,68 +242,39 @@ static int table_index(rtable_t *t)
     return rc;
 }
 
-/* ---- the interface ----------------------------------------------------------------- */
-
-int rtable_load(rtable_t *t, const settings_t *set, pool_t *pool)
+void rtable_drop_index(rtable_t *t)
 {
-    memset(t, 0, sizeof *t);
-    t->set = set;
-    t->pool = pool;
-    t->term = set->zero_terminated ? '\0' : '\n';
-    t->rsize = set->record_size;
-    key_map_init(&t->km, set->type, set->reverse || set->key_reverse);
-    t->in = calloc((size_t)set->ninputs, sizeof *t->in);
-    if (!t->in)
-        return err_set(GS_ENOMEM, "out of memory");
-    t->nin = set->ninputs;
-    for (int i = 0; i < set->ninputs; i++) {
-        int rc = table_read_input(t, i, set->inputs[i]);
-        if (rc)
-            return rc;
-    }
-    return table_index(t);
+    free(t->key);
+    free(t->start);
+    t->key = t->start = NULL;
+    t->n = t->nrec = 0;
 }
 
-int rtable_is_header(const rtable_t *t, size_t l)
-{
-    if (!t->set->header)
-        return 0;
-    const rinput_t *in = rtable_input(t, l);
-    return in->lines > 0 && l == in->first;
-}
+/* ---- lines and segments ------------------------------------------------------------ */
 
-const rinput_t *rtable_input(const rtable_t *t, size_t l)
+const rseg_t *rtable_seg(const rtable_t *t, size_t l)
 {
-    int a = 0, b = t->nin - 1;
-    while (a < b) {   /* the last input whose first line is at most l, and not empty */
+    int a = 0, b = t->nseg - 1;
+    while (a < b) {   /* the last segment whose first line is at most l */
         int m = a + (b - a + 1) / 2;
-        if (t->in[m].first <= l)
+        if (t->seg[m].first <= l)
             a = m;
         else
             b = m - 1;
     }
-    while (a > 0 && t->in[a].lines == 0)
+    while (a > 0 && t->seg[a].lines == 0)
         a--;
-    return &t->in[a];
+    return &t->seg[a];
+}
+
+int rtable_is_header(const rtable_t *t, size_t l)
+{
+    const rseg_t *sg = rtable_seg(t, l);
+    return sg->header && l == sg->first;
 }
 
 const char *rtable_header(const rtable_t *t, size_t *len)
 {
-    if (!t->set->header)
-        return NULL;
-    for (int i = 0; i < t->nin; i++)
-        if (t->in[i].lines > 0)
-            return rtable_line(t, t->in[i].first, len);
-    return NULL;
-}
-
-void rtable_free(rtable_t *t)
-{
-    for (int i = 0; i < t->nin; i++)
-        free(t->in[i].name);
-    free(t->in);
-    free(t->arena);
-    free(t->key);
-    free(t->start);
-    memset(t, 0, sizeof *t);
+    *len = t->header_len;
+    return t->header;
 }
