@@ -3,9 +3,10 @@
  * field_key) against a slow reference written here from the contract alone.
  *
  * Input: byte 0 picks the field F (bits 0-2: 1 to 8), the separator (bits 3-5: ',',
- * tab, ':', NUL, space, 0xFF, or twice none: sort's blank-run fields) and the key
- * type (bits 6-7); the rest is lines, each ended by a '\n' (or the input's end) that
- * is not part of it. Checked, for every line, each in a buffer of its exact size:
+ * tab, ':', NUL, space or 0xFF, or, for two of the eight values, none: sort's
+ * blank-run fields) and the key type (bits 6-7); the rest is lines, each ended by a
+ * '\n' (or the input's end) that is not part of it, as table.c hands them over.
+ * Checked, for every line, each in a buffer of its exact size:
  *   - field_find for every field 1 to 9: found or missing as the reference, and the
  *     same [b, e);
  *   - field_key for field F and the type: the reference's status, its value where
