@@ -68,7 +68,7 @@ void opt_usage(void)
 "number means KiB.\n"
 "\n"
 "sort's orderings of other things than integers (-d -f -g -h -i -M -R -V) are\n"
-"refused: use sort(1) for those. Records must fit in -S for now.\n"
+"refused: use sort(1) for those.\n"
 "\n"
 "Exit status: 0 on success, 1 if -c/-C found disorder, 2 on any error.\n"
 "See gpusort(1) for the whole story.\n", stdout);
