@@ -133,7 +133,8 @@ static int emit_placed(const rtable_t *t, pool_t *pool, const uint64_t *order, s
     rc = output_place_begin(out, total, &j.base);
     if (rc || !j.base)
         goto out;
-    memcpy(j.base, h, hlen);
+    if (hlen)
+        memcpy(j.base, h, hlen);
     double t0 = stats_now();
     pool_run(pool, emit_place, &j);
     stats_add(ST_WRITE, hlen, stats_now() - t0);

@@ -207,7 +207,8 @@ static int loader_cut(rtable_t *t, rloader_t *ld, rseg_t *sg, int *ended)
                 ld->carry = c;
                 ld->carry_cap = tail;
             }
-            memcpy(ld->carry, t->arena + sg->off + keep, tail);
+            if (tail)
+                memcpy(ld->carry, t->arena + sg->off + keep, tail);
             ld->carry_len = tail;
             t->bytes = sg->off + keep;
             sg->end = t->bytes;
@@ -249,7 +250,8 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
         sg = loader_segment(t, ld, 0);
         if ((rc = loader_reserve(t, ld->carry_len)) != GS_OK)
             return rc;
-        memcpy(t->arena, ld->carry, ld->carry_len);
+        if (ld->carry_len)
+            memcpy(t->arena, ld->carry, ld->carry_len);
         t->bytes = ld->carry_len;
         ld->carry_len = 0;
     }
