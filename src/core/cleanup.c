@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ static slot_t *volatile slots;       /* [nslots] */
 static volatile int nslots;
 static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sigpipe_ignored;          /* SIGPIPE was SIG_IGN at start */
+static int sigxfsz_handled;          /* SIGXFSZ has our handler (not ignored at start) */
 static int signal_pipe[2] = { -1, -1 };  /* the handler writes a signal, the thread reads */
 static uint64_t name_state;          /* random names (under cleanup_lock) */
 
@@ -244,6 +246,8 @@ int cleanup_init(void)
                 sigpipe_ignored = 1;
             continue;   /* ignored by our parent: kept so, as sort does */
         }
+        if (sig == SIGXFSZ)
+            sigxfsz_handled = 1;
         int rc = cleanup_handle(sig, cleanup_on_signal, CLEANUP_ASYNC_FLAGS);
         if (rc)
             return rc;
@@ -268,6 +272,13 @@ int cleanup_init(void)
 int cleanup_sigpipe_ignored(void)
 {
     return sigpipe_ignored;
+}
+
+void cleanup_file_too_large(void)
+{
+    struct rlimit rl;
+    if (sigxfsz_handled && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        cleanup_die(SIGXFSZ);
 }
 
 /* The threads' stack: small, since gpusort keeps its buffers on the heap (and many

@@ -55,6 +55,13 @@ void cleanup_remove_all(void);
  * would. Does not return. */
 void cleanup_die(int sig) __attribute__((noreturn));
 
+/* A write or an allocation of file space failed with EFBIG. Where a file size limit
+ * (ulimit -f) is set and SIGXFSZ was not ignored at start, the kernel sent SIGXFSZ
+ * with that error, to the thread that wrote: end the process by it here, as its
+ * default action would, rather than let this thread's error exit race the signal
+ * thread. Returns otherwise (a file system's own size limit: an error). */
+void cleanup_file_too_large(void);
+
 /* Watch a mapping of an input file (its pages read straight from the file): a
  * SIGBUS inside it, which is how the kernel reports that the file was cut short
  * while mapped or that a page of it could not be read, is a read error of that

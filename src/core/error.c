@@ -2,12 +2,14 @@
 /* error.c: the first error's message, and the mapping from codes to exit status. */
 #include <config.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/error.h"
 
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +91,8 @@ int err_set(int code, const char *fmt, ...)
 
 int err_sys(int code, int errnum, const char *fmt, ...)
 {
+    if (errnum == EFBIG)
+        cleanup_file_too_large();   /* ulimit -f: SIGXFSZ ends gpusort, as sort */
     va_list ap;
     va_start(ap, fmt);
     err_vset(code, errnum, fmt, ap);
