@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -32,6 +33,9 @@ enum {
     OPT_STATS,
     OPT_SORT,
     OPT_RANDOM_SOURCE,
+    OPT_HEADER,
+    OPT_RECORD_SIZE,
+    OPT_KEY_OFFSET,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -69,6 +73,9 @@ static const struct option long_options[] = {
     { "key", required_argument, NULL, 'k' },
     { "field-separator", required_argument, NULL, 't' },
     { "zero-terminated", no_argument, NULL, 'z' },
+    { "header", no_argument, NULL, OPT_HEADER },
+    { "record-size", required_argument, NULL, OPT_RECORD_SIZE },
+    { "key-offset", required_argument, NULL, OPT_KEY_OFFSET },
     { "algorithm", required_argument, NULL, 'a' },
     { "device", required_argument, NULL, OPT_DEVICE },
     { "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
@@ -194,8 +201,8 @@ static int opt_threads(const char *v, int *threads)
     return GS_OK;
 }
 
-/* sort's options that order other things than integers, and those of records (not
- * yet supported): each refused with a message naming both spellings. */
+/* sort's options that order other things than integers: each refused with a message
+ * naming both spellings. */
 static const struct {
     int c;                 /* the short letter, or the long-only option's number */
     const char *name;      /* "-f (--ignore-case)" */
@@ -210,28 +217,116 @@ static const struct {
     { 'R', "-R (--random-sort)", "shuffles" },
     { OPT_RANDOM_SOURCE, "--random-source", "shuffles" },
     { 'V', "-V (--version-sort)", "compares version strings" },
-    { 'k', "-k (--key)", "sorts records by a field" },
-    { 't', "-t (--field-separator)", "splits records into fields" },
-    { 'z', "-z (--zero-terminated)", "reads lines ended by NUL" },
 };
 
-/* The refusal of c (arg: its argument, or NULL), or GS_OK where c is not refused. */
-static int opt_refuse(int c, const char *arg)
+/* The refusal of c, or GS_OK where c is not refused. */
+static int opt_refuse(int c)
+{
+    for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
+        if (opt_refused[i].c == c)
+            return err_set(GS_EUSAGE, "%s %s: gpusort compares integers only; use sort(1)",
+                           opt_refused[i].name, opt_refused[i].why);
+    return GS_OK;
+}
+
+/* The field number at *p (1-based), moving *p past it; 0 where there is none or it
+ * is out of range. */
+static int opt_field_number(const char **p)
+{
+    long f = 0;
+    if (!isdigit((unsigned char)**p))
+        return 0;
+    while (isdigit((unsigned char)**p)) {
+        f = f * 10 + (**p - '0');
+        if (f > INT_MAX)
+            return 0;
+        (*p)++;
+    }
+    return (int)f;
+}
+
+/* The letters after a field of -k: sort's n, b and r; every other one refused. */
+static int opt_key_letters(const char **p, const char *spec, opts_t *o)
+{
+    for (; **p && **p != ','; (*p)++) {
+        char c = **p;
+        if (c == 'n' || c == 'b')
+            continue;
+        if (c == 'r') {
+            o->key_reverse = 1;
+            continue;
+        }
+        if (c == '.')
+            return err_set(GS_EUSAGE, "-k %s: a character position within a field is not "
+                           "supported: the key is a whole field (-k F or -k F,F)", spec);
+        for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
+            if (opt_refused[i].c == c)
+                return err_set(GS_EUSAGE, "-k %s: the key letter %c %s: gpusort compares "
+                               "integers only; use sort(1)", spec, c, opt_refused[i].why);
+        return err_set(GS_EUSAGE, "-k %s: invalid key letter '%c' (gpusort takes n, b "
+                       "and r)", spec, c);
+    }
+    return GS_OK;
+}
+
+/* -k F[,F] with sort's letters n, b and r after either field. */
+static int opt_key(const char *spec, opts_t *o)
+{
+    if (o->key_field)
+        return err_set(GS_EUSAGE, "-k %s: a second key: gpusort sorts by one key", spec);
+    const char *p = spec;
+    int f = opt_field_number(&p);
+    if (f == 0)
+        return err_set(GS_EUSAGE, "-k %s: invalid field specification (a field number "
+                       "from 1, as in -k 2 or -k 2,2)", spec);
+    int rc = opt_key_letters(&p, spec, o);
+    if (rc)
+        return rc;
+    if (*p == ',') {
+        p++;
+        int g = opt_field_number(&p);
+        if (g != f)
+            return err_set(GS_EUSAGE, "-k %s: the key must end at the field it starts in "
+                           "(-k %d,%d): gpusort sorts by one field", spec, f, f);
+        rc = opt_key_letters(&p, spec, o);
+        if (rc)
+            return rc;
+        if (*p)
+            return err_set(GS_EUSAGE, "-k %s: invalid field specification", spec);
+    }
+    o->key_field = f;
+    return GS_OK;
+}
+
+/* -t SEP: one byte ("\0" for NUL, as sort takes it). */
+static int opt_separator(const char *arg, opts_t *o)
 {
     key_type_t type;
-    if (c == 't' && arg && key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
-        return err_set(GS_EUSAGE, "-t (--field-separator) splits records into fields, "
-                       "which is not supported yet; the key type is --type=%s", arg);
-    for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++) {
-        if (opt_refused[i].c != c)
-            continue;
-        if (c == 'k' || c == 't' || c == 'z')
-            return err_set(GS_EUSAGE, "%s %s, which is not supported yet: gpusort sorts "
-                           "integers, not records; use sort(1) for now",
-                           opt_refused[i].name, opt_refused[i].why);
-        return err_set(GS_EUSAGE, "%s %s: gpusort compares integers only; use sort(1)",
-                       opt_refused[i].name, opt_refused[i].why);
+    if (strcmp(arg, "\\0") == 0) {
+        o->field_sep = 0;
+        return GS_OK;
     }
+    if (strlen(arg) == 1) {
+        o->field_sep = (unsigned char)arg[0];
+        return GS_OK;
+    }
+    if (!*arg)
+        return err_set(GS_EUSAGE, "-t: empty field separator");
+    if (key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
+        return err_set(GS_EUSAGE, "-t %s: the field separator is one byte; the key type "
+                       "is --type=%s", arg, arg);
+    return err_set(GS_EUSAGE, "-t '%s': the field separator must be one byte", arg);
+}
+
+/* A byte count for --record-size or --key-offset: digits only. */
+static int opt_bytes(const char *name, const char *arg, uint64_t min, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(arg, &end, 10);
+    if (!isdigit((unsigned char)arg[0]) || *end || errno || n < min || n > (1ull << 30))
+        return opt_bad(name, arg);
+    *v = n;
     return GS_OK;
 }
 
@@ -247,7 +342,7 @@ static int opt_sort_word(const char *v)
         return GS_OK;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strcmp(v, words[i].word) == 0)
-            return opt_refuse(words[i].c, NULL);
+            return opt_refuse(words[i].c);
     return opt_bad("--sort", v);
 }
 
@@ -286,6 +381,7 @@ static void opt_defaults(opts_t *o)
     o->algorithm = ALGO_RADIX;
     o->device = DEV_AUTO;
     o->compress = COMPRESS_AUTO;
+    o->field_sep = -1;
 }
 
 /* One option. Returns GS_OK or GS_EUSAGE; GS_EXIT_OK for --help and --version. */
@@ -297,13 +393,30 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         return GS_OK;
     case 'b':   /* leading blanks never count in an integer */
     case 'n':   /* integers are always compared numerically */
-    case 's':   /* equal integers are written alike: any order of them is stable */
         return GS_OK;
+    case 's':
+        o->stable = 1;
+        return GS_OK;
+    case 'k':
+        return opt_key(arg, o);
+    case 't':
+        return opt_separator(arg, o);
+    case 'z':
+        o->zero_terminated = 1;
+        return GS_OK;
+    case OPT_HEADER:
+        o->header = 1;
+        return GS_OK;
+    case OPT_RECORD_SIZE:
+        return opt_bytes("--record-size", arg, 1, &o->record_size);
+    case OPT_KEY_OFFSET:
+        o->key_offset_set = 1;
+        return opt_bytes("--key-offset", arg, 0, &o->key_offset);
     case OPT_SORT:
         return opt_sort_word(arg);
     case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'R': case 'V':
-    case OPT_RANDOM_SOURCE: case 'k': case 't': case 'z':
-        return opt_refuse(c, arg);
+    case OPT_RANDOM_SOURCE:
+        return opt_refuse(c);
     case OPT_INPUT_FORMAT:
         return opt_format("--input-format", arg, &o->in_format);
     case OPT_OUTPUT_FORMAT:
@@ -397,6 +510,38 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     }
 }
 
+/* The records' options together: a key in text lines (-k, -t, --header) or in binary
+ * records (--record-size, --key-offset), each where it means something. */
+static int opt_records_check(const opts_t *o)
+{
+    int binary = o->in_format == FMT_BINARY || o->out_format == FMT_BINARY;
+    if (o->key_field && binary)
+        return err_set(GS_EUSAGE, "-k takes a field of text lines; binary records take "
+                       "--record-size and --key-offset");
+    if (o->field_sep >= 0 && !o->key_field)
+        return err_set(GS_EUSAGE, "-t (--field-separator) needs -k (--key): without a key, "
+                       "gpusort sorts bare integers");
+    if (o->header && !o->key_field)
+        return err_set(GS_EUSAGE, "--header without -k is not supported yet: with -k, "
+                       "the first line of each input is a header");
+    if (o->zero_terminated && !o->key_field)
+        return err_set(GS_EUSAGE, "-z (--zero-terminated) without -k is not supported yet: "
+                       "with -k, lines end with NUL");
+    if (o->key_offset_set && !o->record_size)
+        return err_set(GS_EUSAGE, "--key-offset needs --record-size");
+    if (o->record_size) {
+        if (o->in_format != FMT_BINARY || o->out_format != FMT_BINARY)
+            return err_set(GS_EUSAGE, "--record-size needs binary input and output (-B): "
+                           "records are written back as they are read");
+        uint64_t width = o->type == KEY_I32 || o->type == KEY_U32 ? 4 : 8;
+        if (o->key_offset + width > o->record_size)
+            return err_set(GS_EUSAGE, "--key-offset=%llu: a key of %llu bytes there does not "
+                           "fit in a record of %llu bytes", (unsigned long long)o->key_offset,
+                           (unsigned long long)width, (unsigned long long)o->record_size);
+    }
+    return GS_OK;
+}
+
 int opt_parse(int argc, char **argv, opts_t *o)
 {
     opt_defaults(o);
@@ -413,6 +558,10 @@ int opt_parse(int argc, char **argv, opts_t *o)
     }
     o->files = argv + optind;
     o->nfiles = argc - optind;
+
+    int rc = opt_records_check(o);
+    if (rc != GS_OK)
+        return rc;
 
     int checking = o->mode == MODE_CHECK || o->mode == MODE_CHECK_QUIET;
     if (checking && o->output)

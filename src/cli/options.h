@@ -46,6 +46,15 @@ typedef struct {
     const char *tmpdir;       /* -T; default $TMPDIR, else /tmp */
     compress_t compress;      /* --compress-temp; default COMPRESS_AUTO */
     int threads;              /* --parallel; 0: the default, the CPUs gpusort may use */
+    int key_field;            /* -k F; 0: none */
+    int key_reverse;          /* r on -k */
+    int field_sep;            /* -t SEP; -1: none (blank runs) */
+    int stable;               /* -s */
+    int zero_terminated;      /* -z */
+    int header;               /* --header */
+    uint64_t record_size;     /* --record-size; 0: none */
+    uint64_t key_offset;      /* --key-offset */
+    int key_offset_set;       /* --key-offset given */
     int progress;             /* --progress */
     int stats;                /* --stats */
     char **files;             /* the FILE operands; "-" is standard input */

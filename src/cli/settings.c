@@ -134,6 +134,14 @@ int opt_settings(const opts_t *o, settings_t *s)
         s->gpu_memory_percent = (int)o->gpu_memory.value;
     else if (o->gpu_memory.set)
         s->gpu_memory = o->gpu_memory.value;
+    s->key_field = o->key_field;
+    s->field_sep = o->field_sep;
+    s->key_reverse = o->key_reverse;
+    s->stable = o->stable;
+    s->zero_terminated = o->zero_terminated;
+    s->header = o->header;
+    s->record_size = (size_t)o->record_size;
+    s->key_offset = (size_t)o->key_offset;
     s->progress = o->progress;
     s->stats = o->stats;
     return opt_gpus(o, s);

@@ -56,9 +56,26 @@ typedef struct {
                                    works); GS_GPU_MEMORY_FREE: most of what is free */
     int gpu_memory_percent;     /* 0..100: instead, that share of each GPU's memory,
                                    which only the device knows; -1: bytes, as above */
+    /* records (records/records.h): a key inside each line or binary record */
+    int key_field;              /* -k F: the key's field, 1-based; 0: bare integers */
+    int field_sep;              /* -t SEP: the separating byte; -1: sort's blank runs */
+    int key_reverse;            /* r on the key (-k2,2nr): the keys descending, the
+                                   last-resort comparison not */
+    int stable;                 /* -s: equal keys in input order, no last resort */
+    int zero_terminated;        /* -z: lines end with NUL */
+    int header;                 /* --header: each text input's first line */
+    size_t record_size;         /* --record-size: bytes a binary record; 0: bare keys */
+    size_t key_offset;          /* --key-offset: the key's first byte in a record */
     /* reporting */
     int progress;               /* --progress */
     int stats;                  /* --stats */
 } settings_t;
+
+/* 1 where the inputs are records (a key inside each line or binary record), which
+ * the records engine sorts, checks and merges (records/records.h). */
+static inline int settings_records(const settings_t *s)
+{
+    return s->key_field > 0 || s->record_size > 0;
+}
 
 #endif

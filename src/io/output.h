@@ -134,6 +134,10 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 
+/* As output_place(), for bytes written as they are (records): len bytes from src. */
+int output_place_bytes(const output_t *o, const void *src, size_t len, char **at, char *end,
+                       char **released);
+
 /* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
  * the file goes on after them; without (the placing failed), only unmap. */
 int output_place_end(output_t *o, char *base, uint64_t total, int ok);

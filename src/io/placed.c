@@ -114,6 +114,20 @@ static void output_release(const output_t *o, char *from, char *to)
 #endif
 }
 
+/* Bytes placed from *at up to p: counted, *at moved to p, and the pages filled since
+ * *released let go of once they add up or reach end. */
+static void output_placed(const output_t *o, char **at, char *p, char *end, char **released)
+{
+    /* Counted as placed, a batch at a time: --progress shows the output grow. */
+    stats_add(ST_WRITE, (uint64_t)(p - *at), 0);
+    *at = p;
+    size_t every = o->cfg.map_release ? o->cfg.map_release : WRITE_RELEASE;
+    if ((size_t)(p - *released) >= every || p == end) {
+        output_release(o, *released, p);
+        *released = (char *)((uintptr_t)p & ~(uintptr_t)(o->page - 1));
+    }
+}
+
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released)
 {
@@ -135,14 +149,17 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
         memcpy(p, tail, tlen);
         p += tlen;
     }
-    /* Counted as placed, a batch at a time: --progress shows the output grow. */
-    stats_add(ST_WRITE, (uint64_t)(p - *at), 0);
-    *at = p;
-    size_t every = o->cfg.map_release ? o->cfg.map_release : WRITE_RELEASE;
-    if ((size_t)(p - *released) >= every || p == end) {
-        output_release(o, *released, p);
-        *released = (char *)((uintptr_t)p & ~(uintptr_t)(o->page - 1));
-    }
+    output_placed(o, at, p, end, released);
+    return GS_OK;
+}
+
+int output_place_bytes(const output_t *o, const void *src, size_t len, char **at, char *end,
+                       char **released)
+{
+    if (len > (size_t)(end - *at))
+        return err_set(GS_EIO, "internal error: output longer than laid out");
+    memcpy(*at, src, len);
+    output_placed(o, at, *at + len, end, released);
     return GS_OK;
 }
 

@@ -45,5 +45,6 @@ int engine_create(ctx_t *c);
 int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */
+int records_run(ctx_t *c);      /* records.c: every mode, for records */
 
 #endif

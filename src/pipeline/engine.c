@@ -15,11 +15,18 @@
 #include "pipeline/ctx.h"
 
 #ifdef HAVE_CUDA
-/* The most keys the inputs' bytes can hold: binary keys fill their width, text keys
- * take at least a digit and a newline (the last may lack it). */
+/* The bytes a binary key or record takes. */
+static uint64_t engine_binary_width(const ctx_t *c)
+{
+    return c->set->record_size ? c->set->record_size : (uint64_t)c->km.width;
+}
+
+/* The most keys the inputs' bytes can hold: binary keys fill their width (records,
+ * their size), text keys take at least a digit and a newline (the last may lack
+ * it). */
 static size_t engine_input_keys(const ctx_t *c, uint64_t bytes)
 {
-    uint64_t keys = c->set->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
+    uint64_t keys = c->set->in_format == FMT_BINARY ? bytes / engine_binary_width(c)
                                                     : bytes / 2 + (uint64_t)c->set->ninputs;
     return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
 }
@@ -29,7 +36,7 @@ static size_t engine_input_keys(const ctx_t *c, uint64_t bytes)
 static uint64_t engine_estimate_keys(const ctx_t *c, uint64_t bytes)
 {
     if (c->set->in_format == FMT_BINARY || bytes == 0)
-        return bytes / (uint64_t)c->km.width;
+        return bytes / engine_binary_width(c);
     const char *first = c->set->inputs[0];
     int stdin_ = strcmp(first, "-") == 0;
     int fd = stdin_ ? 0 : open(first, O_RDONLY);
@@ -69,7 +76,7 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
         .devices = set->devices,
         .ndevices = set->gpus < 0 ? 0 : set->gpus,
         .quiet = set->gpus == GS_GPUS_AUTO,
-        .width = c->km.width,
+        .width = settings_records(set) ? 8 : c->km.width,   /* records: key and line */
         .algorithm = set->algorithm,
         .gpu_memory = set->gpu_memory,
         .gpu_memory_percent = set->gpu_memory_percent,
@@ -90,8 +97,9 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
 
 int engine_create(ctx_t *c)
 {
-    int made = 0, cpu_faster = 0;
+    int cpu_faster = 0;
 #ifdef HAVE_CUDA
+    int made = 0;
     int rc = engine_gpus(c, &made, &cpu_faster);
     if (rc || made)
         return rc;

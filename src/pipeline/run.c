@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c: the one entry point behind main(): build the context (key mapping,
  * threads, chunk sorter), then sort (sort.c), merge (mergefiles.c) or check
- * (check.c); report and tear down.
+ * (check.c), or any of them for records (records.c); report and tear down.
  */
 #include <config.h>
 
@@ -10,6 +10,22 @@
 #include "core/stats.h"
 #include "pipeline/ctx.h"
 #include "pipeline/run.h"
+
+/* The mode the settings ask for: records (every mode), or a sort, a merge or a
+ * check of bare keys. */
+static int run_mode(ctx_t *c)
+{
+    if (settings_records(c->set))
+        return records_run(c);
+    switch (c->set->mode) {
+    case MODE_SORT:
+        return sort_run(c);
+    case MODE_MERGE:
+        return mergefiles_run(c);
+    default:
+        return check_run(c);
+    }
+}
 
 int run(const settings_t *set)
 {
@@ -26,19 +42,8 @@ int run(const settings_t *set)
         if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
             progress_total(in_bytes);
     }
-    if (rc == GS_OK) {
-        switch (set->mode) {
-        case MODE_SORT:
-            rc = sort_run(&c);
-            break;
-        case MODE_MERGE:
-            rc = mergefiles_run(&c);
-            break;
-        default:
-            rc = check_run(&c);
-            break;
-        }
-    }
+    if (rc == GS_OK)
+        rc = run_mode(&c);
     progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         stats_print(stats_now() - t0);

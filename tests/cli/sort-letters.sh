@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # sort-letters.sh: a letter GNU sort uses means what it means in sort, or is refused
 # with one line that names it and says what to use: -b, -n and -s are accepted and
-# change nothing; the orderings of other things than integers, and records (-k, -t,
-# -z, not supported yet), are usage errors; --sort=numeric is accepted; an ambiguous
+# change nothing on bare integers; the orderings of other things than integers are
+# usage errors, and so are the records' letters where they cannot apply (-t or -z
+# without -k, -t with a key type); --sort=numeric is accepted; an ambiguous
 # abbreviation lists the options it could be. -B is binary, --type the key type.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
@@ -50,16 +51,15 @@ for w in general-numeric:g human-numeric:h month:M random:R version:V; do
 done
 expect_usage_error "^invalid argument 'alpha' for '--sort'$" -- "$GPUSORT" --sort=alpha in.txt
 
-# Records: not supported yet, said so; -t with a key type points to --type.
-expect_usage_error "^-k \(--key\) .*not supported yet.*use sort\(1\) for now$" \
-    -- "$GPUSORT" -k2,2 -o "$TARGET" in.txt
+# The records' letters where they cannot apply, said so; -t with a key type (gpusort
+# 0.1's -t) points to --type.
+expect_usage_error "^-t \(--field-separator\) needs -k \(--key\)" -- "$GPUSORT" -t, -o "$TARGET" in.txt
 target_check
-expect_usage_error "^-k \(--key\) " -- "$GPUSORT" --key=2 in.txt
-expect_usage_error "^-t \(--field-separator\) .*not supported yet.*use sort\(1\) for now$" \
-    -- "$GPUSORT" -t, in.txt
-expect_usage_error "^-t \(--field-separator\) .*not supported yet; the key type is --type=u32$" \
-    -- "$GPUSORT" -t u32 in.txt
-expect_usage_error "^-z \(--zero-terminated\) .*not supported yet" -- "$GPUSORT" -z in.txt
+expect_usage_error "^-t u32: the field separator is one byte; the key type is --type=u32$" \
+    -- "$GPUSORT" -t u32 -k1 in.txt
+expect_usage_error "^-z \(--zero-terminated\) without -k is not supported yet" -- "$GPUSORT" -z in.txt
+expect_usage_error "^-k 2,2f: the key letter f compares text: gpusort compares integers only; use sort\(1\)$" \
+    -- "$GPUSORT" -k2,2f in.txt
 
 # Abbreviations: a unique one works, an ambiguous one lists every candidate.
 gs_ok out.txt --rev in.txt

@@ -14,7 +14,7 @@
 seconds=${GS_FUZZ_SECONDS:-10}
 build_dir=$(dirname "$(dirname "$FUZZ_BIN")")
 
-for t in text binary runs; do
+for t in text binary runs fields; do
     bin=$FUZZ_BIN/fuzz_$t
     corpus=$FUZZ_CORPUS/$t
     [ -x "$bin" ] || fail "$bin is not built"

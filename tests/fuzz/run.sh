@@ -13,7 +13,7 @@ set -u
 kind=${FUZZ_KIND:-replay}
 seconds=${FUZZ_SECONDS:-300}
 failed=0
-for t in text binary runs; do
+for t in text binary runs fields; do
     out=fuzz-out/$t
     mkdir -p "$out/corpus"
     cp -n "$FUZZ_CORPUS/$t"/* "$out/corpus/"

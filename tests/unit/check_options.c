@@ -190,6 +190,11 @@ static void check_defaults(const opts_t *o)
     ck_assert_int_eq(o->progress, 0);
     ck_assert_int_eq(o->stats, 0);
     ck_assert_int_eq(o->nfiles, 0);
+    ck_assert_int_eq(o->key_field, 0);
+    ck_assert_int_eq(o->field_sep, -1);
+    ck_assert_int_eq(o->zero_terminated, 0);
+    ck_assert_int_eq(o->header, 0);
+    ck_assert_int_eq(o->record_size, 0);
 }
 
 START_TEST(test_options_defaults)
@@ -232,22 +237,26 @@ END_TEST
 START_TEST(test_options_sort_noops)
 {
     opts_t o;
-    ck_assert_int_eq(parse(&o, "-b", "-n", "-s", NULL), GS_OK);
+    ck_assert_int_eq(parse(&o, "-b", "-n", NULL), GS_OK);
     check_defaults(&o);
-    ck_assert_int_eq(parse(&o, "-bns", NULL), GS_OK);
+    ck_assert_int_eq(parse(&o, "-bn", NULL), GS_OK);
     check_defaults(&o);
-    ck_assert_int_eq(parse(&o, "--numeric-sort", "--ignore-leading-blanks", "--stable",
+    ck_assert_int_eq(parse(&o, "--numeric-sort", "--ignore-leading-blanks",
                            "--sort=numeric", NULL), GS_OK);
     check_defaults(&o);
+    ck_assert_int_eq(parse(&o, "-bns", NULL), GS_OK);   /* -s: stable, for records */
+    ck_assert_int_eq(o.stable, 1);
+    ck_assert_int_eq(parse(&o, "--stable", NULL), GS_OK);
+    ck_assert_int_eq(o.stable, 1);
 }
 END_TEST
 
-/* sort's other orderings, and records: usage errors. */
+/* sort's other orderings, and records' letters alone: usage errors. */
 static const char *refused_args[] = {
-    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-k1", "-t,", "-z",
+    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-t,", "-z", "--header",
     "--dictionary-order", "--ignore-case", "--general-numeric-sort",
     "--human-numeric-sort", "--ignore-nonprinting", "--month-sort", "--random-sort",
-    "--version-sort", "--random-source=x", "--key=1", "--field-separator=,",
+    "--version-sort", "--random-source=x", "--field-separator=,",
     "--zero-terminated", "--sort=month", "--sort=version", "--sort=random",
     "--sort=general-numeric", "--sort=human-numeric", "--sort=bogus",
     "--p", "--st", "--ign",   /* ambiguous */
@@ -258,6 +267,77 @@ START_TEST(test_options_sort_refused)
     opts_t o;
     int rc = parse(&o, refused_args[_i], NULL);
     ck_assert_msg(rc == GS_EUSAGE, "'%s' gave %d, expected GS_EUSAGE", refused_args[_i], rc);
+}
+END_TEST
+
+/* -k: a field and sort's letters n, b and r (r: the key reversed). */
+static const struct {
+    const char *arg;
+    int field, reverse;
+} good_keys[] = {
+    { "-k2", 2, 0 }, { "-k2,2", 2, 0 }, { "-k2,2n", 2, 0 }, { "-k2n", 2, 0 },
+    { "-k2,2bn", 2, 0 }, { "-k2n,2", 2, 0 }, { "-k2,2nr", 2, 1 }, { "-k1r", 1, 1 },
+    { "--key=12,12", 12, 0 }, { "-k007", 7, 0 },
+};
+
+START_TEST(test_options_key_good)
+{
+    opts_t o;
+    ck_assert_int_eq(parse(&o, good_keys[_i].arg, NULL), GS_OK);
+    ck_assert_int_eq(o.key_field, good_keys[_i].field);
+    ck_assert_int_eq(o.key_reverse, good_keys[_i].reverse);
+}
+END_TEST
+
+static const char *bad_keys[] = {
+    "-k0", "-k", "-kx", "-k2,3", "-k2,", "-k2,0", "-k2.3", "-k2,2.1", "-k2,2f", "-k2,2x",
+    "-k2,2nq", "-k2,2,2", "-k99999999999", "-k2 -k3",
+};
+
+START_TEST(test_options_key_bad)
+{
+    opts_t o;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", bad_keys[_i]);
+    char *space = strchr(buf, ' ');
+    int rc;
+    if (space) {   /* two options */
+        *space = '\0';
+        rc = parse(&o, buf, space + 1, NULL);
+    } else {
+        rc = parse(&o, buf, NULL);
+    }
+    ck_assert_msg(rc == GS_EUSAGE, "'%s' gave %d, expected GS_EUSAGE", bad_keys[_i], rc);
+}
+END_TEST
+
+/* -t, -z, --header with -k; binary records with -B. */
+START_TEST(test_options_records)
+{
+    opts_t o;
+    ck_assert_int_eq(parse(&o, "-t,", "-k2", NULL), GS_OK);
+    ck_assert_int_eq(o.field_sep, ',');
+    ck_assert_int_eq(parse(&o, "-t", "\\0", "-k2", NULL), GS_OK);
+    ck_assert_int_eq(o.field_sep, 0);
+    ck_assert_int_eq(parse(&o, "-z", "--header", "-k1", NULL), GS_OK);
+    ck_assert_int_eq(o.zero_terminated, 1);
+    ck_assert_int_eq(o.header, 1);
+    ck_assert_int_eq(parse(&o, "-t", "", "-k2", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-t", "ab", "-k2", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-t", "u32", "-k2", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-B", "-k2", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-B", "--record-size=16", "--key-offset=8", NULL), GS_OK);
+    ck_assert_int_eq(o.record_size, 16);
+    ck_assert_int_eq(o.key_offset, 8);
+    ck_assert_int_eq(parse(&o, "-B", "--record-size=16", "--key-offset=9", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-B", "--type=u32", "--record-size=16", "--key-offset=12",
+                           NULL), GS_OK);
+    ck_assert_int_eq(parse(&o, "-B", "--record-size=0", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-B", "--record-size=x", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "--record-size=16", NULL), GS_EUSAGE);   /* text */
+    ck_assert_int_eq(parse(&o, "-B", "--output-format=text", "--record-size=16", NULL),
+                     GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "-B", "--key-offset=0", NULL), GS_EUSAGE);
 }
 END_TEST
 
@@ -606,6 +686,11 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, test_options_sort_noops);
     tcase_add_loop_test(tc, test_options_sort_refused, 0,
                         (int)(sizeof refused_args / sizeof refused_args[0]));
+    tcase_add_loop_test(tc, test_options_key_good, 0,
+                        (int)(sizeof good_keys / sizeof good_keys[0]));
+    tcase_add_loop_test(tc, test_options_key_bad, 0,
+                        (int)(sizeof bad_keys / sizeof bad_keys[0]));
+    tcase_add_test(tc, test_options_records);
     tcase_add_test(tc, test_options_formats);
     tcase_add_test(tc, test_options_endian);
     tcase_add_test(tc, test_options_flags);

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* records.c: the modes for records (-k, or binary --record-size): sort, -m, -c/-C.
+ *
+ * The inputs are read a chunk at a time into a table (records/table.h). A sort
+ * orders each chunk (records/order.h): where the first chunk holds everything it is
+ * written out at once (records/emit.h); else every chunk becomes a run on disk and
+ * the runs are merged into the output (records/spill.h). -m checks that each input
+ * is in order as its chunks go by, then sorts as a sort does; -c and -C only check,
+ * and stop at the first record out of order.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "io/textnum.h"
+#include "pipeline/ctx.h"
+#include "records/emit.h"
+#include "records/order.h"
+#include "records/spill.h"
+#include "records/table.h"
+
+/* The last record checked, kept across chunks (its bytes copied). */
+typedef struct {
+    int valid;
+    int input;
+    uint64_t key;
+    char *rec;
+    size_t len, cap;
+} rprev_t;
+
+/* 1 where a record (key kb, bytes b) may not follow one (key ka, bytes a): it goes
+ * before it, or, with -u, they have equal keys. */
+static int records_disorder(const settings_t *set, uint64_t ka, const char *a, size_t la,
+                            uint64_t kb, const char *b, size_t lb)
+{
+    if (ka != kb)
+        return kb < ka;
+    return set->unique || rorder_tie_lines(set, a, la, b, lb) > 0;
+}
+
+/* The message of the record at table line l out of order: "FILE:N: disorder: " and
+ * the line without its terminator, or a binary record's key. For -c (code
+ * GS_EDISORDER) printed unless quiet; for -m (GS_EINPUT) the error's message. */
+static int records_say_disorder(const rtable_t *t, size_t l, int code, int quiet)
+{
+    const rseg_t *sg = rtable_seg(t, l);
+    unsigned long long pos = (unsigned long long)(l - sg->first + sg->line0);
+    size_t len;
+    const char *s = rtable_line(t, l, &len);
+    char v[256];
+    if (t->rsize)
+        v[tn_format(key_map(&t->km, t->key[l]), t->km.type, v)] = '\0';
+    else if (code != GS_EDISORDER)
+        err_escape(v, sizeof v, s, len - 1, 80);
+    if (code != GS_EDISORDER)
+        return err_set(code, "%s:%llu: disorder: %s", sg->name, pos, v);
+    if (quiet)
+        return code;
+    if (t->rsize)
+        progress_print("%s:%llu: disorder: %s", sg->name, pos, v);
+    else   /* the line as it is, as sort writes it */
+        progress_print("%s:%llu: disorder: %.*s", sg->name, pos, (int)(len - 1), s);
+    return code;
+}
+
+/* Check the chunk's records, each input's against the one before it (in this chunk
+ * or, for the input the last chunk ended in, in prev): GS_OK, or the first disorder
+ * reported with code. */
+static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet)
+{
+    const settings_t *set = t->set;
+    for (int i = 0; i < t->nseg; i++) {
+        const rseg_t *sg = &t->seg[i];
+        if (prev->valid && prev->input != sg->input)
+            prev->valid = 0;
+        size_t l = sg->first + (size_t)sg->header, end = sg->first + sg->lines, len, plen;
+        for (; l < end; l++) {
+            const char *s = rtable_line(t, l, &len);
+            if (l > sg->first + (size_t)sg->header) {
+                const char *ps = rtable_line(t, l - 1, &plen);
+                if (records_disorder(set, t->key[l - 1], ps, plen, t->key[l], s, len))
+                    return records_say_disorder(t, l, code, quiet);
+            } else if (prev->valid &&
+                       records_disorder(set, prev->key, prev->rec, prev->len, t->key[l], s, len)) {
+                return records_say_disorder(t, l, code, quiet);
+            }
+        }
+        if (sg->lines > (size_t)sg->header) {   /* its last record, for the next chunk */
+            const char *s = rtable_line(t, end - 1, &len);
+            if (len > prev->cap) {
+                char *r = realloc(prev->rec, len);
+                if (!r)
+                    return err_set(GS_ENOMEM, "out of memory");
+                prev->rec = r;
+                prev->cap = len;
+            }
+            memcpy(prev->rec, s, len);
+            prev->len = len;
+            prev->key = t->key[end - 1];
+            prev->input = sg->input;
+            prev->valid = 1;
+        }
+    }
+    return GS_OK;
+}
+
+/* The output, opened for records: bytes written as they are. */
+static int records_output(ctx_t *c, output_t **out)
+{
+    output_cfg_t cfg = ctx_output_cfg(c);
+    cfg.binary = 0;   /* records are bytes written as they are: placed as text is */
+    return output_open(out, &cfg);
+}
+
+/* Everything fitted in the first chunk: ordered, written out at once. */
+static int records_in_memory(ctx_t *c, const rtable_t *t, const uint64_t *order, size_t n)
+{
+    output_t *out;
+    int rc = records_output(c, &out);
+    return rc ? rc : ctx_finish(remit_write(t, c->pool, order, n, out), out);
+}
+
+/* The runs merged into the output, the header first. */
+static int records_merge(ctx_t *c, rspill_t *sp, const char *header, size_t hlen)
+{
+    output_t *out;
+    progress_phase("merging");
+    int rc = records_output(c, &out);
+    return rc ? rc : ctx_finish(rspill_merge(sp, header, hlen, out), out);
+}
+
+/* A chunk's bytes: half of -S, the other half for the index beside them (32 bytes a
+ * line), the spilled runs' merge buffers and the threads. */
+static size_t records_chunk_bytes(const settings_t *set)
+{
+    return set->buffer_bytes / 2;
+}
+
+int records_run(ctx_t *c)
+{
+    const settings_t *set = c->set;
+    int checking = set->mode == MODE_CHECK || set->mode == MODE_CHECK_QUIET;
+    rtable_t t;
+    rspill_t *sp = NULL;
+    rprev_t prev = { 0 };
+    char *header = NULL;
+    size_t hlen = 0;
+    int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
+    while (rc == GS_OK && more) {
+        progress_phase("reading");
+        if ((rc = rtable_next(&t, &more)) != GS_OK)
+            break;
+        if (checking || set->mode == MODE_MERGE) {
+            progress_phase("checking");
+            rc = records_check(&t, &prev, checking ? GS_EDISORDER : GS_EINPUT,
+                               set->mode == MODE_CHECK_QUIET);
+            if (rc || checking)
+                continue;
+        }
+        uint64_t *order;
+        size_t n;
+        progress_phase("sorting");
+        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
+            break;
+        if (first && !more) {
+            rc = records_in_memory(c, &t, order, n);
+        } else {
+            if (!sp)
+                rc = rspill_open(&sp, set, c->pool);
+            if (rc == GS_OK) {
+                progress_phase("spilling");
+                rc = rspill_add(sp, &t, order, n);
+            }
+        }
+        free(order);
+        first = 0;
+    }
+    if (rc == GS_OK && sp) {
+        header = t.header;   /* kept past the table, whose memory goes first */
+        hlen = t.header_len;
+        t.header = NULL;
+        rtable_close(&t);
+        rc = records_merge(c, sp, header, hlen);
+    }
+    rtable_close(&t);
+    rspill_close(sp);
+    free(header);
+    free(prev.rec);
+    return rc;
+}

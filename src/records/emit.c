@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/* emit.c: the records written out, whole, in a given order (see emit.h).
+ *
+ * To a file that can be mapped (-o's temporary, or standard output where it is a
+ * regular file), every thread measures its share of the records, and then copies
+ * it straight into the file's pages at its offset; elsewhere (a pipe), the threads
+ * copy batches into buffers of their own that the calling thread writes in order.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/stats.h"
+#include "records/emit.h"
+
+#define EMIT_BATCH ((size_t)1 << 18)   /* records a thread copies between two writes */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} emit_buf_t;
+
+typedef struct {
+    const rtable_t *t;
+    const uint64_t *order;
+    size_t lo, hi;          /* the records of this round */
+    emit_buf_t *bufs;       /* one a thread */
+} emit_job_t;
+
+/* Thread i's share of the round: its records copied into its buffer. */
+static void emit_gather(void *arg, int i, int n)
+{
+    emit_job_t *j = arg;
+    emit_buf_t *b = &j->bufs[i];
+    size_t lo, hi;
+    pool_share(j->hi - j->lo, i, n, &lo, &hi);
+    lo += j->lo;
+    hi += j->lo;
+    size_t need = 0, len;
+    for (size_t r = lo; r < hi; r++) {
+        rtable_line(j->t, (size_t)j->order[r], &len);
+        need += len;
+    }
+    b->len = 0;
+    if (need > b->cap) {
+        char *p = realloc(b->buf, need);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->buf = p;
+        b->cap = need;
+    }
+    char *d = b->buf;
+    for (size_t r = lo; r < hi; r++) {
+        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        memcpy(d, s, len);
+        d += len;
+    }
+    b->len = need;
+}
+
+/* ---- placed: every thread copies its share straight into the output file's pages -- */
+
+typedef struct {
+    const rtable_t *t;
+    const uint64_t *order;
+    size_t n;
+    const output_t *out;
+    uint64_t *bytes;        /* nthreads + 1: each share's bytes, then their offsets */
+    char *base;             /* the mapping (the header first) */
+    uint64_t skip;          /* the header's bytes */
+    int *failed;            /* nthreads */
+} place_job_t;
+
+static void emit_measure(void *arg, int i, int n)
+{
+    place_job_t *j = arg;
+    size_t lo, hi, len;
+    pool_share(j->n, i, n, &lo, &hi);
+    uint64_t sum = 0;
+    for (size_t r = lo; r < hi; r++) {
+        rtable_line(j->t, (size_t)j->order[r], &len);
+        sum += len;
+    }
+    j->bytes[i] = sum;
+}
+
+static void emit_place(void *arg, int i, int n)
+{
+    place_job_t *j = arg;
+    size_t lo, hi, len;
+    pool_share(j->n, i, n, &lo, &hi);
+    char *at = j->base + j->skip + j->bytes[i], *end = j->base + j->skip + j->bytes[i + 1];
+    char *released = at;
+    for (size_t r = lo; r < hi && !j->failed[i]; r++) {
+        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        if (output_place_bytes(j->out, s, len, &at, end, &released) != GS_OK)
+            j->failed[i] = 1;
+    }
+}
+
+/* Place the header and the records in the output's pages, where the output allows
+ * it: GS_OK with *done set, GS_OK without (write them in order instead), or an
+ * error. */
+static int emit_placed(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
+                       output_t *out, const char *h, size_t hlen, int *done)
+{
+    *done = 0;
+    int nt = pool_size(pool);
+    if (!output_can_place(out, n))
+        return GS_OK;
+    place_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
+                      .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
+                      .failed = calloc((size_t)nt, sizeof(int)) };
+    int rc = GS_OK;
+    if (!j.bytes || !j.failed) {
+        rc = err_set(GS_ENOMEM, "out of memory");
+        goto out;
+    }
+    pool_run(pool, emit_measure, &j);
+    uint64_t total = hlen;
+    for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
+        uint64_t b = j.bytes[i];
+        j.bytes[i] = total - hlen;
+        total += b;
+    }
+    j.bytes[nt] = total - hlen;
+    rc = output_place_begin(out, total, &j.base);
+    if (rc || !j.base)
+        goto out;
+    if (hlen)
+        memcpy(j.base, h, hlen);
+    double t0 = stats_now();
+    pool_run(pool, emit_place, &j);
+    stats_add(ST_WRITE, hlen, stats_now() - t0);
+    int ok = 1;
+    for (int i = 0; i < nt; i++)
+        ok &= !j.failed[i];
+    rc = output_place_end(out, j.base, total, ok);
+    if (rc == GS_OK && !ok)
+        rc = err_set(GS_EIO, "internal error: output longer than laid out");
+    *done = 1;
+out:
+    free(j.bytes);
+    free(j.failed);
+    return rc;
+}
+
+/* ---- in order: batches copied by the threads, written by the caller ----------------- */
+
+int remit_write(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
+                output_t *out)
+{
+    size_t hlen = 0;
+    const char *h = rtable_header(t, &hlen);
+    int done;
+    progress_phase("writing");
+    int rc = emit_placed(t, pool, order, n, out, h, h ? hlen : 0, &done);
+    if (rc || done)
+        return rc;
+    rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
+    int nt = pool_size(pool);
+    emit_job_t j = { .t = t, .order = order, .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
+    if (!j.bufs)
+        return err_set(GS_ENOMEM, "out of memory");
+    for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {
+        j.lo = lo;
+        j.hi = n - lo > EMIT_BATCH * (size_t)nt ? lo + EMIT_BATCH * (size_t)nt : n;
+        double t0 = stats_now();
+        if (nt > 1 && j.hi - j.lo > 4096)
+            pool_run(pool, emit_gather, &j);
+        else
+            for (int i = 0; i < nt; i++)
+                emit_gather(&j, i, nt);
+        stats_add(ST_FORMAT, 0, stats_now() - t0);
+        for (int i = 0; i < nt && rc == GS_OK; i++) {
+            if (j.bufs[i].failed)
+                rc = err_set(GS_ENOMEM, "out of memory");
+            else if (j.bufs[i].len)
+                rc = output_write_bytes(out, j.bufs[i].buf, j.bufs[i].len);
+        }
+    }
+    for (int i = 0; i < nt; i++)
+        free(j.bufs[i].buf);
+    free(j.bufs);
+    return rc;
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* loader.c: the inputs read into a table a chunk at a time (see table.h).
+ *
+ * The loader keeps the input being read open between chunks, with its line count
+ * (for messages) and the partial line or record that ended the last chunk (the
+ * carry, the next chunk's first bytes). A regular file's piece of a chunk is read
+ * with pread(2), by every thread at once where it is large; anything else (a pipe)
+ * by read(2) in pieces.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fdio.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "core/stdfds.h"
+#include "records/table.h"
+
+#define LOADER_READ ((size_t)16 << 20)            /* bytes one read(2) asks for */
+#define LOADER_PARALLEL ((uint64_t)64 << 20)      /* pieces read by every thread */
+
+struct rloader {
+    size_t limit;          /* a chunk's bytes, at most (but for one long line) */
+    int next;              /* the input to open next */
+    int fd;                /* the input being read, or -1 */
+    int cur;               /* its number */
+    char *name;            /* its escaped name (names[cur]) */
+    int regular;           /* 1: a regular file, read at pos with pread(2) */
+    uint64_t pos;          /* the bytes read from it */
+    uint64_t lines;        /* its lines in the chunks before */
+    char *carry;           /* the partial line (record) that ended the last chunk */
+    size_t carry_len, carry_cap;
+    char **names;          /* every input's escaped name, made as it is opened */
+};
+
+/* ---- the arena --------------------------------------------------------------------- */
+
+/* Room for more bytes at the arena's end, and one for a terminator after them: the
+ * arena doubles, but not past the chunk's limit while that is enough. */
+static int loader_reserve(rtable_t *t, size_t more)
+{
+    if (t->cap - t->bytes >= more)
+        return GS_OK;
+    size_t need = t->bytes + more, cap = t->cap ? t->cap * 2 : LOADER_READ;
+    if (cap > t->loader->limit)
+        cap = t->loader->limit;
+    if (cap < need)
+        cap = need;
+    char *a = mem_realloc(t->arena, cap + 1);
+    if (!a)
+        return err_set(GS_ENOMEM, "out of memory");
+    t->arena = a;
+    t->cap = cap;
+    return GS_OK;
+}
+
+/* ---- reading ----------------------------------------------------------------------- */
+
+typedef struct {
+    int fd;
+    char *dst;
+    uint64_t pos, len;      /* the file's bytes [pos, pos + len) to dst */
+    int err;                /* the first errno, or -1: the file ended first (atomic) */
+} lread_job_t;
+
+static void loader_pread_part(void *arg, int i, int n)
+{
+    lread_job_t *j = arg;
+    size_t lo, hi, got = 0;
+    pool_share((size_t)j->len, i, n, &lo, &hi);
+    if (hi == lo)
+        return;
+    int e = fdio_read(j->fd, j->dst + lo, hi - lo, (int64_t)(j->pos + lo), &got);
+    if (e == 0 && got < hi - lo)
+        e = -1;
+    int none = 0;
+    if (e)
+        __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Read up to want bytes of the open input onto the arena: *got of them, fewer at
+ * its end. */
+static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
+{
+    *got = 0;
+    uint64_t left = 0;
+    if (ld->regular) {
+        /* A regular file is read up to its size (a size of 0, as /proc's files
+         * have, says nothing: read on until read(2) says it ended). */
+        struct stat st;
+        uint64_t size = fstat(ld->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        left = size > ld->pos ? size - ld->pos : 0;
+        if (size > 0 && left == 0)
+            return GS_OK;
+        if (left > 0 && left < want)
+            want = (size_t)left;
+    }
+    if (!left && want > LOADER_READ)
+        want = LOADER_READ;
+    int rc = loader_reserve(t, want);
+    if (rc)
+        return rc;
+    double t0 = stats_now();
+    if (ld->regular) {
+        if (left >= LOADER_PARALLEL && want >= LOADER_PARALLEL && pool_size(t->pool) > 1) {
+            /* The file's size says these bytes are there: every thread reads a share. */
+            lread_job_t j = { .fd = ld->fd, .dst = t->arena + t->bytes, .pos = ld->pos,
+                              .len = want };
+            pool_run(t->pool, loader_pread_part, &j);
+            if (j.err > 0)
+                return err_sys(GS_EIO, j.err, "read error on '%s'", ld->name);
+            if (j.err < 0)
+                return err_set(GS_EIO, "read error on '%s': the file was cut short while "
+                               "being read", ld->name);
+            *got = (size_t)j.len;
+        } else {
+            int e = fdio_read(ld->fd, t->arena + t->bytes, want, (int64_t)ld->pos, got);
+            if (e)
+                return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
+        }
+    } else {
+        int e = fdio_read(ld->fd, t->arena + t->bytes, want, -1, got);
+        if (e)
+            return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
+    }
+    ld->pos += *got;
+    t->bytes += *got;
+    stats_add(ST_READ, *got, stats_now() - t0);
+    return GS_OK;
+}
+
+/* Open the next input; its first segment starts with its header (--header). */
+static int loader_open_next(rtable_t *t, rloader_t *ld)
+{
+    int i = ld->next++;
+    const char *path = t->set->inputs[i];
+    ld->names[i] = err_escaped(path);
+    if (!ld->names[i])
+        return err_set(GS_ENOMEM, "out of memory");
+    ld->cur = i;
+    ld->name = ld->names[i];
+    ld->pos = ld->lines = 0;
+    ld->regular = 0;
+    if (strcmp(path, "-") == 0) {
+        if (stdfds_was_closed(STDIN_FILENO))
+            return err_sys(GS_EIO, EBADF, "read error on '-'");
+        ld->fd = STDIN_FILENO;
+    } else {
+        ld->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (ld->fd < 0)
+            return err_sys(GS_EIO, errno, "cannot read '%s'", ld->name);
+    }
+    struct stat st;
+    if (fstat(ld->fd, &st) == 0 && S_ISDIR(st.st_mode))
+        return err_sys(GS_EIO, EISDIR, "cannot read '%s'", ld->name);
+    ld->regular = fstat(ld->fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (ld->regular)   /* read from where the descriptor is, as read(2) would */
+        ld->pos = (uint64_t)lseek(ld->fd, 0, SEEK_CUR);
+    return GS_OK;
+}
+
+static void loader_close_input(rloader_t *ld)
+{
+    if (ld->fd > STDIN_FILENO)
+        close(ld->fd);
+    ld->fd = -1;
+}
+
+/* A new segment of the open input, starting at the arena's end. */
+static rseg_t *loader_segment(rtable_t *t, rloader_t *ld, int first_of_input)
+{
+    rseg_t *sg = &t->seg[t->nseg++];
+    *sg = (rseg_t){ .input = ld->cur, .name = ld->name, .off = t->bytes, .end = t->bytes,
+                    .line0 = ld->lines + 1, .header = first_of_input && t->set->header };
+    return sg;
+}
+
+/* End a chunk that stops inside the open input: its last whole line (record) ends
+ * the chunk, what follows is carried; a chunk without one reads on until it has
+ * one or the input ends (*ended). */
+static int loader_cut(rtable_t *t, rloader_t *ld, rseg_t *sg, int *ended)
+{
+    *ended = 0;
+    for (;;) {
+        size_t keep;
+        if (t->rsize) {
+            keep = (size_t)((t->bytes - sg->off) / t->rsize * t->rsize);
+        } else {
+            const char *a = t->arena + sg->off, *p = t->arena + t->bytes;
+            while (p > a && p[-1] != t->term)
+                p--;
+            keep = (size_t)(p - a);
+        }
+        if (keep > 0) {
+            size_t tail = (size_t)(t->bytes - sg->off) - keep;
+            if (tail > ld->carry_cap) {
+                char *c = realloc(ld->carry, tail);
+                if (!c)
+                    return err_set(GS_ENOMEM, "out of memory");
+                ld->carry = c;
+                ld->carry_cap = tail;
+            }
+            if (tail)
+                memcpy(ld->carry, t->arena + sg->off + keep, tail);
+            ld->carry_len = tail;
+            t->bytes = sg->off + keep;
+            sg->end = t->bytes;
+            return GS_OK;
+        }
+        size_t got;
+        int rc = loader_read(t, ld, LOADER_READ, &got);
+        if (rc)
+            return rc;
+        if (got == 0) {
+            *ended = 1;
+            return GS_OK;
+        }
+    }
+}
+
+/* The open input has ended inside segment sg: its last line ended, its size
+ * checked (binary), the input closed. */
+static int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg)
+{
+    if (t->rsize && ld->pos % t->rsize)
+        return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %llu-byte records",
+                       ld->name, (unsigned long long)ld->pos, (unsigned long long)t->rsize);
+    if (!t->rsize && t->bytes > sg->off && t->arena[t->bytes - 1] != t->term)
+        t->arena[t->bytes++] = t->term;   /* room: loader_reserve() keeps one byte */
+    sg->end = t->bytes;
+    loader_close_input(ld);
+    return GS_OK;
+}
+
+/* Fill the arena with the next chunk: segments of the inputs, whole lines. */
+static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
+{
+    t->bytes = 0;
+    t->nseg = 0;
+    rseg_t *sg = NULL;
+    int rc;
+    if (ld->fd >= 0) {   /* the input the last chunk stopped in goes on */
+        sg = loader_segment(t, ld, 0);
+        if ((rc = loader_reserve(t, ld->carry_len)) != GS_OK)
+            return rc;
+        if (ld->carry_len)
+            memcpy(t->arena, ld->carry, ld->carry_len);
+        t->bytes = ld->carry_len;
+        ld->carry_len = 0;
+    }
+    for (;;) {
+        if (ld->fd < 0) {
+            if (ld->next == t->set->ninputs)
+                break;
+            if ((rc = loader_open_next(t, ld)) != GS_OK)
+                return rc;
+            sg = loader_segment(t, ld, 1);
+        }
+        size_t room = t->bytes < ld->limit ? ld->limit - t->bytes : 0, got;
+        if (room == 0) {
+            int ended;
+            if ((rc = loader_cut(t, ld, sg, &ended)) != GS_OK)
+                return rc;
+            if (!ended)
+                break;
+            if ((rc = loader_end_input(t, ld, sg)) != GS_OK)
+                return rc;
+            continue;
+        }
+        if ((rc = loader_read(t, ld, room, &got)) != GS_OK)
+            return rc;
+        sg->end = t->bytes;
+        if (got == 0 && (rc = loader_end_input(t, ld, sg)) != GS_OK)
+            return rc;
+    }
+    *more = ld->fd >= 0 || ld->next < t->set->ninputs;
+    return GS_OK;
+}
+
+/* ---- the interface ----------------------------------------------------------------- */
+
+int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
+{
+    memset(t, 0, sizeof *t);
+    t->set = set;
+    t->pool = pool;
+    t->term = set->zero_terminated ? '\0' : '\n';
+    t->rsize = set->record_size;
+    key_map_init(&t->km, set->type, set->reverse || set->key_reverse);
+    rloader_t *ld = calloc(1, sizeof *ld);
+    t->seg = calloc((size_t)set->ninputs + 1, sizeof *t->seg);
+    if (ld)
+        ld->names = calloc((size_t)set->ninputs, sizeof *ld->names);
+    t->loader = ld;
+    if (!ld || !ld->names || !t->seg)
+        return err_set(GS_ENOMEM, "out of memory");
+    ld->limit = limit ? limit : 1;
+    ld->fd = -1;
+    return GS_OK;
+}
+
+int rtable_next(rtable_t *t, int *more)
+{
+    rloader_t *ld = t->loader;
+    rtable_drop_index(t);
+    int rc = loader_fill(t, ld, more);
+    if (rc == GS_OK)
+        rc = rtable_index(t);
+    if (rc)
+        return rc;
+    for (int i = 0; i < t->nseg; i++) {
+        rseg_t *sg = &t->seg[i];
+        if (sg->input == ld->cur && ld->fd >= 0)
+            ld->lines = sg->line0 - 1 + sg->lines;   /* the input goes on */
+        if (sg->header && !t->header) {   /* the first header: kept for the output */
+            size_t len;
+            const char *h = rtable_line(t, sg->first, &len);
+            if (!(t->header = malloc(len)))
+                return err_set(GS_ENOMEM, "out of memory");
+            memcpy(t->header, h, len);
+            t->header_len = len;
+        }
+    }
+    return GS_OK;
+}
+
+void rtable_close(rtable_t *t)
+{
+    rloader_t *ld = t->loader;
+    if (ld) {
+        loader_close_input(ld);
+        for (int i = 0; ld->names && i < t->set->ninputs; i++)
+            free(ld->names[i]);
+        free(ld->names);
+        free(ld->carry);
+        free(ld);
+    }
+    rtable_drop_index(t);
+    free(t->arena);
+    free(t->seg);
+    free(t->header);
+    memset(t, 0, sizeof *t);
+}

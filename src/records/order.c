@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* order.c: the order in which the records of a table are written (see order.h). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "records/order.h"
+#include "sorter/sorter.h"
+
+#define ORDER_PARALLEL_MIN ((size_t)1 << 16)   /* fewer records: one thread */
+
+/* ---- the last resort --------------------------------------------------------------- */
+
+int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
+                     size_t lb)
+{
+    if (set->stable || set->unique || set->record_size)
+        return 0;
+    la--;   /* the terminators left out */
+    lb--;
+    int c = memcmp(a, b, la < lb ? la : lb);
+    if (c == 0)
+        c = la < lb ? -1 : la > lb;
+    else
+        c = c < 0 ? -1 : 1;
+    return set->reverse ? -c : c;
+}
+
+int rorder_tie(const rtable_t *t, size_t a, size_t b)
+{
+    const settings_t *set = t->set;
+    if (set->stable || set->unique || t->rsize)
+        return 0;
+    size_t la, lb;
+    const char *pa = rtable_line(t, a, &la), *pb = rtable_line(t, b, &lb);
+    return rorder_tie_lines(set, pa, la, pb, lb);
+}
+
+static int order_tie_cmp(const void *x, const void *y, void *arg)
+{
+    return rorder_tie(arg, (size_t)*(const uint64_t *)x, (size_t)*(const uint64_t *)y);
+}
+
+typedef struct {
+    const rtable_t *t;
+    uint64_t *order;
+    size_t n;
+    size_t *cut;           /* nthreads + 1 positions, each the start of a run */
+} ties_job_t;
+
+/* Thread i's runs of equal keys, each put in last-resort order. */
+static void order_ties_part(void *arg, int i, int n)
+{
+    (void)n;
+    ties_job_t *j = arg;
+    const uint64_t *key = j->t->key;
+    size_t a = j->cut[i], end = j->cut[i + 1];
+    while (a < end) {
+        size_t b = a + 1;
+        while (b < end && key[j->order[b]] == key[j->order[a]])
+            b++;
+        if (b - a > 1)
+            qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, (void *)j->t);
+        a = b;
+    }
+}
+
+static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n)
+{
+    int nt = pool_size(pool);
+    ties_job_t j = { .t = t, .order = order, .n = n, .cut = malloc(sizeof(size_t) * (nt + 1)) };
+    if (!j.cut)
+        return err_set(GS_ENOMEM, "out of memory");
+    /* Even shares, each start moved forward to the start of a run of equal keys. */
+    j.cut[0] = 0;
+    for (int i = 1; i <= nt; i++) {
+        size_t c = i == nt ? n : n * (size_t)i / (size_t)nt;
+        if (c < j.cut[i - 1])
+            c = j.cut[i - 1];
+        while (c > 0 && c < n && t->key[order[c]] == t->key[order[c - 1]])
+            c++;
+        j.cut[i] = c;
+    }
+    if (nt > 1 && n > 4096)
+        pool_run(pool, order_ties_part, &j);
+    else
+        for (int i = 0; i < nt; i++)
+            order_ties_part(&j, i, nt);
+    free(j.cut);
+    return GS_OK;
+}
+
+/* ---- keys with their line numbers ---------------------------------------------------- */
+
+/* What each thread does to its share of order[] (pack_job_t.step). */
+enum { PACK_LINES, PACK_WORDS, PACK_UNPACK };
+
+typedef struct {
+    const rtable_t *t;
+    uint64_t *order;
+    size_t n;
+    int step, bits;
+} pack_job_t;
+
+static void order_pack_part(void *arg, int i, int nt)
+{
+    pack_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    uint64_t *o = j->order, kmin = j->t->kmin;
+    const uint64_t *key = j->t->key;
+    uint64_t mask = j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
+    if (j->step == PACK_LINES)
+        for (size_t k = lo; k < hi; k++)
+            o[k] = k;
+    else if (j->step == PACK_WORDS)
+        for (size_t k = lo; k < hi; k++)
+            o[k] = (key[o[k]] - kmin) << j->bits | o[k];
+    else
+        for (size_t k = lo; k < hi; k++)
+            o[k] &= mask;
+}
+
+/* One step over order[0..n), shared by the pool's threads where n is large. */
+static void order_pack_step(pool_t *pool, pack_job_t *j, int step)
+{
+    j->step = step;
+    if (j->n >= ORDER_PARALLEL_MIN && pool_size(pool) > 1)
+        pool_run(pool, order_pack_part, j);
+    else
+        order_pack_part(j, 0, 1);
+}
+
+/* The records' lines in input order (the headers left out) into order[0..nrec). */
+static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
+{
+    if (t->nrec == t->n) {   /* no header: every line */
+        pack_job_t j = { .t = t, .order = order, .n = t->n };
+        order_pack_step(pool, &j, PACK_LINES);
+        return;
+    }
+    size_t j = 0;
+    for (size_t l = 0; l < t->n; l++)
+        if (!rtable_is_header(t, l))
+            order[j++] = l;
+}
+
+/* Sort as one word each: (key - kmin) << bits | line, by the chunk sorter (a GPU's
+ * where the run has one, and the words fit it at once; else the CPU's); then only
+ * the lines kept. *orderp may move to the scratch the result is in. */
+static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
+                        int bits)
+{
+    uint64_t *order = *orderp;
+    size_t n = t->nrec;
+    uint64_t *tmp = mem_alloc(sizeof *tmp * n);
+    if (!tmp)
+        return err_set(GS_ENOMEM, "out of memory");
+    pack_job_t pj = { .t = t, .order = order, .n = n, .bits = bits };
+    order_pack_step(pool, &pj, PACK_WORDS);
+    uint64_t *res = NULL;
+    const sorter_caps_t *caps = sorter ? sorter_caps(sorter) : NULL;
+    if (caps && (caps->max_keys == 0 || n <= caps->max_keys)) {
+        sort_job_t job = { .keys = order, .scratch = tmp, .n = n, .width = 8 };
+        int rc = caps->grow_at && n > caps->grow_at ? sorter_grow(sorter, n) : GS_OK;
+        if (rc == GS_OK)
+            rc = sorter_sort(sorter, &job);
+        if (rc) {
+            free(tmp);
+            return rc;
+        }
+        res = sort_job_result(&job);
+    } else if (!(res = radix_sort_cpu(pool, order, tmp, n, 8))) {
+        free(tmp);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    pj.order = res;
+    order_pack_step(pool, &pj, PACK_UNPACK);
+    if (res != order) {   /* the result in the scratch: it becomes the order */
+        tmp = order;
+        *orderp = res;
+    }
+    free(tmp);
+    return GS_OK;
+}
+
+/* Sort the lines by key as pairs (key, line), stably: an LSD radix sort by bytes,
+ * only on the bytes where the keys differ. For keys whose range leaves no room for
+ * the line numbers in one word. */
+static int order_pairs(const rtable_t *t, uint64_t *order)
+{
+    size_t n = t->nrec;
+    uint64_t *k = mem_alloc(sizeof *k * n * 4);
+    if (!k)
+        return err_set(GS_ENOMEM, "out of memory");
+    uint64_t *kt = k + n, *o = k + 2 * n, *ot = k + 3 * n;
+    uint64_t any = 0, all = ~0ull;
+    for (size_t j = 0; j < n; j++) {
+        k[j] = t->key[order[j]];
+        o[j] = order[j];
+        any |= k[j];
+        all &= k[j];
+    }
+    for (int shift = 0; shift < 64; shift += 8) {
+        if ((((any ^ all) >> shift) & 0xFF) == 0)
+            continue;   /* a byte every key shares */
+        size_t count[257] = { 0 };
+        for (size_t j = 0; j < n; j++)
+            count[((k[j] >> shift) & 0xFF) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t j = 0; j < n; j++) {
+            size_t at = count[(k[j] >> shift) & 0xFF]++;
+            kt[at] = k[j];
+            ot[at] = o[j];
+        }
+        uint64_t *x = k;
+        k = kt;
+        kt = x;
+        x = o;
+        o = ot;
+        ot = x;
+    }
+    memcpy(order, o, sizeof *order * n);
+    free(k < kt ? k : kt);   /* the block's start: the lowest of the four */
+    return GS_OK;
+}
+
+/* -u: the first record of each run of equal keys (the line numbers ascend within
+ * a run). The new count. */
+static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n)
+{
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++)
+        if (m == 0 || t->key[order[j]] != t->key[order[m - 1]])
+            order[m++] = order[j];
+    return m;
+}
+
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
+                size_t *nout)
+{
+    size_t n = t->nrec;
+    uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
+    if (!order)
+        return err_set(GS_ENOMEM, "out of memory");
+    double t0 = stats_now();
+    order_lines(t, pool, order);
+    int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
+    uint64_t range = t->kmax - t->kmin;
+    int kbits = range ? 64 - __builtin_clzll(range) : 0;
+    int rc = n < 2 ? GS_OK
+             : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
+                                  : order_pairs(t, order);
+    if (rc == GS_OK && t->set->unique)
+        n = order_unique(t, order, n);
+    else if (rc == GS_OK && !t->set->stable && !t->rsize)
+        rc = order_ties(t, pool, order, n);
+    stats_add(ST_SORT, 0, stats_now() - t0);
+    if (rc) {
+        free(order);
+        return rc;
+    }
+    *out = order;
+    *nout = n;
+    return GS_OK;
+}

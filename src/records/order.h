@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* order.h: the order in which the records of a table are written.
+ *
+ * By key (the table's mapping: descending where -r or the key's r asks), then, for
+ * equal keys: with -s or -u, input order; otherwise, as sort's last resort, the
+ * whole lines bytewise (descending with -r), binary records in input order. With
+ * -u, only the first record, in input order, of each run of equal keys.
+ *
+ * The keys and their line numbers are sorted together as one 64-bit word, the key
+ * less the least key above the line number's bits, by the chunk sorter, wherever
+ * the keys' range leaves room for the line numbers (always for 32-bit keys); else
+ * as pairs, by a radix sort of their own.
+ */
+#ifndef GS_ORDER_H
+#define GS_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/pool.h"
+#include "records/table.h"
+#include "sorter/sorter.h"
+
+/* The table's records in output order, as table lines: *order (free() it) holds *n
+ * of them. sorter: the chunk sorter for the packed words (its width 8), or NULL for
+ * the CPU's radix sort. GS_OK or the sorter's error. */
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
+                size_t *n);
+
+/* -1, 0 or 1 as record a goes before, with or after record b when both have equal
+ * keys: the last resort (lines bytewise, their terminators left out; descending with
+ * -r), or 0 under -s or -u and for binary records. */
+int rorder_tie(const rtable_t *t, size_t a, size_t b);
+
+/* The same for two records given by their bytes (terminators included). */
+int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
+                     size_t lb);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* table.c: the indexer of a chunk of records (see table.h).
+ *
+ * Each segment of the chunk is split into parts of about TABLE_PART bytes that start
+ * at a line's start; the pool counts the lines of every part, a prefix sum gives
+ * each part its first line, and the pool then writes each line's start and parses
+ * its key. A part stops at its first bad key; the earliest of them in input order is
+ * the one reported.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "records/field.h"
+#include "records/table.h"
+
+#define TABLE_PART ((size_t)4 << 20)    /* bytes of a part that one thread indexes */
+
+/* ---- indexing ---------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t lo, hi;       /* its bytes: whole lines (or records) */
+    int seg;               /* its segment */
+    size_t first, lines;   /* its first line, its lines */
+    /* its first bad key, if any */
+    size_t bad_line;       /* SIZE_MAX: none */
+    int bad_status;
+    size_t bad_b, bad_e;   /* the field, within the line */
+    uint64_t kmin, kmax;
+    int any;               /* 1: a record's key is in kmin..kmax */
+} tpart_t;
+
+typedef struct {
+    rtable_t *t;
+    tpart_t *parts;
+    size_t nparts;
+    size_t next;           /* the next part to take (atomic) */
+    int pass;              /* 0: count the lines; 1: index and parse */
+} tjob_t;
+
+/* Split every input into parts of about TABLE_PART bytes, each starting at a line. */
+static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
+{
+    size_t cap = t->bytes / TABLE_PART + (size_t)t->nseg + 1, n = 0;
+    tpart_t *p = calloc(cap, sizeof *p);
+    if (!p)
+        return err_set(GS_ENOMEM, "out of memory");
+    for (int i = 0; i < t->nseg; i++) {
+        uint64_t lo = t->seg[i].off, end = t->seg[i].end;
+        while (lo < end) {
+            uint64_t hi;
+            if (t->rsize) {   /* whole records: the input is a whole number of them */
+                uint64_t per = TABLE_PART / t->rsize ? TABLE_PART / t->rsize : 1;
+                hi = end - lo > per * t->rsize ? lo + per * t->rsize : end;
+            } else if ((hi = lo + TABLE_PART) >= end) {
+                hi = end;
+            } else {
+                const char *e = memchr(t->arena + hi - 1, t->term, end - (hi - 1));
+                hi = (uint64_t)(e - t->arena) + 1;   /* the input ends with a terminator */
+            }
+            p[n++] = (tpart_t){ .lo = lo, .hi = hi, .seg = i, .bad_line = SIZE_MAX };
+            lo = hi;
+        }
+    }
+    *out = p;
+    *nout = n;
+    return GS_OK;
+}
+
+static size_t table_count(const rtable_t *t, const tpart_t *p)
+{
+    if (t->rsize)
+        return (size_t)((p->hi - p->lo) / t->rsize);
+    size_t n = 0;
+    const char *s = t->arena + p->lo, *end = t->arena + p->hi;
+    while (s < end && (s = memchr(s, t->term, (size_t)(end - s))) != NULL) {
+        n++;
+        s++;
+    }
+    return n;
+}
+
+static inline void table_keep(tpart_t *p, uint64_t k)
+{
+    if (!p->any || k < p->kmin)
+        p->kmin = k;
+    if (!p->any || k > p->kmax)
+        p->kmax = k;
+    p->any = 1;
+}
+
+/* The binary records of part p: their keys. */
+static void table_index_binary(rtable_t *t, tpart_t *p)
+{
+    const settings_t *set = t->set;
+    const char *s = t->arena + p->lo;
+    for (size_t l = p->first; l < p->first + p->lines; l++, s += t->rsize) {
+        uint64_t k = 0;
+        key_decode(s + set->key_offset, &k, 1, &t->km, set->big_endian);
+        if (t->km.width == 4)
+            k &= 0xFFFFFFFFull;   /* key_decode wrote 4 bytes: the low ones */
+        t->key[l] = k;
+        table_keep(p, k);
+    }
+}
+
+/* The lines of part p: their starts and keys, up to the first bad key. */
+static void table_index_text(rtable_t *t, tpart_t *p)
+{
+    const settings_t *set = t->set;
+    const rseg_t *sg = &t->seg[p->seg];
+    const char *s = t->arena + p->lo;
+    for (size_t l = p->first; l < p->first + p->lines; l++) {
+        const char *e = memchr(s, t->term, (size_t)(t->arena + p->hi - s));
+        t->start[l] = (uint64_t)(s - t->arena);
+        if (sg->header && l == sg->first) {
+            t->key[l] = 0;
+        } else {
+            uint64_t raw;
+            size_t b, fe;
+            int st = field_key(s, (size_t)(e - s), set->key_field, set->field_sep,
+                               t->km.type, &raw, &b, &fe);
+            if (st != FIELD_OK) {
+                p->bad_line = l;
+                p->bad_status = st;
+                p->bad_b = b;
+                p->bad_e = fe;
+                return;
+            }
+            t->key[l] = key_map(&t->km, raw);
+            table_keep(p, t->key[l]);
+        }
+        s = e + 1;
+    }
+}
+
+static void table_job(void *arg, int i, int n)
+{
+    (void)i;
+    (void)n;
+    tjob_t *j = arg;
+    for (;;) {
+        size_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (k >= j->nparts)
+            return;
+        tpart_t *p = &j->parts[k];
+        if (j->pass == 0)
+            p->lines = table_count(j->t, p);
+        else if (j->t->rsize)
+            table_index_binary(j->t, p);
+        else
+            table_index_text(j->t, p);
+    }
+}
+
+static void table_run(rtable_t *t, tjob_t *j, int pass)
+{
+    j->pass = pass;
+    j->next = 0;
+    if (j->nparts > 1)
+        pool_run(t->pool, table_job, j);
+    else
+        table_job(j, 0, 1);
+}
+
+/* The message of part p's bad key. */
+static int table_bad_key(const rtable_t *t, const tpart_t *p)
+{
+    const rseg_t *sg = &t->seg[p->seg];
+    unsigned long long line = (unsigned long long)(p->bad_line - sg->first + sg->line0);
+    int f = t->set->key_field;
+    if (p->bad_status == FIELD_MISSING)
+        return err_set(GS_EINPUT, "%s:%llu: no field %d", sg->name, line, f);
+    if (p->bad_status == FIELD_EMPTY)
+        return err_set(GS_EINPUT, "%s:%llu: field %d is empty", sg->name, line, f);
+    char q[256];
+    err_escape(q, sizeof q, t->arena + t->start[p->bad_line] + p->bad_b,
+               p->bad_e - p->bad_b, 40);
+    if (p->bad_status == FIELD_RANGE)
+        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'", sg->name,
+                       line, f, key_type_name(t->km.type), q);
+    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'", sg->name, line, f, q);
+}
+
+int rtable_index(rtable_t *t)
+{
+    tpart_t *parts = NULL;
+    size_t nparts = 0;
+    int rc = table_parts(t, &parts, &nparts);
+    if (rc)
+        return rc;
+    tjob_t j = { .t = t, .parts = parts, .nparts = nparts };
+    table_run(t, &j, 0);
+    size_t n = 0;
+    for (int i = 0; i < t->nseg; i++)
+        t->seg[i].lines = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        parts[k].first = n;
+        if (k == 0 || parts[k].seg != parts[k - 1].seg)
+            t->seg[parts[k].seg].first = n;
+        n += parts[k].lines;
+        t->seg[parts[k].seg].lines += parts[k].lines;
+    }
+    t->n = n;
+    t->nrec = n;
+    for (int i = 0; i < t->nseg; i++) {
+        if (i > 0 && t->seg[i].lines == 0)
+            t->seg[i].first = t->seg[i - 1].first + t->seg[i - 1].lines;
+        if (t->seg[i].lines == 0)
+            t->seg[i].header = 0;   /* an empty input has none */
+        if (t->seg[i].header)
+            t->nrec--;
+    }
+    t->key = mem_alloc(sizeof *t->key * (n ? n : 1));
+    t->start = t->rsize ? NULL : mem_alloc(sizeof *t->start * (n + 1));
+    if (!t->key || (!t->rsize && !t->start)) {
+        free(parts);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    if (t->start)
+        t->start[n] = t->bytes;
+    table_run(t, &j, 1);
+    int any = 0;
+    for (size_t k = 0; k < nparts && rc == GS_OK; k++) {
+        if (parts[k].bad_line != SIZE_MAX) {
+            rc = table_bad_key(t, &parts[k]);
+            break;
+        }
+        if (parts[k].any) {
+            if (!any || parts[k].kmin < t->kmin)
+                t->kmin = parts[k].kmin;
+            if (!any || parts[k].kmax > t->kmax)
+                t->kmax = parts[k].kmax;
+            any = 1;
+        }
+    }
+    free(parts);
+    return rc;
+}
+
+void rtable_drop_index(rtable_t *t)
+{
+    free(t->key);
+    free(t->start);
+    t->key = t->start = NULL;
+    t->n = t->nrec = 0;
+}
+
+/* ---- lines and segments ------------------------------------------------------------ */
+
+const rseg_t *rtable_seg(const rtable_t *t, size_t l)
+{
+    int a = 0, b = t->nseg - 1;
+    while (a < b) {   /* the last segment whose first line is at most l */
+        int m = a + (b - a + 1) / 2;
+        if (t->seg[m].first <= l)
+            a = m;
+        else
+            b = m - 1;
+    }
+    while (a > 0 && t->seg[a].lines == 0)
+        a--;
+    return &t->seg[a];
+}
+
+int rtable_is_header(const rtable_t *t, size_t l)
+{
+    const rseg_t *sg = rtable_seg(t, l);
+    return sg->header && l == sg->first;
+}
+
+const char *rtable_header(const rtable_t *t, size_t *len)
+{
+    *len = t->header_len;
+    return t->header;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* table.h: records in memory, a chunk of the inputs at a time: their bytes and keys.
+ *
+ * The loader (loader.c) reads the inputs, one after another, into one arena, up to
+ * a limit: a chunk that ends at a line's end (or a record's), the partial line after
+ * it carried into the next chunk. Each text input's last line is given its
+ * terminator where it lacks one, so the arena is a sequence of whole lines (or of
+ * whole binary records). Where everything fits, the first chunk is all of it.
+ *
+ * A chunk holds a segment of each input it reaches: the indexer (table.c) indexes
+ * the segments' lines, line l being [start[l], start[l + 1]), its terminator
+ * included, and key[l] its mapped key (keys.h), the mapping descending where the key
+ * is. With --header, the first line of each input is a line of the table but not a
+ * record (rtable_is_header()); the first of them is kept for the output.
+ *
+ * Binary records need no index: record l is the rsize bytes at l * rsize.
+ */
+#ifndef GS_TABLE_H
+#define GS_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/keys.h"
+#include "core/pool.h"
+#include "core/settings.h"
+
+/* The part of one input in a chunk. */
+typedef struct {
+    int input;             /* which input (set->inputs[]) */
+    const char *name;      /* its name, escaped, for messages */
+    uint64_t off, end;     /* its bytes in the arena */
+    size_t first;          /* the table line of its first line */
+    size_t lines;          /* its lines */
+    uint64_t line0;        /* the input's line number (from 1) of its first line */
+    int header;            /* 1: its first line is the input's header (--header) */
+} rseg_t;
+
+typedef struct rloader rloader_t;
+
+typedef struct {
+    const settings_t *set;
+    keymap_t km;           /* the key's mapping (descending with -r or a key's r) */
+    pool_t *pool;
+    char term;             /* the lines' terminator: '\n', or NUL with -z */
+    size_t rsize;          /* binary records: their size; 0 for text */
+    /* the chunk's bytes */
+    char *arena;
+    size_t bytes, cap;
+    rseg_t *seg;
+    int nseg;
+    /* its lines */
+    size_t n;              /* lines (text) or records (binary) */
+    size_t nrec;           /* of them, records (the headers left out) */
+    uint64_t *start;       /* text: n + 1 offsets */
+    uint64_t *key;         /* n mapped keys (a header's: 0) */
+    uint64_t kmin, kmax;   /* the least and the greatest key of the records */
+    /* the first header of the inputs (--header), once a chunk has met it */
+    char *header;
+    size_t header_len;
+    rloader_t *loader;
+} rtable_t;
+
+/* Get ready to read the inputs of set, chunks of at most limit bytes (a line
+ * longer than that makes its chunk longer). GS_OK or GS_ENOMEM. */
+int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit);
+
+/* Read and index the next chunk: GS_OK, *more 1 where inputs remain after it (0:
+ * this chunk holds the rest, or nothing is left: t->n == 0 then); or an error with
+ * its message set (an input that cannot be read, a bad key naming FILE:LINE and the
+ * field, a binary input not a whole number of records, no memory). */
+int rtable_next(rtable_t *t, int *more);
+
+/* Line (or record) l's bytes, its terminator included: its start, *len its length. */
+static inline const char *rtable_line(const rtable_t *t, size_t l, size_t *len)
+{
+    if (t->rsize) {
+        *len = t->rsize;
+        return t->arena + l * t->rsize;
+    }
+    *len = (size_t)(t->start[l + 1] - t->start[l]);
+    return t->arena + t->start[l];
+}
+
+/* The segment line l belongs to. */
+const rseg_t *rtable_seg(const rtable_t *t, size_t l);
+
+/* 1 where line l is an input's header (--header). */
+int rtable_is_header(const rtable_t *t, size_t l);
+
+/* The header written first (--header): the first input's that has one, as far as
+ * the chunks read so far tell; NULL where none has. *len its length, terminator
+ * included. */
+const char *rtable_header(const rtable_t *t, size_t *len);
+
+/* The indexer (table.c): the chunk's lines (t->seg filled by the loader), their
+ * starts and keys. GS_OK, or the first bad key's error. */
+int rtable_index(rtable_t *t);
+
+/* Forget the chunk's index (before the next is read). */
+void rtable_drop_index(rtable_t *t);
+
+void rtable_close(rtable_t *t);
+
+#endif
