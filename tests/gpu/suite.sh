@@ -39,7 +39,7 @@ for t in "$here"/../cli/*.sh; do
     fi
     GPUSORT=$wrap/gpusort GSGEN=$BUILD/tests/tools/gsgen GSCHECK=$BUILD/tests/tools/gscheck \
         FAULTFS=$BUILD/tests/tools/faultfs.so TGKILL=$BUILD/tests/tools/tgkill \
-        SIGDFL=$BUILD/tests/tools/sigdfl srcdir=$here/../cli \
+        SIGDFL=$BUILD/tests/tools/sigdfl GSREC=$BUILD/tests/tools/gsrec srcdir=$here/../cli \
         bash "$t" >"$wrap/log" 2>&1 </dev/null
     st=$?
     record "cli/$(basename "$t")" $st
