@@ -21,6 +21,7 @@ int check_run(ctx_t *c)
     if (rc == GS_EDISORDER && c->set->mode == MODE_CHECK) {
         char v[TN_MAX_LINE + 1];
         v[tn_format(key_map(&c->km, key), c->km.type, v)] = '\0';
+        progress_stop(0);   /* the message is the last thing said: no line after it */
         progress_print("%s:%llu: disorder: %s", kreader_name(r), (unsigned long long)pos, v);
     }
     kreader_close(r);

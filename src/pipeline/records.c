@@ -59,6 +59,7 @@ static int records_say_disorder(const rtable_t *t, size_t l, int code, int quiet
         return err_set(code, "%s:%llu: disorder: %s", sg->name, pos, v);
     if (quiet)
         return code;
+    progress_stop(0);   /* the message is the last thing said: no line after it */
     if (t->rsize)
         progress_print("%s:%llu: disorder: %s", sg->name, pos, v);
     else   /* the line as it is, as sort writes it */
