@@ -9,9 +9,8 @@
  * important first: the "gpusort:" prefix, the rate, bytes out, the time left, the
  * percentage, the bytes in; the phase is cut where nothing else fits):
  *
- *     gpusort: reading 1.23/2.00 GB 61% 850 MB/s 0:02 left
- *     gpusort: merging 2.00/2.00 GB 100% out 905 MB 850 MB/s 0:03 left
- *     gpusort: reading 420 MB 95.0 MB/s                    (a pipe: no total)
+ *     gpusort: PHASE IN/TOTAL UNIT PCT% [out OUT] RATE/s M:SS left
+ *     gpusort: PHASE IN RATE/s                    (a pipe: no total, no percentage)
  *
  * Sizes and rates in powers of 1000 (B, kB, MB, GB, TB), three digits. The rate is
  * that of bytes in and out together (never both at once: nothing is written before

@@ -118,8 +118,7 @@ msg=$(segments capfail | grep -a '^gpusort: .*not an integer' | head -n 1)
 cleared_before "a bad token" capfail "$msg"$'\r\n'
 
 # -c: the first disorder, found at the end, is alone on its line, and the last thing
-# on the terminal: redrawn every millisecond, the line must not come back after it
-# (it did, about one run in two).
+# on the terminal: redrawn every millisecond, the line must not come back after it.
 for try in 1 2 3; do
     on_tty 60 capc "{ sh slow.sh spart.*; echo 0; } | GS_PROGRESS_INTERVAL_MS=1 $GS --progress -c; echo \$? >st"
     gs_status "-c, a disorder (try $try)" 1

@@ -73,8 +73,8 @@ else
 fi
 
 # A file size limit: the first write past it raises SIGXFSZ, in the thread that wrote,
-# and fails with EFBIG; the process must end by the signal, never by the error (they
-# raced: about 1 run in 40 exited 2 under load), so it is tried several times.
+# and fails with EFBIG; the process must end by the signal, never by the error (the
+# two race unless the error path ends by the signal too), so it is tried several times.
 "$GSGEN" -n 200000 -s 2232 >big.txt
 want=$((128 + $(kill -l XFSZ)))
 for try in 1 2 3 4 5 6 7 8; do
