@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -393,6 +395,45 @@ static void cleanup_clear(int slot, int remove)
         slots[slot].name = NULL;
     }
     pthread_mutex_unlock(&cleanup_lock);
+}
+
+/* Where name (relative to dirfd) is a regular file, swap it with from in one step
+ * (renameat2 with RENAME_EXCHANGE): name is the old file or the new one at every
+ * moment, as with rename(), and ext4 does not write the new file out first, which it
+ * does when a rename replaces a file (its auto_da_alloc). 1 when swapped; 0 where
+ * name does not exist or the call is not supported. */
+static int cleanup_exchange(int dirfd, const char *from, const char *name)
+{
+#if defined(SYS_renameat2) && defined(RENAME_EXCHANGE)
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    return syscall(SYS_renameat2, dirfd, from, dirfd, name, RENAME_EXCHANGE) == 0;
+#else
+    (void)dirfd, (void)from, (void)name;
+    return 0;
+#endif
+}
+
+int cleanup_rename_over(int slot, const char *name)
+{
+    int e = 0;
+    pthread_mutex_lock(&cleanup_lock);
+    if (slot < 0 || slot >= nslots || !slots[slot].used) {
+        e = EINVAL;
+    } else if (cleanup_exchange(slots[slot].dirfd, slots[slot].name, name)) {
+        /* The old file now has the slot's name: removed with it. */
+        unlinkat(slots[slot].dirfd, slots[slot].name, 0);
+    } else if (renameat(slots[slot].dirfd, slots[slot].name, slots[slot].dirfd, name) != 0) {
+        e = errno;
+    }
+    if (e == 0) {
+        slots[slot].used = 0;
+        free(slots[slot].name);
+        slots[slot].name = NULL;
+    }
+    pthread_mutex_unlock(&cleanup_lock);
+    return e;
 }
 
 void cleanup_forget(int slot)

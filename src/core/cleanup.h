@@ -42,6 +42,15 @@ int cleanup_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
  * until the slot is removed or forgotten. */
 int cleanup_create(int dirfd, const char *prefix, char **name, int *slot);
 
+/* Rename the file in slot over name (relative to the slot's directory), and forget
+ * the slot, in one step under the registry's lock: a signal's cleanup comes wholly
+ * before (both files removed, name untouched) or wholly after (name is the new
+ * file), never between a rename and the registry's change, where it would remove
+ * the renamed file's old name and leave the new one. Where name is a regular file,
+ * the two are swapped (RENAME_EXCHANGE) and the old one removed. 0, or an errno
+ * (the slot kept). */
+int cleanup_rename_over(int slot, const char *name);
+
 /* Forget slot without removing the file (it was renamed or already removed). */
 void cleanup_forget(int slot);
 

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -262,25 +261,6 @@ static void output_free(output_t *o)
     free(o);
 }
 
-/* Where FILE exists, swap it with the temporary in one step (renameat2 with
- * RENAME_EXCHANGE): FILE is the old file or the new one at every moment, as with
- * rename(), and ext4 does not write the new file out first, which it does when a
- * rename replaces a file (its auto_da_alloc). 1 when swapped; 0 where FILE does not
- * exist or the call is not supported (the caller renames). */
-static int output_exchange(output_t *o)
-{
-#if defined(SYS_renameat2) && defined(RENAME_EXCHANGE)
-    struct stat st;
-    if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    return syscall(SYS_renameat2, o->dirfd, o->tmp_path, o->dirfd, o->base,
-                   RENAME_EXCHANGE) == 0;
-#else
-    (void)o;
-    return 0;
-#endif
-}
-
 int output_commit(output_t *o)
 {
     output_ahead_end(o);   /* before anything closes the descriptor it writes to */
@@ -295,15 +275,12 @@ int output_commit(output_t *o)
         o->fd = -1;
     }
     if (rc == GS_OK && o->tmp_path) {
-        if (output_exchange(o)) {
-            /* The old FILE now has the temporary's name: the registry removes it. */
-            cleanup_remove(o->slot);
+        int e = cleanup_rename_over(o->slot, o->base);
+        if (e)
+            rc = err_sys(GS_EIO, e, "cannot write '%s'", o->name);
+        else {
             free(o->tmp_path);
             o->tmp_path = NULL;
-        } else if (renameat(o->dirfd, o->tmp_path, o->dirfd, o->base) != 0) {
-            rc = err_sys(GS_EIO, errno, "cannot write '%s'", o->name);
-        } else {
-            cleanup_forget(o->slot);
         }
     }
     if (rc != GS_OK) {

@@ -38,12 +38,19 @@ for sig in "${sigs[@]}"; do
         PIPE) want=141 ;;
     esac
     # The first spilled run, a later one, the output's temporary beside -o, and the
-    # first temporary of a -m pass.
-    for where in run:1 run:5 output:1 merge:1 run:1:slow run:5:slow output:1:slow merge:1:slow; do
+    # first temporary of a -m pass. merge:2:unlink: the signal as the first pass's
+    # output gets its own temporary (the second file), and each removal slowed: the
+    # pass renames that temporary over the first file while the cleanup removes
+    # them one by one, and must not bring back a name the cleanup has removed.
+    for where in run:1 run:5 output:1 merge:1 run:1:slow run:5:slow output:1:slow merge:1:slow \
+                 merge:2:unlink; do
         at=${where#*:}
-        at=${at%:slow}
-        wait_ms=0
-        case $where in *:slow) wait_ms=300 ;; esac
+        at=${at%%:*}
+        wait_ms=0 unlink_ms=0
+        case $where in
+            *:slow) wait_ms=300 ;;
+            *:unlink) wait_ms=300 unlink_ms=300 ;;
+        esac
         what="SIG$sig at the creation of temporary $where"
         target_init
         args=(--type=u32 -S 1M -T tdir -o "$TARGET" in.txt)
@@ -56,7 +63,8 @@ for sig in "${sigs[@]}"; do
         # On the CPU (--device=cpu overrides the --device=0 of tests/gpu/suite.sh):
         # the CUDA runtime alone holds more descriptors than ulimit -n 16 leaves.
         (ulimit -n 16 && exec env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$dir" GS_FAULT_SIGNAL="$sig" \
-            GS_FAULT_SIGNAL_AT="$at" GS_FAULT_SIGNAL_WAIT="$wait_ms" "$GPUSORT" --device=cpu "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
+            GS_FAULT_SIGNAL_AT="$at" GS_FAULT_SIGNAL_WAIT="$wait_ms" GS_FAULT_UNLINK_WAIT="$unlink_ms" \
+            "$GPUSORT" --device=cpu "${args[@]}" >"$RUN_OUT" 2>"$RUN_ERR") || STATUS=$?
         [ "$STATUS" -eq "$want" ] || fail "$what: gpusort exited $STATUS ($want expected); stderr: $(cat "$RUN_ERR")"
         dir_empty tdir "$what"
         (target_check) || fail "$what: the -o target or its directory is not as before (see above)"

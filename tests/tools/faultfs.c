@@ -48,6 +48,11 @@
  *   GS_FAULT_SIGNAL_WAIT=MS   then wait MS milliseconds before the call returns
  *                             (a slow creation: the signal's other handlers, on
  *                             other threads, have all the time they need)
+ * Removals (unlink, unlinkat):
+ *   GS_FAULT_UNLINK_WAIT=MS   after each file removed under DIR, wait MS
+ *                             milliseconds before the call returns (a slow removal:
+ *                             what other threads do while a cleanup removes its
+ *                             files one after another is seen)
  * Counts:
  *   GS_FAULT_REPORT=FILE      at exit (a normal one), append to FILE one line
  *                             "creates C opens O read R written W": the creations
@@ -90,6 +95,7 @@ static int fault_errno = ENOSPC;         /* GS_FAULT_ERRNO */
 static int fault_signal;                 /* GS_FAULT_SIGNAL, or 0 */
 static uint64_t fault_signal_at = 1;     /* GS_FAULT_SIGNAL_AT */
 static long fault_signal_wait;           /* GS_FAULT_SIGNAL_WAIT, milliseconds */
+static long fault_unlink_wait;           /* GS_FAULT_UNLINK_WAIT, milliseconds */
 static int fault_read_pipes;             /* GS_FAULT_READ_PIPES */
 static uint64_t fault_read_max;          /* GS_FAULT_READ_MAX, or 0 */
 static uint64_t fault_read_after = UINT64_MAX; /* GS_FAULT_READ_AFTER */
@@ -215,6 +221,9 @@ __attribute__((constructor)) static void fault_init(void)
     const char *wait = getenv("GS_FAULT_SIGNAL_WAIT");
     if (wait && *wait)
         fault_signal_wait = strtol(wait, NULL, 10);
+    const char *uwait = getenv("GS_FAULT_UNLINK_WAIT");
+    if (uwait && *uwait)
+        fault_unlink_wait = strtol(uwait, NULL, 10);
     fault_dir_len = len;
 }
 
@@ -385,6 +394,16 @@ static size_t fault_allow(int fd, size_t len)
     return room < len ? (size_t)room : len;
 }
 
+/* Sleep ms milliseconds, whatever signals come. Keeps errno. */
+static void fault_sleep(long ms)
+{
+    int saved = errno;
+    struct timespec left = {ms / 1000, ms % 1000 * 1000000};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
+    errno = saved;
+}
+
 /* fd was just created: signal the process if it is the one GS_FAULT_SIGNAL_AT names.
  * Returns fd; keeps errno. */
 static int fault_created(int fd)
@@ -394,10 +413,8 @@ static int fault_created(int fd)
     if (atomic_fetch_add(&fault_creates, 1) + 1 == fault_signal_at) {
         int saved = errno;
         kill(getpid(), fault_signal);
-        struct timespec left = {fault_signal_wait / 1000, fault_signal_wait % 1000 * 1000000};
-        while (nanosleep(&left, &left) != 0 && errno == EINTR)
-            ;
         errno = saved;
+        fault_sleep(fault_signal_wait);
     }
     return fd;
 }
@@ -682,6 +699,35 @@ int mkostemps(char *tmpl, int suffixlen, int flags)
     if (fault_open_fails(AT_FDCWD, tmpl, 1))
         return -1;
     return fault_created(real(tmpl, suffixlen, flags));
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Removals                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+typedef int (*unlink_fn)(const char *);
+typedef int (*unlinkat_fn)(int, const char *, int);
+static void *_Atomic real_unlink_p;
+static void *_Atomic real_unlinkat_p;
+
+/* path (relative to dirfd) was just removed (rc 0): GS_FAULT_UNLINK_WAIT. */
+static int fault_removed(int dirfd, const char *path, int rc)
+{
+    if (rc == 0 && fault_unlink_wait > 0 && fault_path_affects(dirfd, path))
+        fault_sleep(fault_unlink_wait);
+    return rc;
+}
+
+int unlink(const char *path)
+{
+    unlink_fn real = (unlink_fn)fault_real("unlink", &real_unlink_p);
+    return fault_removed(AT_FDCWD, path, real(path));
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+    unlinkat_fn real = (unlinkat_fn)fault_real("unlinkat", &real_unlinkat_p);
+    return fault_removed(dirfd, path, real(dirfd, path, flags));
 }
 
 /* ------------------------------------------------------------------------------ */
