@@ -14,14 +14,21 @@
 #   bin16g    16 GiB of random binary u32 (tests/bench/genkeys, seed 7) from the page
 #             cache to /dev/null; B's output checked once for order, count and sum
 #             against the generator's (tests/tools/gscheck).
+#   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
+#             1) by -t, -k2,2, file to file, as text100m; A's and B's outputs
+#             compared once.
+#   rec16     binary records: REC_MB MiB of 16-byte records with a random u64 key at
+#             byte 0 (gsrec --binary), --record-size=16 --type=u64, file to file
+#             as csv100m.
 # Environment:
 #   A, B       the two gpusort programs (required)
 #   R          rounds (default 5)
 #   ARGS       extra arguments for both, e.g. "--device=cpu" (default none)
-#   GSGEN, GENKEYS, GSCHECK   default ./tests/tools/gsgen, ./tests/bench/genkeys,
-#              ./tests/tools/gscheck
+#   GSGEN, GENKEYS, GSCHECK, GSREC   default ./tests/tools/gsgen,
+#              ./tests/bench/genkeys, ./tests/tools/gscheck, ./tests/tools/gsrec
 #   BENCH_DIR  where the inputs are kept (default ./bench-data)
-#   TEXT_N, BIN_KEYS   smaller inputs, to try the script (default 100000000, 4 Gi)
+#   TEXT_N, BIN_KEYS, CSV_N, REC_MB   smaller inputs, to try the script (default
+#              100000000, 4 Gi, 100000000, 4096)
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
 export LC_ALL=C
@@ -36,9 +43,12 @@ WORK=${WORK:-text100m bin16g}
 GSGEN=${GSGEN:-./tests/tools/gsgen}
 GENKEYS=${GENKEYS:-./tests/bench/genkeys}
 GSCHECK=${GSCHECK:-./tests/tools/gscheck}
+GSREC=${GSREC:-./tests/tools/gsrec}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 TEXT_N=${TEXT_N:-100000000}
 BIN_KEYS=${BIN_KEYS:-$((4 << 30))}
+CSV_N=${CSV_N:-100000000}
+REC_MB=${REC_MB:-4096}
 mkdir -p "$BENCH_DIR"
 read -r -a extra <<<"$ARGS"
 summary=()
@@ -55,23 +65,31 @@ report() {
     echo "$1: B runs: $3"
 }
 
-text100m() {
-    local in=$BENCH_DIR/in-u32-$TEXT_N.txt oa=$BENCH_DIR/ab-a.txt ob=$BENCH_DIR/ab-b.txt
-    [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
-    local ta="" tb="" t
-    "$A" "${extra[@]}" --type=u32 "$in" -o "$oa" && "$B" "${extra[@]}" --type=u32 "$in" -o "$ob"
+# files IN WHAT ARGS...: A and B alternating, file to file (outputs removed and
+# synced outside the timings, compared once); sets ta and tb.
+files() {
+    local in=$1 w=$2 oa=$BENCH_DIR/ab-a.out ob=$BENCH_DIR/ab-b.out t
+    shift 2
+    ta="" tb=""
+    "$A" "${extra[@]}" "$@" "$in" -o "$oa" && "$B" "${extra[@]}" "$@" "$in" -o "$ob"
     for ((i = 1; i <= R; i++)); do
         rm -f "$oa" && sync
-        t=$(seconds "$A" "${extra[@]}" --type=u32 "$in" -o "$oa")
+        t=$(seconds "$A" "${extra[@]}" "$@" "$in" -o "$oa")
         ta="$ta $t"
         rm -f "$ob" && sync
-        t=$(seconds "$B" "${extra[@]}" --type=u32 "$in" -o "$ob")
+        t=$(seconds "$B" "${extra[@]}" "$@" "$in" -o "$ob")
         tb="$tb $t"
         if [ "$i" -eq 1 ]; then
-            cmp -s "$oa" "$ob" || die "text100m: the outputs of A and B differ"
+            cmp -s "$oa" "$ob" || die "$w: the outputs of A and B differ"
         fi
     done
     rm -f "$oa" "$ob"
+}
+
+text100m() {
+    local in=$BENCH_DIR/in-u32-$TEXT_N.txt
+    [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
+    files "$in" text100m --type=u32
     report text100m "$ta" "$tb" "$(wc -c <"$in")"
     echo "text100m: command: gpusort $ARGS --type=u32 $in -o OUT"
 }
@@ -98,9 +116,28 @@ bin16g() {
     echo "bin16g: command: gpusort $ARGS --binary --type=u32 $in -o /dev/null"
 }
 
+csv100m() {
+    local in=$BENCH_DIR/rec-$CSV_N.csv
+    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    files "$in" csv100m -t, -k2,2
+    report csv100m "$ta" "$tb" "$(wc -c <"$in")"
+    echo "csv100m: command: gpusort $ARGS -t, -k2,2 $in -o OUT"
+}
+
+rec16() {
+    local in=$BENCH_DIR/rec16-$REC_MB.bin n=$((REC_MB * 1048576 / 16))
+    [ -s "$in" ] || "$GSREC" --binary --record-size=16 --key-offset=0 -t u64 -n "$n" -s 3 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    local args=(--binary --record-size=16 --type=u64)
+    files "$in" rec16 "${args[@]}"
+    report rec16 "$ta" "$tb" "$(wc -c <"$in")"
+    echo "rec16: command: gpusort $ARGS ${args[*]} $in -o OUT"
+}
+
 for w in $WORK; do
     case $w in
-    text100m | bin16g) "$w" ;;
+    text100m | bin16g | csv100m | rec16) "$w" ;;
     *) die "unknown workload '$w'" ;;
     esac
 done
