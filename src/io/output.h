@@ -138,6 +138,21 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
 int output_place_bytes(const output_t *o, const void *src, size_t len, char **at, char *end,
                        char **released);
 
+/* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
+
+/* Where the output is a file written from a position (-o's temporary, or standard
+ * output that is a regular file), get ready for the next total bytes to be written at
+ * their offsets by many threads: GS_OK, *fd the descriptor and *pos the offset of the
+ * first byte; *fd -1 where it cannot be (write in order instead). Everything written
+ * before goes first. */
+int output_spread_begin(output_t *o, uint64_t total, int *fd, uint64_t *pos);
+
+/* Write len bytes at offset off of fd (from output_spread_begin); thread-safe. */
+int output_spread_write(const output_t *o, int fd, const void *buf, size_t len, uint64_t off);
+
+/* The total bytes from pos written (ok): the file goes on after them. */
+int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok);
+
 /* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
  * the file goes on after them; without (the placing failed), only unmap. */
 int output_place_end(output_t *o, char *base, uint64_t total, int ok);

@@ -189,44 +189,87 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
 }
 
 /* Sort the lines by key as pairs (key, line), stably: an LSD radix sort by bytes,
- * only on the bytes where the keys differ. For keys whose range leaves no room for
- * the line numbers in one word. */
-static int order_pairs(const rtable_t *t, uint64_t *order)
+ * only on the bytes where the keys differ, each pass shared by the pool's threads
+ * (each counts its slice, then scatters it to its own places in every bucket). For
+ * keys whose range leaves no room for the line numbers in one word. */
+typedef struct {
+    uint64_t *k, *o, *kt, *ot;   /* keys and lines, and where a pass writes them */
+    size_t n;
+    int shift;
+    size_t (*count)[256];        /* a thread's counts, then its places */
+} pairs_job_t;
+
+static void pairs_count(void *arg, int i, int nt)
+{
+    pairs_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    size_t *c = j->count[i];
+    memset(c, 0, sizeof j->count[i]);
+    for (size_t r = lo; r < hi; r++)
+        c[(j->k[r] >> j->shift) & 0xFF]++;
+}
+
+static void pairs_scatter(void *arg, int i, int nt)
+{
+    pairs_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    size_t *at = j->count[i];
+    for (size_t r = lo; r < hi; r++) {
+        size_t d = at[(j->k[r] >> j->shift) & 0xFF]++;
+        j->kt[d] = j->k[r];
+        j->ot[d] = j->o[r];
+    }
+}
+
+static int order_pairs(const rtable_t *t, pool_t *pool, uint64_t *order)
 {
     size_t n = t->nrec;
-    uint64_t *k = mem_alloc(sizeof *k * n * 4);
-    if (!k)
+    int nt = n >= ORDER_PARALLEL_MIN ? pool_size(pool) : 1;
+    uint64_t *block = mem_alloc(sizeof *block * n * 3);
+    pairs_job_t j = { .k = block, .kt = block + n, .ot = block + 2 * n, .o = order, .n = n,
+                      .count = malloc(sizeof *j.count * (size_t)nt) };
+    if (!block || !j.count) {
+        free(block);
+        free(j.count);
         return err_set(GS_ENOMEM, "out of memory");
-    uint64_t *kt = k + n, *o = k + 2 * n, *ot = k + 3 * n;
+    }
     uint64_t any = 0, all = ~0ull;
-    for (size_t j = 0; j < n; j++) {
-        k[j] = t->key[order[j]];
-        o[j] = order[j];
-        any |= k[j];
-        all &= k[j];
+    for (size_t r = 0; r < n; r++) {
+        j.k[r] = t->key[order[r]];
+        any |= j.k[r];
+        all &= j.k[r];
     }
-    for (int shift = 0; shift < 64; shift += 8) {
-        if ((((any ^ all) >> shift) & 0xFF) == 0)
+    for (j.shift = 0; j.shift < 64; j.shift += 8) {
+        if ((((any ^ all) >> j.shift) & 0xFF) == 0)
             continue;   /* a byte every key shares */
-        size_t count[257] = { 0 };
-        for (size_t j = 0; j < n; j++)
-            count[((k[j] >> shift) & 0xFF) + 1]++;
+        if (nt > 1)
+            pool_run(pool, pairs_count, &j);
+        else
+            pairs_count(&j, 0, 1);
+        size_t place = 0;
         for (int d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-        for (size_t j = 0; j < n; j++) {
-            size_t at = count[(k[j] >> shift) & 0xFF]++;
-            kt[at] = k[j];
-            ot[at] = o[j];
-        }
-        uint64_t *x = k;
-        k = kt;
-        kt = x;
-        x = o;
-        o = ot;
-        ot = x;
+            for (int i = 0; i < nt; i++) {
+                size_t c = j.count[i][d];
+                j.count[i][d] = place;
+                place += c;
+            }
+        if (nt > 1)
+            pool_run(pool, pairs_scatter, &j);
+        else
+            pairs_scatter(&j, 0, 1);
+        uint64_t *x = j.k;
+        j.k = j.kt;
+        j.kt = x;
+        x = j.o;
+        j.o = j.ot;
+        j.ot = x;
     }
-    memcpy(order, o, sizeof *order * n);
-    free(k < kt ? k : kt);   /* the block's start: the lowest of the four */
+    if (j.o != order)
+        memcpy(order, j.o, sizeof *order * n);
+    free(block);
+    free(j.count);
     return GS_OK;
 }
 
@@ -255,7 +298,7 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
              : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
-                                  : order_pairs(t, order);
+                                  : order_pairs(t, pool, order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);
     else if (rc == GS_OK && !t->set->stable && !t->rsize)
