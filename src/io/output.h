@@ -134,10 +134,6 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 
-/* As output_place(), for bytes written as they are (records): len bytes from src. */
-int output_place_bytes(const output_t *o, const void *src, size_t len, char **at, char *end,
-                       char **released);
-
 /* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
 
 /* Where the output is a file written from a position (-o's temporary, or standard

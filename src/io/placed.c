@@ -153,16 +153,6 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
     return GS_OK;
 }
 
-int output_place_bytes(const output_t *o, const void *src, size_t len, char **at, char *end,
-                       char **released)
-{
-    if (len > (size_t)(end - *at))
-        return err_set(GS_EIO, "internal error: output longer than laid out");
-    memcpy(*at, src, len);
-    output_placed(o, at, *at + len, end, released);
-    return GS_OK;
-}
-
 int output_place_end(output_t *o, char *base, uint64_t total, int ok)
 {
     if (!base)

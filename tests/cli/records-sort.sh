@@ -206,6 +206,36 @@ LC_ALL=C sort -t, -k2,2 -n -s in3.csv >m3s.csv
 rec_same "-m -s of two sorted files" , '-m -s -k2,2' '-m -s -k2,2 -n' m1s.csv m3s.csv
 
 # --------------------------------------------------------------------------------
+# Large, in memory: the sort shared by the threads; the output written by each
+# thread at its offset (-o, standard output that is a file) or in order (a pipe)
+# --------------------------------------------------------------------------------
+
+# Full-range u64 keys leave no room for the line numbers in the sorted words (keys
+# and lines sorted as pairs); u32 keys with duplicates are sorted packed.
+gen wide.csv -n 150000 -t u64 -w 3 -d uniform
+gen narrow.csv -n 150000 -t u32 -w 3 -d dups --range=5000
+for f in wide.csv narrow.csv; do
+    t=u64
+    [ "$f" = narrow.csv ] && t=u32
+    for opts in '' '-s' '-r -u'; do
+        # shellcheck disable=SC2086 # the options are words on purpose
+        LC_ALL=C sort -t, -k2,2 -n $opts "$f" >exp.out
+        gs=(--parallel=4 -t, -k2,2 --type="$t")
+        # shellcheck disable=SC2086
+        gs_ok got.out "${gs[@]}" $opts "$f"
+        same exp.out got.out "$f $opts, standard output a file"
+        rm -f got.out
+        # shellcheck disable=SC2086
+        gs_ok /dev/null "${gs[@]}" $opts "$f" -o got.out
+        same exp.out got.out "$f $opts, -o"
+        # shellcheck disable=SC2086
+        "$GPUSORT" "${gs[@]}" $opts "$f" 2>"$RUN_ERR" | cat >got.out
+        [ -s "$RUN_ERR" ] && fail "$f $opts to a pipe: $(head -c 2000 "$RUN_ERR")"
+        same exp.out got.out "$f $opts, to a pipe"
+    done
+done
+
+# --------------------------------------------------------------------------------
 # Spilled runs: far more records than -S holds
 # --------------------------------------------------------------------------------
 
