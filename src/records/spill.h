@@ -11,7 +11,8 @@
  * The merge reads every run a block at a time, takes each record's key again from
  * its bytes, and writes the records in order: by key, then (as order.h) by sort's
  * last resort, or, with -s and -u, by run, which is input order; -u keeps the first
- * record of each run of equal keys.
+ * record of each run of equal keys. The pool's threads share it by ranges of keys
+ * (spill_merge.c).
  */
 #ifndef GS_SPILL_H
 #define GS_SPILL_H

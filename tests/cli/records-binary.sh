@@ -124,9 +124,9 @@ same exp.bin got.bin "standard input first"
 "$GSREC" -b -s 604 -n 250000 --record-size=16 -t u64 -d dups --range=1000 >big.bin
 mkdir tdir
 rec_oracle 16 0 u64 little big.bin
-for opts in '' '-r -u'; do
+for opts in '' '-r -u' '--parallel=1' '--parallel=4 -r -u'; do
     exp=exp.bin
-    [ -z "$opts" ] || exp='exp-ru.bin'
+    case $opts in *-u*) exp='exp-ru.bin' ;; esac
     # shellcheck disable=SC2086 # the options are words on purpose
     run_cmd "$GPUSORT" -B --record-size=16 --type=u64 -S 1M -T tdir --stats $opts big.bin
     [ "$STATUS" -eq 0 ] || fail "spilled records $opts: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"

@@ -244,25 +244,56 @@ gen big.csv -n 200000 -t u32 -w 4 -d uniform
 gen bigdup.csv -n 200000 -t i32 -w 3 -d dups --range=20
 mkdir tdir
 # spilled WHAT FILE OPTIONS SORT-OPTIONS: as rec_same with CSV and -S 1M -T tdir
-# --stats; some bytes were spilled, and none are left in tdir.
+# --stats, merged by one thread and by four (the runs' merge cut into ranges of
+# keys); some bytes were spilled, and none are left in tdir.
 spilled() {
-    local what=$1 file=$2 gs=$3 so=$4 bytes
+    local what=$1 file=$2 gs=$3 so=$4 bytes p
     # shellcheck disable=SC2086 # the options are words on purpose
     LC_ALL=C sort -t, $so "$file" >exp.out
-    # shellcheck disable=SC2086
-    run_cmd "$GPUSORT" -t, $gs -S 1M -T tdir --stats "$file"
-    [ "$STATUS" -eq 0 ] || fail "$what: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
-    same exp.out "$RUN_OUT" "$what"
-    bytes=$(awk '$1 == "gpusort:" && $2 == "stats:" && $3 == "spill" { print $4; exit }' "$RUN_ERR")
-    case $bytes in
-        '' | *[!0-9]* | 0) fail "$what: nothing spilled with -S 1M: $(cat "$RUN_ERR")" ;;
-    esac
-    [ -z "$(ls -A tdir)" ] || fail "$what: temporary files left in -T: $(ls -A tdir)"
+    for p in 1 4; do
+        # shellcheck disable=SC2086
+        run_cmd "$GPUSORT" -t, $gs -S 1M -T tdir --parallel=$p --stats "$file"
+        [ "$STATUS" -eq 0 ] || fail "$what, --parallel=$p: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
+        same exp.out "$RUN_OUT" "$what, --parallel=$p"
+        bytes=$(awk '$1 == "gpusort:" && $2 == "stats:" && $3 == "spill" { print $4; exit }' "$RUN_ERR")
+        case $bytes in
+            '' | *[!0-9]* | 0) fail "$what: nothing spilled with -S 1M: $(cat "$RUN_ERR")" ;;
+        esac
+        [ -z "$(ls -A tdir)" ] || fail "$what: temporary files left in -T: $(ls -A tdir)"
+    done
 }
 spilled "spilled, uniform u32" big.csv '--type=u32 -k2,2' '-k2,2 -n'
 spilled "spilled, heavy duplicates" bigdup.csv '--type=i32 -k2,2' '-k2,2 -n'
 spilled "spilled, heavy duplicates, -s" bigdup.csv '--type=i32 -k2,2 -s' '-k2,2 -n -s'
 spilled "spilled, heavy duplicates, -r -u" bigdup.csv '--type=i32 -k2,2 -r -u' '-k2,2 -n -r -u'
+
+# Enough runs and memory (-S 16M) for the merge to be shared by threads, by ranges
+# of keys: written at their offsets (standard output that is a file, -o) where each
+# range's length is known, else (-u, a pipe) in turn.
+gen huge.csv -n 1000000 -t u64 -w 4 -d uniform
+for opts in '' '-s' '-r -u'; do
+    # shellcheck disable=SC2086 # the options are words on purpose
+    LC_ALL=C sort -t, -k2,2 -n $opts huge.csv >exp.out
+    gs=(-t, -k2,2 --type=u64 -S 16M -T tdir --parallel=4)
+    for to in file -o pipe; do
+        rm -f got.out
+        case $to in
+            # shellcheck disable=SC2086
+            file) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv >got.out 2>"$RUN_ERR" ;;
+            # shellcheck disable=SC2086
+            -o) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv -o got.out 2>"$RUN_ERR" ;;
+            # shellcheck disable=SC2086
+            pipe) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv 2>"$RUN_ERR" | cat >got.out ;;
+        esac
+        same exp.out got.out "spilled, 1M lines, merged by threads, $opts, to $to"
+        grep -v '^gpusort: stats:' "$RUN_ERR" && fail "spilled $opts to $to: messages above"
+        bytes=$(awk '$1 == "gpusort:" && $2 == "stats:" && $3 == "spill" { print $4; exit }' "$RUN_ERR")
+        case $bytes in
+            '' | *[!0-9]* | 0) fail "1M lines: nothing spilled with -S 16M: $(cat "$RUN_ERR")" ;;
+        esac
+        [ -z "$(ls -A tdir)" ] || fail "temporary files left in -T: $(ls -A tdir)"
+    done
+done
 
 # --------------------------------------------------------------------------------
 # --header: the first header read goes first; the others are dropped

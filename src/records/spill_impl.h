@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* spill_impl.h: the file of runs, shared by its two parts: spill.c (writing runs)
+ * and spill_merge.c (merging them). Not for other modules: their interface is
+ * spill.h.
+ *
+ * A block is a header of SPILL_HEAD bytes (little-endian: the records' bytes, the
+ * bytes stored, their checksum) and the bytes stored: the records as they are where
+ * the stored length equals theirs, else their LZ4 block. A run is its blocks, one
+ * after another; the file, the runs. Beside the file, in memory, each block's offset
+ * and the mapped key of its first record: where a range of keys starts in each run.
+ */
+#ifndef GS_SPILL_IMPL_H
+#define GS_SPILL_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/pool.h"
+#include "core/settings.h"
+#include "records/spill.h"
+
+#define SPILL_BLOCK ((size_t)256 << 10)   /* a block's records: about this many bytes */
+#define SPILL_HEAD 16                     /* a block's header */
+
+/* A block in the file: its offset, the mapped key of its first record, and the
+ * bytes of its run's records before it (while a thread packs it: its own bytes). */
+typedef struct {
+    uint64_t off, key, raw;
+} sblock_t;
+
+typedef struct {
+    uint64_t off, end;     /* its blocks in the file */
+    uint64_t raw;          /* its records' bytes */
+    size_t block0, nblocks;/* its blocks in the index */
+} srun_t;
+
+/* A thread's blocks of a round, packed in memory before the calling thread writes
+ * them. */
+typedef struct {
+    char *buf;             /* blocks, ready to write */
+    size_t len, cap;
+    char *raw;             /* a block's records, before they are compressed */
+    size_t raw_cap;
+    sblock_t *blocks;      /* its blocks: offsets in buf, first keys */
+    size_t nblocks, bcap;
+    int failed;
+} spack_t;
+
+struct rspill {
+    const settings_t *set;
+    pool_t *pool;
+    int fd, slot;
+    char *path;
+    uint64_t bytes;        /* the file's length */
+    srun_t *runs;
+    size_t nruns, cap;
+    sblock_t *blocks;      /* every block of every run, run after run */
+    size_t nblocks, bcap;
+    spack_t *packs;        /* one a thread */
+    int lz4;               /* 1: blocks compressed */
+};
+
+/* The n-byte little-endian number at p. */
+static inline uint64_t spill_get(const char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | (unsigned char)p[i];
+    return v;
+}
+
+#endif

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/* spill_merge.c: the runs of records merged into the output, by the pool's threads
+ * (see spill.h; the file's layout: spill_impl.h).
+ *
+ * The keys are cut into pieces, [split[p-1], split[p]), at quantiles of the blocks'
+ * first keys; every record of a key is in one piece, so the ties (order.h) and -u
+ * are settled inside it. A piece starts, in each run, at the last block whose first
+ * key is below the piece's (the index says which), skips the records below it and
+ * stops at the next piece's key. Each thread takes the next piece not yet taken and
+ * merges it into a buffer of its own. Where the output is a file written from a
+ * position and each piece's length is known (without -u: the bytes of its records,
+ * which the index and one block a run and piece measure), every piece is written
+ * at its offset. Otherwise a piece's bytes go out only on its turn, a buffer that
+ * fills before then waiting for it, so memory stays bounded, and the thread
+ * holding the turn, the lowest piece not yet out, never waits.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <lz4.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fdio.h"
+#include "core/keys.h"
+#include "core/stats.h"
+#include "records/field.h"
+#include "records/order.h"
+#include "records/spill_impl.h"
+#include "store/codec.h"
+
+#define MERGE_OUT ((size_t)4 << 20)       /* a thread's output buffer */
+#define MERGE_PIECES 4                    /* pieces a thread, for balance */
+#define MERGE_PARALLEL_MIN ((uint64_t)1 << 20) /* fewer bytes spilled: one piece */
+
+/* A run's cursor inside one piece. */
+typedef struct {
+    uint64_t off, end;     /* the run's blocks still to read */
+    uint64_t rawoff;       /* the run's records' bytes before the block being read */
+    char *raw;             /* the block being read */
+    size_t raw_len, raw_cap, pos;
+    const char *rec;       /* the record at hand (NULL: the run's part is done), */
+    size_t len;            /* its length, terminator included, */
+    uint64_t key;          /* its mapped key */
+    int run;
+} scur_t;
+
+/* The merge, shared by its threads. */
+typedef struct {
+    rspill_t *s;
+    output_t *out;
+    keymap_t km;
+    char term;
+    uint64_t *split;       /* npieces - 1 keys, increasing */
+    size_t npieces;
+    int nthreads;          /* the pool's threads that take part */
+    int fd;                /* written at offsets: the output's descriptor; else -1 */
+    uint64_t *at;          /* with fd: piece p's bytes at [at[p], at[p + 1]) */
+    size_t next;           /* the next piece to take (atomic) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    size_t turn;           /* the piece whose bytes go out now */
+    int failed, rc;
+} smerge_t;
+
+/* A thread's part of the merge. */
+typedef struct {
+    smerge_t *m;
+    scur_t *cur;           /* a cursor a run */
+    scur_t **heap;
+    char *comp;            /* a block as stored */
+    size_t comp_cap;
+    char *obuf;
+    size_t olen;
+    size_t piece;
+    uint64_t hi;           /* the piece's keys are below hi, */
+    int has_hi;            /* where it has one */
+    uint64_t at;           /* with m->fd: where the buffer's bytes go */
+} sthread_t;
+
+static int spill_damaged(const rspill_t *s)
+{
+    return err_set(GS_EIO, "read error on temporary file '%s': its contents are damaged",
+                   s->path);
+}
+
+/* ---- reading a run ------------------------------------------------------------------ */
+
+/* The next block of cursor c into c->raw: GS_OK (c->raw_len 0 at the run's end). */
+static int spill_load(sthread_t *t, scur_t *c)
+{
+    rspill_t *s = t->m->s;
+    c->rawoff += c->raw_len;
+    c->raw_len = c->pos = 0;
+    if (c->off == c->end)
+        return GS_OK;
+    char h[SPILL_HEAD];
+    size_t got;
+    int e = fdio_read(s->fd, h, SPILL_HEAD, (int64_t)c->off, &got);
+    if (e)
+        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->path);
+    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
+    if (got < SPILL_HEAD || len == 0 || stored > len ||
+        c->off + SPILL_HEAD + stored > c->end)
+        return spill_damaged(s);
+    if (len > c->raw_cap) {
+        char *r = realloc(c->raw, len);
+        if (!r)
+            return err_set(GS_ENOMEM, "out of memory");
+        c->raw = r;
+        c->raw_cap = len;
+    }
+    char *dst = stored == len ? c->raw : NULL;
+    if (!dst) {
+        if (stored > t->comp_cap) {
+            char *b = realloc(t->comp, stored);
+            if (!b)
+                return err_set(GS_ENOMEM, "out of memory");
+            t->comp = b;
+            t->comp_cap = stored;
+        }
+        dst = t->comp;
+    }
+    e = fdio_read(s->fd, dst, stored, (int64_t)(c->off + SPILL_HEAD), &got);
+    if (e)
+        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->path);
+    if (got < stored || codec_checksum(dst, stored) != sum)
+        return spill_damaged(s);
+    if (stored < len &&
+        LZ4_decompress_safe(t->comp, c->raw, (int)stored, (int)len) != (int)len)
+        return spill_damaged(s);
+    c->off += SPILL_HEAD + stored;
+    c->raw_len = len;
+    return GS_OK;
+}
+
+/* Move cursor c to its next record and take its key: GS_OK, c->rec NULL at the
+ * run's end or at the piece's (a key at hi or above). */
+static int spill_advance(sthread_t *t, scur_t *c)
+{
+    smerge_t *m = t->m;
+    const settings_t *set = m->s->set;
+    if (c->pos == c->raw_len) {
+        int rc = spill_load(t, c);
+        if (rc)
+            return rc;
+        if (c->raw_len == 0) {
+            c->rec = NULL;
+            return GS_OK;
+        }
+    }
+    const char *p = c->raw + c->pos;
+    size_t left = c->raw_len - c->pos;
+    uint64_t raw = 0;
+    if (set->record_size) {
+        if (left < set->record_size)
+            return spill_damaged(m->s);
+        c->len = set->record_size;
+        key_decode(p + set->key_offset, &raw, 1, &m->km, set->big_endian);
+        c->key = m->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
+    } else {
+        const char *e = memchr(p, m->term, left);
+        size_t b, fe;
+        if (!e || field_key(p, (size_t)(e - p), set->key_field, set->field_sep, m->km.type,
+                            &raw, &b, &fe) != FIELD_OK)
+            return spill_damaged(m->s);
+        c->len = (size_t)(e - p) + 1;
+        c->key = key_map(&m->km, raw);
+    }
+    c->rec = p;
+    c->pos += c->len;
+    if (t->has_hi && c->key >= t->hi)
+        c->rec = NULL;
+    return GS_OK;
+}
+
+/* Cursor c at run r's first record of key lo or above (has_lo; else its first), and
+ * *at (where not NULL) the run's bytes before that record. */
+static int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo,
+                      uint64_t *at)
+{
+    rspill_t *s = t->m->s;
+    const srun_t *run = &s->runs[r];
+    const sblock_t *b = s->blocks + run->block0;
+    /* The last block whose first key is below lo: the records before it are too. */
+    size_t a = 0, z = run->nblocks;
+    while (has_lo && z - a > 1) {
+        size_t mid = a + (z - a) / 2;
+        if (b[mid].key < lo)
+            a = mid;
+        else
+            z = mid;
+    }
+    c->off = run->nblocks ? b[a].off : run->end;
+    c->end = run->end;
+    c->raw_len = c->pos = 0;
+    c->rawoff = run->nblocks ? b[a].raw : 0;
+    c->run = (int)r;
+    int rc;
+    do
+        rc = spill_advance(t, c);
+    while (rc == GS_OK && c->rec && has_lo && c->key < lo);
+    if (at)
+        *at = c->rec ? c->rawoff + c->pos - c->len : run->raw;
+    return rc;
+}
+
+/* ---- the output: a piece's bytes on its turn ---------------------------------------- */
+
+static void merge_fail(smerge_t *m, int rc)
+{
+    pthread_mutex_lock(&m->lock);
+    if (!m->failed) {
+        m->failed = 1;
+        m->rc = rc;
+    }
+    pthread_cond_broadcast(&m->cond);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Write buf[0..len) out: at the thread's offset, or in order (it holds the turn). */
+static int merge_write(sthread_t *t, const char *buf, size_t len)
+{
+    smerge_t *m = t->m;
+    if (m->fd < 0)
+        return output_write_bytes(m->out, buf, len);
+    if (t->at + len > m->at[t->piece + 1])
+        return err_set(GS_EIO, "internal error: a merged piece longer than measured");
+    int rc = output_spread_write(m->out, m->fd, buf, len, t->at);
+    t->at += len;
+    return rc;
+}
+
+/* Write what the thread holds: at its offset, or on its piece's turn. */
+static int merge_deliver(sthread_t *t)
+{
+    smerge_t *m = t->m;
+    if (m->fd >= 0) {
+        int rc = t->olen ? merge_write(t, t->obuf, t->olen) : GS_OK;
+        t->olen = 0;
+        return rc;
+    }
+    pthread_mutex_lock(&m->lock);
+    while (m->turn != t->piece && !m->failed)
+        pthread_cond_wait(&m->cond, &m->lock);
+    int failed = m->failed;
+    pthread_mutex_unlock(&m->lock);
+    if (failed)
+        return GS_EIO;   /* another thread's error is the one reported */
+    int rc = t->olen ? merge_write(t, t->obuf, t->olen) : GS_OK;
+    t->olen = 0;
+    return rc;
+}
+
+/* Append rec[0..len) to the thread's output. */
+static int merge_put(sthread_t *t, const char *rec, size_t len)
+{
+    if (t->olen + len > MERGE_OUT && t->olen > 0) {
+        int rc = merge_deliver(t);
+        if (rc)
+            return rc;
+    }
+    if (len > MERGE_OUT) {   /* a record longer than the buffer: as it is */
+        int rc = merge_deliver(t);
+        return rc ? rc : merge_write(t, rec, len);
+    }
+    memcpy(t->obuf + t->olen, rec, len);
+    t->olen += len;
+    return GS_OK;
+}
+
+/* ---- merging a piece ---------------------------------------------------------------- */
+
+/* 1 where cursor a's record goes before b's. */
+static int spill_before(const smerge_t *m, const scur_t *a, const scur_t *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key;
+    int c = rorder_tie_lines(m->s->set, a->rec, a->len, b->rec, b->len);
+    return c ? c < 0 : a->run < b->run;
+}
+
+static void spill_sift(const smerge_t *m, scur_t **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, best = i;
+        if (l < n && spill_before(m, h[l], h[best]))
+            best = l;
+        if (l + 1 < n && spill_before(m, h[l + 1], h[best]))
+            best = l + 1;
+        if (best == i)
+            return;
+        scur_t *x = h[i];
+        h[i] = h[best];
+        h[best] = x;
+        i = best;
+    }
+}
+
+/* Merge piece p of every run into the output, on its turn; then pass the turn. */
+static int merge_piece(sthread_t *t, size_t p)
+{
+    smerge_t *m = t->m;
+    rspill_t *s = m->s;
+    uint64_t lo = p > 0 ? m->split[p - 1] : 0;
+    t->piece = p;
+    t->has_hi = p + 1 < m->npieces;
+    t->hi = t->has_hi ? m->split[p] : 0;
+    t->at = m->fd >= 0 ? m->at[p] : 0;
+    size_t n = 0;
+    int rc = GS_OK;
+    for (size_t r = 0; r < s->nruns && rc == GS_OK; r++) {
+        rc = spill_seek(t, &t->cur[r], r, lo, p > 0, NULL);
+        if (rc == GS_OK && t->cur[r].rec)
+            t->heap[n++] = &t->cur[r];
+    }
+    for (size_t i = n; i-- > 0;)
+        spill_sift(m, t->heap, n, i);
+    int any = 0;
+    uint64_t last = 0;
+    while (rc == GS_OK && n > 0) {
+        scur_t *c = t->heap[0];
+        if (!(s->set->unique && any && c->key == last)) {
+            rc = merge_put(t, c->rec, c->len);
+            any = 1;
+            last = c->key;
+        }
+        if (rc == GS_OK)
+            rc = spill_advance(t, c);
+        if (rc == GS_OK && !c->rec)
+            t->heap[0] = t->heap[--n];
+        spill_sift(m, t->heap, n, 0);
+    }
+    if (rc == GS_OK)
+        rc = merge_deliver(t);
+    if (rc == GS_OK && m->fd >= 0 && t->at != m->at[p + 1])
+        rc = err_set(GS_EIO, "internal error: a merged piece shorter than measured");
+    if (rc == GS_OK) {
+        pthread_mutex_lock(&m->lock);
+        m->turn = p + 1;
+        pthread_cond_broadcast(&m->cond);
+        pthread_mutex_unlock(&m->lock);
+    }
+    return rc;
+}
+
+/* A thread: pieces, the next not yet taken, until none is left. */
+static void merge_thread(void *arg, int i, int nt)
+{
+    (void)nt;
+    smerge_t *m = arg;
+    rspill_t *s = m->s;
+    if (i >= m->nthreads)
+        return;
+    sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
+                    .heap = calloc(s->nruns ? s->nruns : 1, sizeof *t.heap),
+                    .obuf = malloc(MERGE_OUT) };
+    int rc = t.cur && t.heap && t.obuf ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    for (;;) {
+        size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
+        if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
+            break;
+        rc = merge_piece(&t, p);
+    }
+    if (rc)
+        merge_fail(m, rc);   /* the first failure's is kept */
+    for (size_t r = 0; t.cur && r < s->nruns; r++)
+        free(t.cur[r].raw);
+    free(t.cur);
+    free(t.heap);
+    free(t.obuf);
+    free(t.comp);
+}
+
+/* ---- the pieces --------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The threads the merge may use: the pool's, as far as their buffers (a block and
+ * its stored form a run, and the output buffer) fit in -S. */
+static int merge_threads(const rspill_t *s)
+{
+    int nt = pool_size(s->pool);
+    if (s->bytes < MERGE_PARALLEL_MIN)
+        return 1;
+    size_t each = s->nruns * 2 * (SPILL_BLOCK + SPILL_BLOCK / 8) + MERGE_OUT;
+    size_t fit = s->set->buffer_bytes / each;
+    return fit < 1 ? 1 : fit < (size_t)nt ? (int)fit : nt;
+}
+
+/* m->split and m->npieces: for nt threads, up to MERGE_PIECES pieces a thread, cut
+ * at quantiles of the blocks' first keys (repeats dropped). */
+static int merge_cut(smerge_t *m, int nt)
+{
+    rspill_t *s = m->s;
+    m->npieces = 1;
+    size_t want = (size_t)nt * MERGE_PIECES;
+    if (nt < 2 || s->nblocks < 2)
+        return GS_OK;
+    uint64_t *keys = malloc(s->nblocks * sizeof *keys);
+    m->split = malloc(want * sizeof *m->split);
+    if (!keys || !m->split) {
+        free(keys);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->nblocks; i++)
+        keys[i] = s->blocks[i].key;
+    qsort(keys, s->nblocks, sizeof *keys, cmp_u64);
+    size_t ns = 0;
+    for (size_t q = 1; q < want; q++) {
+        uint64_t k = keys[s->nblocks * q / want];
+        if (k > keys[0] && (ns == 0 || k > m->split[ns - 1]))
+            m->split[ns++] = k;
+    }
+    free(keys);
+    m->npieces = ns + 1;
+    return GS_OK;
+}
+
+/* ---- written at offsets: each piece's length ------------------------------------- */
+
+typedef struct {
+    smerge_t *m;
+    uint64_t *pos;         /* [p * nruns + r]: run r's bytes before piece p */
+    int failed;
+} smeasure_t;
+
+/* Thread i's boundaries (every nt'th): where each run's part of the piece starts. */
+static void merge_measure_thread(void *arg, int i, int nt)
+{
+    smeasure_t *x = arg;
+    smerge_t *m = x->m;
+    rspill_t *s = m->s;
+    if (i >= m->nthreads)
+        return;
+    sthread_t t = { .m = m };
+    scur_t c = { 0 };
+    int rc = GS_OK;
+    for (size_t p = 1 + (size_t)i; p < m->npieces && rc == GS_OK; p += (size_t)nt)
+        for (size_t r = 0; r < s->nruns && rc == GS_OK; r++)
+            rc = spill_seek(&t, &c, r, m->split[p - 1], 1, &x->pos[p * s->nruns + r]);
+    if (rc)
+        __atomic_store_n(&x->failed, rc, __ATOMIC_RELAXED);
+    free(c.raw);
+    free(t.comp);
+}
+
+/* Where the output allows it (a file written from a position) and the pieces'
+ * lengths are known (no -u): m->fd and m->at, the header written first. *done: 1
+ * where so (the header written), else 0 (the merge goes in order). */
+static int merge_place(smerge_t *m, const char *header, size_t hlen, uint64_t *base,
+                       uint64_t *total, int *done)
+{
+    rspill_t *s = m->s;
+    *done = 0;
+    if (s->set->unique || m->npieces < 2)
+        return GS_OK;
+    size_t np = m->npieces, nr = s->nruns;
+    smeasure_t x = { .m = m, .pos = calloc((np + 1) * nr, sizeof *x.pos) };
+    m->at = malloc((np + 1) * sizeof *m->at);
+    if (!x.pos || !m->at) {
+        free(x.pos);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < nr; r++)
+        x.pos[np * nr + r] = s->runs[r].raw;   /* the last piece ends at each run's end */
+    pool_run(s->pool, merge_measure_thread, &x);
+    int rc = x.failed;
+    *total = hlen;
+    for (size_t r = 0; r < nr; r++)
+        *total += s->runs[r].raw;
+    if (rc == GS_OK)
+        rc = output_spread_begin(m->out, *total, &m->fd, base);
+    if (rc == GS_OK && m->fd >= 0) {
+        m->at[0] = *base + hlen;
+        for (size_t p = 0; p < np; p++) {
+            uint64_t len = 0;
+            for (size_t r = 0; r < nr; r++)
+                len += x.pos[(p + 1) * nr + r] - x.pos[p * nr + r];
+            m->at[p + 1] = m->at[p] + len;
+        }
+        if (hlen)
+            rc = output_spread_write(m->out, m->fd, header, hlen, *base);
+        *done = 1;
+    }
+    free(x.pos);
+    return rc;
+}
+
+int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
+{
+    smerge_t m = { .s = s, .out = out, .term = s->set->zero_terminated ? '\0' : '\n',
+                   .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
+                   .cond = PTHREAD_COND_INITIALIZER };
+    key_map_init(&m.km, s->set->type, s->set->reverse || s->set->key_reverse);
+    int nt = merge_threads(s), placed = 0;
+    uint64_t base = 0, total = 0;
+    m.nthreads = nt;
+    int rc = merge_cut(&m, nt);
+    if (rc == GS_OK)
+        rc = merge_place(&m, header, hlen, &base, &total, &placed);
+    if (rc == GS_OK && header && !placed)
+        rc = output_write_bytes(out, header, hlen);
+    double t0 = stats_now();
+    if (rc == GS_OK && nt > 1 && m.npieces > 1)
+        pool_run(s->pool, merge_thread, &m);
+    else if (rc == GS_OK)
+        merge_thread(&m, 0, 1);
+    if (rc == GS_OK && m.failed)
+        rc = m.rc;
+    if (placed) {
+        int rc2 = output_spread_end(out, base, total, rc == GS_OK);
+        rc = rc ? rc : rc2;
+    }
+    stats_add(ST_MERGE, s->bytes, stats_now() - t0);
+    free(m.split);
+    free(m.at);
+    return rc;
+}
