@@ -213,8 +213,8 @@ static void merge_fail(smerge_t *m, int rc)
 {
     pthread_mutex_lock(&m->lock);
     if (!m->failed) {
-        m->failed = 1;
         m->rc = rc;
+        __atomic_store_n(&m->failed, 1, __ATOMIC_RELEASE);   /* read without the lock */
     }
     pthread_cond_broadcast(&m->cond);
     pthread_mutex_unlock(&m->lock);
