@@ -31,7 +31,8 @@
 #include "records/spill_impl.h"
 #include "store/codec.h"
 
-#define MERGE_OUT ((size_t)4 << 20)       /* a thread's output buffer */
+#define MERGE_OUT_MAX ((size_t)4 << 20)   /* a thread's output buffer, at most */
+#define MERGE_OUT_MIN ((size_t)64 << 10)  /* and at least */
 #define MERGE_PIECES 4                    /* pieces a thread, for balance */
 #define MERGE_PARALLEL_MIN ((uint64_t)1 << 20) /* fewer bytes spilled: one piece */
 
@@ -56,6 +57,7 @@ typedef struct {
     uint64_t *split;       /* npieces - 1 keys, increasing */
     size_t npieces;
     int nthreads;          /* the pool's threads that take part */
+    size_t outcap;         /* a thread's output buffer */
     int fd;                /* written at offsets: the output's descriptor; else -1 */
     uint64_t *at;          /* with fd: piece p's bytes at [at[p], at[p + 1]) */
     size_t next;           /* the next piece to take (atomic) */
@@ -257,12 +259,12 @@ static int merge_deliver(sthread_t *t)
 /* Append rec[0..len) to the thread's output. */
 static int merge_put(sthread_t *t, const char *rec, size_t len)
 {
-    if (t->olen + len > MERGE_OUT && t->olen > 0) {
+    if (t->olen + len > t->m->outcap && t->olen > 0) {
         int rc = merge_deliver(t);
         if (rc)
             return rc;
     }
-    if (len > MERGE_OUT) {   /* a record longer than the buffer: as it is */
+    if (len > t->m->outcap) {   /* a record longer than the buffer: as it is */
         int rc = merge_deliver(t);
         return rc ? rc : merge_write(t, rec, len);
     }
@@ -356,7 +358,7 @@ static void merge_thread(void *arg, int i, int nt)
         return;
     sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
                     .heap = calloc(s->nruns ? s->nruns : 1, sizeof *t.heap),
-                    .obuf = malloc(MERGE_OUT) };
+                    .obuf = malloc(m->outcap) };
     int rc = t.cur && t.heap && t.obuf ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
@@ -382,16 +384,21 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The threads the merge may use: the pool's, as far as their buffers (a block and
- * its stored form a run, and the output buffer) fit in -S. */
-static int merge_threads(const rspill_t *s)
+/* The threads the merge may use (m->nthreads) and their output buffers (m->outcap):
+ * the pool's, as far as their buffers (a block and its stored form a run, and the
+ * output buffer, a quarter of -S shared by the pool at most) fit in -S. */
+static void merge_threads(smerge_t *m)
 {
+    const rspill_t *s = m->s;
     int nt = pool_size(s->pool);
+    size_t out = s->set->buffer_bytes / 4 / (size_t)nt;
+    m->outcap = out < MERGE_OUT_MIN ? MERGE_OUT_MIN : out > MERGE_OUT_MAX ? MERGE_OUT_MAX : out;
+    m->nthreads = 1;
     if (s->bytes < MERGE_PARALLEL_MIN)
-        return 1;
-    size_t each = s->nruns * 2 * (SPILL_BLOCK + SPILL_BLOCK / 8) + MERGE_OUT;
+        return;
+    size_t each = s->nruns * 2 * (SPILL_BLOCK + SPILL_BLOCK / 8) + m->outcap;
     size_t fit = s->set->buffer_bytes / each;
-    return fit < 1 ? 1 : fit < (size_t)nt ? (int)fit : nt;
+    m->nthreads = fit < 1 ? 1 : fit < (size_t)nt ? (int)fit : nt;
 }
 
 /* m->split and m->npieces: for nt threads, up to MERGE_PIECES pieces a thread, cut
@@ -499,9 +506,9 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
                    .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
                    .cond = PTHREAD_COND_INITIALIZER };
     key_map_init(&m.km, s->set->type, s->set->reverse || s->set->key_reverse);
-    int nt = merge_threads(s), placed = 0;
+    merge_threads(&m);
+    int nt = m.nthreads, placed = 0;
     uint64_t base = 0, total = 0;
-    m.nthreads = nt;
     int rc = merge_cut(&m, nt);
     if (rc == GS_OK)
         rc = merge_place(&m, header, hlen, &base, &total, &placed);
