@@ -438,9 +438,11 @@ typedef struct {
     int failed;
 } smeasure_t;
 
-/* Thread i's boundaries (every nt'th): where each run's part of the piece starts. */
+/* Thread i's boundaries (every m->nthreads'th): where each run's part of the piece
+ * starts. */
 static void merge_measure_thread(void *arg, int i, int nt)
 {
+    (void)nt;
     smeasure_t *x = arg;
     smerge_t *m = x->m;
     rspill_t *s = m->s;
@@ -449,7 +451,7 @@ static void merge_measure_thread(void *arg, int i, int nt)
     sthread_t t = { .m = m };
     scur_t c = { 0 };
     int rc = GS_OK;
-    for (size_t p = 1 + (size_t)i; p < m->npieces && rc == GS_OK; p += (size_t)nt)
+    for (size_t p = 1 + (size_t)i; p < m->npieces && rc == GS_OK; p += (size_t)m->nthreads)
         for (size_t r = 0; r < s->nruns && rc == GS_OK; r++)
             rc = spill_seek(&t, &c, r, m->split[p - 1], 1, &x->pos[p * s->nruns + r]);
     if (rc)
