@@ -82,6 +82,11 @@ int output_target_fd(output_t *o);
 /* ahead.c: stop writing zeros ahead, before anything else is written. */
 void output_ahead_end(output_t *o);
 
+/* placed.c: before bytes are laid out at offsets from the file's position (placed,
+ * spread): what the writer holds written, FILE opened where it is written in place,
+ * the zeros-ahead job stopped. GS_OK or the error. */
+int output_settle(output_t *o);
+
 /* ahead.c: stop writing ahead and cut the zeros that no output overwrote. */
 int output_ahead_cut(output_t *o);
 

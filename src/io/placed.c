@@ -53,16 +53,23 @@ size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
     return tn_line_steps(o->cfg.km, start, len);
 }
 
+int output_settle(output_t *o)
+{
+    int rc = output_drain(o);   /* what the writer holds goes first */
+    if (rc == GS_OK)
+        rc = output_target_fd(o);
+    if (rc == GS_OK)
+        output_ahead_end(o);
+    return rc;
+}
+
 int output_place_begin(output_t *o, uint64_t total, char **base)
 {
     *base = NULL;
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    int rc = output_drain(o);   /* what the writer holds goes first */
-    if (rc == GS_OK)
-        rc = output_target_fd(o);
+    int rc = output_settle(o);
     if (rc)
         return rc;
-    output_ahead_end(o);
     int fd = o->map_fd >= 0 ? o->map_fd : o->fd;   /* o->fd: the position */
     off_t pos = lseek(o->fd, 0, SEEK_CUR);
     if (total == 0 || total > SIZE_MAX || pos < 0 || pos % (off_t)o->page != 0)

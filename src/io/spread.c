@@ -23,12 +23,9 @@ int output_spread_begin(output_t *o, uint64_t total, int *fd, uint64_t *pos)
     *pos = 0;
     if (!(o->tmp_path || o->map_fd >= 0) || total == 0)
         return GS_OK;   /* not a file written from a position: in order instead */
-    int rc = output_drain(o);   /* what the writer holds goes first */
-    if (rc == GS_OK)
-        rc = output_target_fd(o);
+    int rc = output_settle(o);
     if (rc)
         return rc;
-    output_ahead_end(o);
     if (o->ahead_used)
         return GS_OK;   /* zeros written ahead: the placed path knows them */
     off_t p = lseek(o->fd, 0, SEEK_CUR);

@@ -3,10 +3,11 @@
  *
  * To a file written from a position (-o's temporary, or standard output where it
  * is a regular file), every thread measures its share of the records, and then
- * gathers it into a buffer of its own and writes it at its offset (pwrite); a
- * shared mapping of the file, as bare numbers use, takes a page fault a page, which
- * bounded records' output at about 1 GB/s. Elsewhere (a pipe), the threads copy
- * batches into buffers of their own that the calling thread writes in order.
+ * gathers it into a buffer of its own and writes it at its offset (pwrite): a
+ * shared mapping of the file, as bare numbers use, takes a page fault for every
+ * page written, which bounds the copy (doc/perf/RESULTS.md). Elsewhere (a pipe),
+ * the threads copy batches into buffers of their own that the calling thread
+ * writes in order.
  */
 #include <config.h>
 

@@ -90,6 +90,19 @@ static int spill_damaged(const rspill_t *s)
 
 /* ---- reading a run ------------------------------------------------------------------ */
 
+/* *buf, of *cap bytes, grown to at least n: 1, or 0 when out of memory. */
+static int spill_reserve(char **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 1;
+    char *b = realloc(*buf, n);
+    if (!b)
+        return 0;
+    *buf = b;
+    *cap = n;
+    return 1;
+}
+
 /* The next block of cursor c into c->raw: GS_OK (c->raw_len 0 at the run's end). */
 static int spill_load(sthread_t *t, scur_t *c)
 {
@@ -107,24 +120,10 @@ static int spill_load(sthread_t *t, scur_t *c)
     if (got < SPILL_HEAD || len == 0 || stored > len ||
         c->off + SPILL_HEAD + stored > c->end)
         return spill_damaged(s);
-    if (len > c->raw_cap) {
-        char *r = realloc(c->raw, len);
-        if (!r)
-            return err_set(GS_ENOMEM, "out of memory");
-        c->raw = r;
-        c->raw_cap = len;
-    }
-    char *dst = stored == len ? c->raw : NULL;
-    if (!dst) {
-        if (stored > t->comp_cap) {
-            char *b = realloc(t->comp, stored);
-            if (!b)
-                return err_set(GS_ENOMEM, "out of memory");
-            t->comp = b;
-            t->comp_cap = stored;
-        }
-        dst = t->comp;
-    }
+    if (!spill_reserve(&c->raw, &c->raw_cap, len) ||
+        (stored < len && !spill_reserve(&t->comp, &t->comp_cap, stored)))
+        return err_set(GS_ENOMEM, "out of memory");
+    char *dst = stored == len ? c->raw : t->comp;
     e = fdio_read(s->fd, dst, stored, (int64_t)(c->off + SPILL_HEAD), &got);
     if (e)
         return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->path);

@@ -50,6 +50,15 @@ spill_bytes() {
     printf '%s\n' "$b"
 }
 
+# spilled_clean FILE DIR WHAT: the --stats table in FILE (a captured stderr) shows
+# bytes spilled, and DIR (the run's -T) is empty again.
+spilled_clean() {
+    local b
+    b=$(spill_bytes "$1") || exit 1
+    [ "$b" -gt 0 ] || fail "$3: nothing spilled: $(cat "$1")"
+    dir_empty "$2" "$3"
+}
+
 # stats_only FILE: FILE (a captured stderr) holds nothing but --stats rows.
 stats_only() {
     if grep -v '^gpusort: stats: ' "$1" >/dev/null; then

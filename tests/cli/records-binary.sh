@@ -10,6 +10,8 @@
 case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
 
 : "${GSREC:=}"
 [ -n "$GSREC" ] || skip "GSREC is not set"
@@ -131,9 +133,5 @@ for opts in '' '-r -u' '--parallel=1' '--parallel=4 -r -u'; do
     run_cmd "$GPUSORT" -B --record-size=16 --type=u64 -S 1M -T tdir --stats $opts big.bin
     [ "$STATUS" -eq 0 ] || fail "spilled records $opts: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
     same "$exp" "$RUN_OUT" "spilled records $opts"
-    bytes=$(awk '$1 == "gpusort:" && $2 == "stats:" && $3 == "spill" { print $4; exit }' "$RUN_ERR")
-    case $bytes in
-        '' | *[!0-9]* | 0) fail "nothing spilled with -S 1M: $(cat "$RUN_ERR")" ;;
-    esac
-    [ -z "$(ls -A tdir)" ] || fail "temporary files left in -T: $(ls -A tdir)"
+    spilled_clean "$RUN_ERR" tdir "spilled records $opts"
 done
