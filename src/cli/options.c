@@ -510,8 +510,9 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     }
 }
 
-/* The records' options together: a key in text lines (-k, -t, --header) or in binary
- * records (--record-size, --key-offset), each where it means something. */
+/* The records' options together: a key in text lines (-k, -t) or in binary records
+ * (--record-size, --key-offset), and lines' options (--header, -z), each where it
+ * means something. */
 static int opt_records_check(const opts_t *o)
 {
     int binary = o->in_format == FMT_BINARY || o->out_format == FMT_BINARY;
@@ -521,12 +522,12 @@ static int opt_records_check(const opts_t *o)
     if (o->field_sep >= 0 && !o->key_field)
         return err_set(GS_EUSAGE, "-t (--field-separator) needs -k (--key): without a key, "
                        "gpusort sorts bare integers");
-    if (o->header && !o->key_field)
-        return err_set(GS_EUSAGE, "--header without -k is not supported yet: with -k, "
-                       "the first line of each input is a header");
-    if (o->zero_terminated && !o->key_field)
-        return err_set(GS_EUSAGE, "-z (--zero-terminated) without -k is not supported yet: "
-                       "with -k, lines end with NUL");
+    if (o->header && binary)
+        return err_set(GS_EUSAGE, "--header takes text input and output: binary keys and "
+                       "records have no header line");
+    if (o->zero_terminated && o->in_format == FMT_BINARY && o->out_format == FMT_BINARY)
+        return err_set(GS_EUSAGE, "-z (--zero-terminated) takes text: binary keys and "
+                       "records have no lines");
     if (o->key_offset_set && !o->record_size)
         return err_set(GS_EUSAGE, "--key-offset needs --record-size");
     if (o->record_size) {

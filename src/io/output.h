@@ -23,6 +23,7 @@ typedef struct {
     const keymap_t *km;
     int binary;            /* 1: raw fixed-width keys */
     int big_endian;        /* binary byte order */
+    int zero_terminated;   /* text: each line ended by NUL (-z), not LF */
     pool_t *pool;          /* threads for formatting */
     size_t map_release;    /* text placed: bytes each thread fills between two
                               releases of the pages filled (0: WRITE_RELEASE;

@@ -64,6 +64,12 @@ struct output {
     double ahead_seconds;
 };
 
+/* The byte that ends each line of text: LF, or NUL with -z. */
+static inline char output_term(const output_t *o)
+{
+    return o->cfg.zero_terminated ? '\0' : '\n';
+}
+
 /* writer.c: write buf[0..len) at the file's position, every byte or an error
  * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
 int output_write_all(output_t *o, const void *buf, size_t len);

@@ -148,11 +148,11 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
             return err_set(GS_EIO, "internal error: text output longer than laid out");
         head = n > PLACE_TAIL ? n - PLACE_TAIL : 0;
     }
-    p += tn_format_keys(keys, head, km, p);
+    p += tn_format_lines(keys, head, km, output_term(o), p);
     if (head < n) {
         char tail[PLACE_TAIL * TN_MAX_LINE + 16];
-        size_t tlen = tn_format_keys((const char *)keys + head * (size_t)km->width, n - head,
-                                     km, tail);
+        size_t tlen = tn_format_lines((const char *)keys + head * (size_t)km->width, n - head,
+                                      km, output_term(o), tail);
         memcpy(p, tail, tlen);
         p += tlen;
     }

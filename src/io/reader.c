@@ -129,7 +129,9 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
         posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     }
-    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN) {
+    r->header_done = cfg->binary || !cfg->header;
+    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN && r->header_done &&
+        !cfg->zero_terminated) {
         /* Mapped where its first window maps and is watched; else read the plain
          * way. */
         uint64_t first = r->size < r->cfg.block_bytes ? r->size : r->cfg.block_bytes;
@@ -228,6 +230,47 @@ static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
     return GS_OK;
 }
 
+/* The text p[0..len) just read, settled for the scanner, which knows only LF-ended
+ * lines: the header line (--header) kept aside and left in place as blanks ended by
+ * an LF, so that it counts as line 1 and holds no key; with -z, each NUL made an LF
+ * (a line's end) and each LF a blank (white space under -z too). Every byte is
+ * settled once, as it is read, before a block is cut. GS_OK or GS_ENOMEM. */
+static int kreader_settle(kreader_t *r, char *p, size_t len)
+{
+    if (r->cfg.binary)
+        return GS_OK;
+    char term = r->cfg.zero_terminated ? '\0' : '\n';
+    if (!r->header_done && len > 0) {
+        char *e = memchr(p, term, len);
+        size_t take = e ? (size_t)(e - p) + 1 : len;
+        if (r->header_len + take > r->header_cap) {
+            size_t cap = (r->header_len + take) * 2;
+            char *h = realloc(r->header, cap);
+            if (!h)
+                return err_set(GS_ENOMEM, "out of memory");
+            r->header = h;
+            r->header_cap = cap;
+        }
+        memcpy(r->header + r->header_len, p, take);
+        r->header_len += take;
+        memset(p, ' ', take);
+        if (e) {
+            *e = '\n';
+            r->header_done = 1;
+        }
+        p += take;
+        len -= take;
+    }
+    if (r->cfg.zero_terminated)
+        for (size_t i = 0; i < len; i++) {
+            if (p[i] == '\n')
+                p[i] = ' ';
+            else if (p[i] == '\0')
+                p[i] = '\n';
+        }
+    return GS_OK;
+}
+
 /* Read a pipe (or any input not a regular file) until bufs[i] holds cap bytes or
  * the input ends, READ_PIECE bytes at a time, each counted as it comes: a slow pipe
  * shows --progress its bytes before the block is full. */
@@ -239,11 +282,14 @@ static int kreader_fill_stream(kreader_t *r, int i)
         if (want > READ_PIECE)
             want = READ_PIECE;
         int e = fdio_read(r->fd, r->bufs[i] + r->have[i], want, -1, &got);
+        int rc = kreader_settle(r, r->bufs[i] + r->have[i], got);
         r->have[i] += got;
         r->bytes += got;
         stats_add(ST_READ, got, stats_now() - t0);
         if (e)
             return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+        if (rc)
+            return rc;
         if (got < want)
             r->eof = 1;
     }
@@ -260,6 +306,8 @@ static int kreader_fill(kreader_t *r, int i)
     if (r->eof || want == 0)
         return GS_OK;
     int rc = kreader_pread(r, r->bufs[i] + r->have[i], want, &got);   /* sets eof */
+    if (rc == GS_OK)
+        rc = kreader_settle(r, r->bufs[i] + r->have[i], got);
     if (rc)
         return rc;
     r->have[i] += got;
@@ -558,6 +606,12 @@ const char *kreader_name(const kreader_t *r)
     return r->name;
 }
 
+const char *kreader_header(const kreader_t *r, size_t *len)
+{
+    *len = r->header_len;
+    return r->header_len ? r->header : NULL;
+}
+
 uint64_t kreader_bytes(kreader_t *r)
 {
     kreader_ahead_wait(r);   /* its count is only settled once the read-ahead is done */
@@ -584,5 +638,6 @@ void kreader_close(kreader_t *r)
     free(r->bufs[1]);
     free(r->keys);
     free(r->packed);
+    free(r->header);
     free(r);
 }

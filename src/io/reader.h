@@ -6,6 +6,10 @@
  * pool's threads at white space and scanned with tn_scan() (reader_text.c). A bad
  * token is reported only after every key before it has been returned, so -c can see
  * a disorder that comes first. Binary keys are decoded in place (key_decode).
+ *
+ * Lines ended by NUL (-z) and a header line (--header) are settled as the bytes
+ * are read, before anything else sees them (reader.c, kreader_settle): the scanner
+ * knows only LF-ended lines of white space and tokens.
  */
 #ifndef GS_READER_H
 #define GS_READER_H
@@ -29,6 +33,9 @@ typedef struct {
     size_t block_bytes;  /* bytes read per block (0: a default) */
     carry_t *carry;      /* binary only: NULL, each input must hold whole keys; else
                             partial keys carry over from one input to the next */
+    int zero_terminated; /* text: lines end with NUL (-z), and LF is white space like
+                            any other */
+    int header;          /* text: the first line is a header, not keys (--header) */
 } kreader_cfg_t;
 
 typedef struct kreader kreader_t;
@@ -71,6 +78,11 @@ int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n);
 /* 1-based position of key i of the last block returned: its line for text, its key
  * index in the file for binary. */
 uint64_t kreader_position(kreader_t *r, size_t i);
+
+/* The input's header line (cfg.header), its terminator included where the input
+ * had one: *len bytes, or NULL where the input is empty. Whole once kreader_next()
+ * (or kreader_next_into()) has returned once. */
+const char *kreader_header(const kreader_t *r, size_t *len);
 
 /* The name used in messages ("-" for standard input). */
 const char *kreader_name(const kreader_t *r);

@@ -50,6 +50,10 @@ struct kreader {
     uint64_t lines_before;   /* LF bytes before the last block */
     uint64_t block_lines;    /* LF bytes in the last block */
     int pending;             /* an error code to return at the next call */
+    /* --header: the first line's bytes as read, until its terminator (or the end) */
+    char *header;
+    size_t header_len, header_cap;
+    int header_done;         /* 1 once the terminator was read (or no header is asked) */
     /* binary */
     uint64_t keys_before;    /* keys before the last block */
     size_t block_keys;       /* keys in the last block */

@@ -138,7 +138,7 @@ static inline uint32_t tn_digits4(uint32_t r)
  * each line whole costs). Any order is right. One loop per type, so that nothing is decided per key that
  * the type decides. */
 static inline __attribute__((always_inline)) char *
-tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char *p)
+tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char term, char *p)
 {
     const int wide = type == KEY_I64 || type == KEY_U64;
     const int sgn = type == KEY_I32 || type == KEY_I64;
@@ -162,7 +162,7 @@ tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char 
         if (mag < 10000) {
             *p = '-';
             p = tn_put_short(p + neg, (uint32_t)mag);
-            *p++ = '\n';
+            *p++ = term;
             continue;
         }
         uint64_t q = wide ? mag / 10000 : (uint64_t)((uint32_t)mag / 10000u);
@@ -176,7 +176,7 @@ tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char 
                 *p = '-';
                 p = tn_put_u64(p + neg, mag);
                 plen = (size_t)(p - pline) - 4;
-                *p++ = '\n';
+                *p++ = term;
                 continue;
             }
             /* q < 430000: its digits in one word, the sign below them. */
@@ -200,22 +200,27 @@ tn_format_type(const void *keys, size_t n, uint64_t mask, key_type_t type, char 
         d = __builtin_bswap32(d);
 #endif
         memcpy(p, &d, 4);
-        p[4] = '\n';
+        p[4] = term;
         p += 5;
     }
     return p;
 }
 
-size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
+size_t tn_format_lines(const void *keys, size_t n, const keymap_t *km, char term, char *dst)
 {
     char *p;
     switch (km->type) {
-    case KEY_U32: p = tn_format_type(keys, n, km->mask, KEY_U32, dst); break;
-    case KEY_I32: p = tn_format_type(keys, n, km->mask, KEY_I32, dst); break;
-    case KEY_I64: p = tn_format_type(keys, n, km->mask, KEY_I64, dst); break;
-    default:      p = tn_format_type(keys, n, km->mask, KEY_U64, dst); break;
+    case KEY_U32: p = tn_format_type(keys, n, km->mask, KEY_U32, term, dst); break;
+    case KEY_I32: p = tn_format_type(keys, n, km->mask, KEY_I32, term, dst); break;
+    case KEY_I64: p = tn_format_type(keys, n, km->mask, KEY_I64, term, dst); break;
+    default:      p = tn_format_type(keys, n, km->mask, KEY_U64, term, dst); break;
     }
     return (size_t)(p - dst);
+}
+
+size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst)
+{
+    return tn_format_lines(keys, n, km, '\n', dst);
 }
 
 /* The bytes tn_format_type writes for n keys of one type, without writing them. */

@@ -62,6 +62,9 @@ size_t tn_format(uint64_t raw, key_type_t type, char *dst);
  * n * TN_MAX_LINE bytes; return the bytes written. */
 size_t tn_format_keys(const void *keys, size_t n, const keymap_t *km, char *dst);
 
+/* tn_format_keys() with each line ended by term ('\n', or NUL for -z). */
+size_t tn_format_lines(const void *keys, size_t n, const keymap_t *km, char term, char *dst);
+
 /* The bytes tn_format_keys() writes for these keys, without writing them (so that
  * the output can be laid out before it is formatted, in parallel, in place). */
 size_t tn_format_bytes(const void *keys, size_t n, const keymap_t *km);

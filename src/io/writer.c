@@ -128,7 +128,7 @@ static void output_format_share(void *arg, int t, int nt)
     pool_share(o->nkeys, t, nt, &lo, &hi);
     const char *k = (const char *)o->keys + lo * (size_t)o->cfg.km->width;
     out_batch_t *b = &o->sets[o->cur];
-    b->lens[t] = tn_format_keys(k, hi - lo, o->cfg.km, b->bufs[t]);
+    b->lens[t] = tn_format_lines(k, hi - lo, o->cfg.km, output_term(o), b->bufs[t]);
 }
 
 static int output_write_text(output_t *o, const void *keys, size_t n)
@@ -144,7 +144,7 @@ static int output_write_text(output_t *o, const void *keys, size_t n)
         out_batch_t *b = &o->sets[o->cur];
         double t0 = stats_now();
         if (o->nkeys < WRITE_PARALLEL_KEYS) {
-            b->lens[0] = tn_format_keys(o->keys, o->nkeys, o->cfg.km, b->bufs[0]);
+            b->lens[0] = tn_format_lines(o->keys, o->nkeys, o->cfg.km, output_term(o), b->bufs[0]);
             for (int t = 1; t < o->threads; t++)
                 b->lens[t] = 0;
         } else {
@@ -310,7 +310,7 @@ size_t output_format(const output_t *o, const void *keys, size_t n, void *dst)
         key_encode(keys, dst, n, o->cfg.km, o->cfg.big_endian);
         len = n * (size_t)o->cfg.km->width;
     } else {
-        len = tn_format_keys(keys, n, o->cfg.km, dst);
+        len = tn_format_lines(keys, n, o->cfg.km, output_term(o), dst);
     }
     stats_add(ST_FORMAT, len, stats_now() - t0);
     return len;

@@ -53,7 +53,7 @@ static int msrc_advance(msrc_t *s, uint64_t *head, unsigned char *done, const ke
 }
 
 int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
-                  output_t *out)
+                  output_t *out, merge_start_fn start, void *arg)
 {
     int width = km->width;
     msrc_t *src = calloc((size_t)n + 1, sizeof *src);
@@ -72,6 +72,8 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
         src[i].width = width;
         rc = msrc_advance(&src[i], &head[i], &done[i], km);
     }
+    if (rc == GS_OK && start)
+        rc = start(arg);
     if (rc)
         goto out;
     ltree_build(&t);

@@ -11,11 +11,16 @@
 #include "io/reader.h"
 #include "io/output.h"
 
+/* Called once every reader has returned its first block, before anything is
+ * written (where -m's header goes out): GS_OK, or an error that ends the merge. */
+typedef int (*merge_start_fn)(void *arg);
+
 /* Merge the n open readers (each sorted ascending, in mapped order) into out; with
- * unique, write only the first of equal keys. An input out of order is GS_EINPUT
- * with "FILE:N: disorder: VALUE" (km formats VALUE). GS_OK or an error code. */
+ * unique, write only the first of equal keys. start (NULL: none) is called with arg
+ * before the first write. An input out of order is GS_EINPUT with "FILE:N:
+ * disorder: VALUE" (km formats VALUE). GS_OK or an error code. */
 int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
-                  output_t *out);
+                  output_t *out, merge_start_fn start, void *arg);
 
 /* Check that r (keys of width bytes) is sorted ascending (strictly with strict).
  * GS_OK if sorted;

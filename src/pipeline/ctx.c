@@ -35,6 +35,8 @@ kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
         .big_endian = c->set->big_endian,
         .pool = c->pool,
         .block_bytes = block,
+        .zero_terminated = c->set->zero_terminated,
+        .header = c->set->header,
     };
     return cfg;
 }
@@ -46,9 +48,32 @@ output_cfg_t ctx_output_cfg(const ctx_t *c)
         .km = &c->km,
         .binary = c->set->out_format == FMT_BINARY,
         .big_endian = c->set->big_endian,
+        .zero_terminated = c->set->zero_terminated,
         .pool = c->pool,
     };
     return cfg;
+}
+
+int ctx_keep_header(ctx_t *c, const kreader_t *r)
+{
+    size_t len;
+    const char *h = kreader_header(r, &len);
+    if (c->header || !h)
+        return GS_OK;
+    char term = c->set->zero_terminated ? '\0' : '\n';
+    int add = h[len - 1] != term;
+    if (!(c->header = malloc(len + 1)))
+        return err_set(GS_ENOMEM, "out of memory");
+    memcpy(c->header, h, len);
+    if (add)
+        c->header[len] = term;
+    c->header_len = len + (size_t)add;
+    return GS_OK;
+}
+
+int ctx_write_header(const ctx_t *c, output_t *out)
+{
+    return c->header ? output_write_bytes(out, c->header, c->header_len) : GS_OK;
 }
 
 int ctx_finish(int rc, output_t *out)

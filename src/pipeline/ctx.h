@@ -20,6 +20,9 @@ typedef struct {
     keymap_t km;
     pool_t *pool;
     sorter_t *sorter;        /* the chunk sorter (the CPU for -m and -c) */
+    char *header;            /* --header: the first header met, in input order, its
+                                terminator included; NULL while none was */
+    size_t header_len;
 } ctx_t;
 
 /* The inputs' bytes into *bytes, where every input is a regular file (1); 0 where
@@ -31,6 +34,14 @@ kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block);
 
 /* The output configuration the settings ask for. */
 output_cfg_t ctx_output_cfg(const ctx_t *c);
+
+/* --header: keep r's header (read once kreader_next() has returned) where none was
+ * kept before, its terminator added where the input lacked one; the inputs are met
+ * in input order. GS_OK or GS_ENOMEM. */
+int ctx_keep_header(ctx_t *c, const kreader_t *r);
+
+/* Write the header kept, if any, to out: before anything else is written. */
+int ctx_write_header(const ctx_t *c, output_t *out);
 
 /* Commit out if rc says everything before went well, else abort it; the result. */
 int ctx_finish(int rc, output_t *out);

@@ -63,9 +63,31 @@ static void mf_drop_input(minput_t *m)
     m->path = NULL;
 }
 
-/* Merge inputs[0..n) into out. User files are read in the user's format;
- * temporaries in binary, mapped order. */
-static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out)
+/* What a merge does once its inputs have each been read a block into: keep the
+ * user's inputs' headers (--header), in input order; write the one kept first where
+ * the output is the user's. */
+typedef struct {
+    ctx_t *c;
+    const minput_t *inputs;
+    kreader_t **readers;
+    int n;
+    output_t *out;
+    int final;
+} mf_start_t;
+
+static int mf_start(void *arg)
+{
+    mf_start_t *st = arg;
+    int rc = GS_OK;
+    for (int i = 0; i < st->n && rc == GS_OK; i++)
+        if (st->inputs[i].slot < 0)
+            rc = ctx_keep_header(st->c, st->readers[i]);
+    return rc == GS_OK && st->final ? ctx_write_header(st->c, st->out) : rc;
+}
+
+/* Merge inputs[0..n) into out (final: the user's output). User files are read in
+ * the user's format; temporaries in binary, mapped order. */
+static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out, int final)
 {
     kreader_t **readers = calloc((size_t)n, sizeof *readers);
     if (!readers)
@@ -74,11 +96,13 @@ static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out)
     kreader_cfg_t temp = user;
     temp.binary = 1;
     temp.big_endian = 0;
+    temp.header = 0;
     int rc = GS_OK;
     for (int i = 0; i < n && rc == GS_OK; i++)
         rc = kreader_open(&readers[i], inputs[i].path, inputs[i].slot >= 0 ? &temp : &user);
     if (rc == GS_OK)
-        rc = merge_readers(readers, n, c->set->unique, &c->km, out);
+        rc = merge_readers(readers, n, c->set->unique, &c->km, out, mf_start,
+                           &(mf_start_t){ c, inputs, readers, n, out, final });
     for (int i = 0; i < n; i++)
         kreader_close(readers[i]);
     free(readers);
@@ -99,7 +123,7 @@ static int mf_merge_group(void *self, void *group, int k, void *merged)
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK)
-        rc = ctx_finish(mf_merge_into(c, in, k, out), out);
+        rc = ctx_finish(mf_merge_into(c, in, k, out, 0), out);
     if (rc != GS_OK) {
         mf_drop_input(&t);
         return rc;
@@ -153,7 +177,7 @@ int mergefiles_run(ctx_t *c)
     if (rc == GS_OK)
         rc = mf_check_in_place(c, out);
     if (rc == GS_OK)
-        rc = ctx_finish(mf_merge_into(c, in, n, out), out);
+        rc = ctx_finish(mf_merge_into(c, in, n, out, 1), out);
     else
         output_abort(out);
     for (int i = 0; i < n; i++)

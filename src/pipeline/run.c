@@ -5,6 +5,8 @@
  */
 #include <config.h>
 
+#include <stdlib.h>
+
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/stats.h"
@@ -52,5 +54,6 @@ int run(const settings_t *set)
     }
     sorter_destroy(c.sorter);
     pool_destroy(c.pool);
+    free(c.header);
     return rc;
 }

@@ -111,6 +111,8 @@ static int sort_read(chunks_t *s)
             if (rc)
                 break;
         }
+        if (rc == GS_OK)
+            rc = ctx_keep_header(c, r);
         uint64_t bytes = kreader_bytes(r);
         total += bytes;
         if (!odd_name && bytes % (uint64_t)c->km.width) {
@@ -264,7 +266,8 @@ static int sort_merge_group(void *self, void *group, int k, void *merged)
  * written ahead into it while the chunk sorts (output_write_ahead), as many bytes as
  * the inputs hold plus one a file, where they are regular files of text and every
  * key is kept (no -u): a key's canonical line is no longer than its token and the
- * white space after it, which only a file's last token may lack. Started before
+ * white space after it, which only a file's last token may lack (and no header
+ * comes first, which would move the text off the pages' starts). Started before
  * reading, the same zeros slowed the reading more than they saved (doc/perf/TUNING.md,
  * "writing ahead"). *out stays NULL where this does not apply. */
 static int sort_open_ahead(const chunks_t *s, output_t **out)
@@ -274,8 +277,8 @@ static int sort_open_ahead(const chunks_t *s, output_t **out)
     output_cfg_t ocfg = ctx_output_cfg(c);
     uint64_t bytes;
     *out = NULL;
-    if (set->unique || set->in_format == FMT_BINARY || !output_may_write_ahead(&ocfg, s->n) ||
-        !ctx_input_bytes(c, &bytes))
+    if (set->unique || set->header || set->in_format == FMT_BINARY ||
+        !output_may_write_ahead(&ocfg, s->n) || !ctx_input_bytes(c, &bytes))
         return GS_OK;
     int rc = output_open(out, &ocfg);
     if (rc == GS_OK)
@@ -302,6 +305,8 @@ static int sort_one_chunk(chunks_t *s)
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK)
+        rc = ctx_write_header(c, out);
+    if (rc == GS_OK)
         rc = output_write_sorted(out, s->keys, s->n);
     return ctx_finish(rc, out);
 }
@@ -327,6 +332,8 @@ static int sort_merge_runs(chunks_t *s)
         output_cfg_t ocfg = ctx_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
+    if (rc == GS_OK && (rc = ctx_write_header(c, out)) != GS_OK)
+        output_abort(out);
     if (rc != GS_OK)
         return rc;
     if (by_sort) {

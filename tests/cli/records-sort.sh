@@ -365,7 +365,9 @@ LC_ALL=C sort -k2,2 -n <(tail -n +2 hb.txt) >>exp2.out
 same exp2.out exp.out "the --header oracles"
 gs_ok got.out --header -k2,2 hb.txt
 same exp.out got.out "--header, blank-separated fields"
-# Without -k: a header above plain numbers is not supported yet, and said so.
+# Without -k: a header above plain numbers (lines-z-header.sh has more).
 printf 'count\n3\n-1\n 20 7\n' >hn1.txt
 printf 'other\n5\n' >hn2.txt
-expect_usage_error "^--header without -k is not supported yet" -- "$GPUSORT" --header hn1.txt hn2.txt
+printf 'count\n-1\n3\n5\n7\n20\n' >exp.out
+gs_ok got.out --header hn1.txt hn2.txt
+same exp.out got.out "--header without -k"

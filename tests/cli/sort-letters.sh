@@ -57,7 +57,7 @@ expect_usage_error "^-t \(--field-separator\) needs -k \(--key\)" -- "$GPUSORT" 
 target_check
 expect_usage_error "^-t u32: the field separator is one byte; the key type is --type=u32$" \
     -- "$GPUSORT" -t u32 -k1 in.txt
-expect_usage_error "^-z \(--zero-terminated\) without -k is not supported yet" -- "$GPUSORT" -z in.txt
+expect_usage_error "^-z \(--zero-terminated\) takes text" -- "$GPUSORT" -z -B in.txt
 expect_usage_error "^-k 2,2f: the key letter f compares text: gpusort compares integers only; use sort\(1\)$" \
     -- "$GPUSORT" -k2,2f in.txt
 
