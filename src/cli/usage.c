@@ -33,7 +33,7 @@ void opt_usage(void)
 "                             runs of blanks, as in sort)\n"
 "  -s, --stable               equal keys in input order (default: as in sort,\n"
 "                             by the whole line)\n"
-"  -z, --zero-terminated      lines end with NUL, not newline (with -k)\n"
+"  -z, --zero-terminated      lines end with NUL, not newline\n"
 "      --header               the first line of each input is a header: the\n"
 "                             first is written first, the others dropped\n"
 "      --record-size=N        binary records of N bytes, written back whole\n"
