@@ -7,9 +7,10 @@
 #include "io/textnum.h"
 #include "records/field.h"
 
+/* sort's blanks: space, tab, and LF (which a line holds only under -z). */
 static inline int field_blank(unsigned char c)
 {
-    return c == ' ' || c == '\t';
+    return c == ' ' || c == '\t' || c == '\n';
 }
 
 int field_find(const char *line, size_t len, int f, int sep, size_t *b, size_t *e)

@@ -18,12 +18,12 @@ enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE };
 
 /* Field f (1-based) of line[0..len) into [*b, *e): with sep >= 0, the bytes between
  * the (f-1)th and the f-th sep (or the line's ends); with sep < 0, as sort splits a
- * line without -t, a run of blanks (space, tab) then the non-blanks after it, here
- * without the blanks. 1, or 0 where the line has fewer than f fields. */
+ * line without -t, a run of blanks (space, tab, and LF, which only -z lets a line
+ * hold) then the non-blanks after it, here without the blanks. 1, or 0 where the line has fewer than f fields. */
 int field_find(const char *line, size_t len, int f, int sep, size_t *b, size_t *e);
 
-/* The key of line[0..len): field f's integer of type, blanks (space, tab, CR) around
- * it allowed, into *raw (two's complement bits, as tn_parse()). FIELD_OK, or why
+/* The key of line[0..len): field f's integer of type, blanks (space, tab, LF, CR)
+ * around it allowed, into *raw (two's complement bits, as tn_parse()). FIELD_OK, or why
  * not: the field is missing or empty (blanks only), or not an integer, or out of
  * range; *b and *e are set to the field (for a message) where it exists. */
 int field_key(const char *line, size_t len, int f, int sep, key_type_t type, uint64_t *raw,

@@ -164,6 +164,18 @@ for opts in -z '-z -s' '-z -r -u' '-z -u'; do
     rec_same "NUL-terminated, blanks, $opts" blank "-k1,1 $opts" "-k1,1 -n $opts" z.txt
 done
 
+# Under -z a line may hold LFs: blanks, as sort takes them, between blank-run fields
+# and around a key.
+gen zb.txt -n 3000 -z -F blank -k 2 -d dups --range=40
+sed -z 's/ /\n/' zb.txt >zlf.txt
+cmp -s zb.txt zlf.txt && fail "no LF put into zlf.txt"
+gen zc.csv -n 3000 -z -k 2 -d dups --range=40
+sed -z 's/,/,\n/' zc.csv >zlf.csv
+for opts in -z '-z -s -r'; do
+    rec_same "LFs in NUL-terminated lines, blanks, $opts" blank "-k2,2 $opts" "-k2,2 -n $opts" zlf.txt
+    rec_same "LFs in NUL-terminated lines, CSV, $opts" , "-k2,2 $opts" "-k2,2 -n $opts" zlf.csv
+done
+
 # The last line without its terminator gets one.
 gen nonl.csv -n 2000 -d dups --range=100 --no-final-newline
 gen nonl.txt -n 2000 -F blank -k 2 --no-final-newline --crlf

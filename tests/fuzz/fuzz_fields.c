@@ -5,7 +5,9 @@
  * Input: byte 0 picks the field F (bits 0-2: 1 to 8), the separator (bits 3-5: ',',
  * tab, ':', NUL, space or 0xFF, or, for two of the eight values, none: sort's
  * blank-run fields) and the key type (bits 6-7); the rest is lines, each ended by a
- * '\n' (or the input's end) that is not part of it, as table.c hands them over.
+ * terminator (or the input's end) that is not part of it, as table.c hands them
+ * over: NUL, as under -z, so that lines hold LFs (blanks to sort), or LF where the
+ * separator is NUL.
  * Checked, for every line, each in a buffer of its exact size:
  *   - field_find for every field 1 to 9: found or missing as the reference, and the
  *     same [b, e);
@@ -34,7 +36,7 @@ static const int fields_seps[8] = { ',', '\t', ':', '\0', ' ', 0xFF, -1, -1 };
 
 static int ref_blank(unsigned char c)
 {
-    return c == ' ' || c == '\t';
+    return c == ' ' || c == '\t' || c == '\n';
 }
 
 /* Field f of a line split at each sep byte: walk the line, counting separators. */
@@ -127,16 +129,17 @@ static int ref_int(const uint8_t *t, size_t len, key_type_t type, uint64_t *raw)
     return FIELD_OK;
 }
 
-/* field_key's reference: the field, trimmed of space, tab and CR, as an integer. */
+/* field_key's reference: the field, trimmed of space, tab, LF and CR, as an integer. */
 static int ref_key(const uint8_t *line, size_t len, int f, int sep, key_type_t type,
                    uint64_t *raw, size_t *b, size_t *e)
 {
     if (!ref_find(line, len, f, sep, b, e))
         return FIELD_MISSING;
     size_t s = *b, t = *e;
-    while (s < t && (line[s] == ' ' || line[s] == '\t' || line[s] == '\r'))
+    while (s < t && (line[s] == ' ' || line[s] == '\t' || line[s] == '\n' || line[s] == '\r'))
         s++;
-    while (t > s && (line[t - 1] == ' ' || line[t - 1] == '\t' || line[t - 1] == '\r'))
+    while (t > s && (line[t - 1] == ' ' || line[t - 1] == '\t' || line[t - 1] == '\n' ||
+                     line[t - 1] == '\r'))
         t--;
     if (s == t)
         return FIELD_EMPTY;
@@ -183,8 +186,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sep = fields_seps[(data[0] >> 3) & 7];
     key_type_t type = (key_type_t)(data[0] >> 6);
     const uint8_t *p = data + 1, *end = data + size;
+    int term = sep == '\0' ? '\n' : '\0';
     for (;;) {
-        const uint8_t *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        const uint8_t *nl = p < end ? memchr(p, term, (size_t)(end - p)) : NULL;
         size_t len = (size_t)((nl ? nl : end) - p);
         /* A copy of the line's exact size, so a sanitizer sees a read past its end
          * (the next line's bytes would hide it). */
