@@ -105,6 +105,18 @@ int gk_sort_range(void *d_keys, void *d_alt, size_t n, int width, uint64_t min,
                   uint64_t max, void *d_scratch, size_t scratch_bytes, void **result,
                   gk_stream_t stream);
 
+/* Scratch bytes gk_sort_index needs for n keys. */
+int gk_index_scratch(size_t n, size_t *bytes);
+
+/* Records' wide keys: the indices 0..n-1 of d_keys[0..n) (64-bit, unsigned, equal
+ * from bit end_bit up) sorted by key, stably, as 32-bit values (n < 2^32), using
+ * d_keys_alt (room for n keys), d_vals and d_vals_alt (room for n indices each) and
+ * d_scratch (gk_index_scratch bytes for n). *result is d_vals or d_vals_alt,
+ * whichever holds the indices in key order. Asynchronous on stream. */
+int gk_sort_index(void *d_keys, void *d_keys_alt, void *d_vals, void *d_vals_alt, size_t n,
+                  int end_bit, void *d_scratch, size_t scratch_bytes, void **result,
+                  gk_stream_t stream);
+
 /* The least and the greatest of d_keys[0..n) (width 4 or 8) into h_minmax[0] and
  * h_minmax[1] (pinned host memory; n 0 gives UINT64_MAX and 0), using d_tmp (16
  * bytes of device memory). Asynchronous on stream. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* radix.cu: CUB's DeviceRadixSort on gpusort's unsigned keys, and the rebase kernel
- * that narrows a chunk's key range before it (kernels.h). */
+/* radix.cu: CUB's DeviceRadixSort on gpusort's unsigned keys, alone or with their
+ * indices (records' wide keys), and the rebase kernel that narrows a chunk's key
+ * range before it (kernels.h). */
 #include <cstdint>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -53,6 +54,49 @@ extern "C" int gk_radix_sort(void *d_keys, void *d_alt, size_t n, int width, int
                                                  d_scratch, scratch_bytes, in_alt, s)
                       : gk_radix_sort_t<uint64_t>(d_keys, d_alt, n, begin_bit, end_bit,
                                                  d_scratch, scratch_bytes, in_alt, s);
+}
+
+/* ---- keys sorted with their indices -------------------------------------------------- */
+
+extern "C" int gk_index_scratch(size_t n, size_t *bytes)
+{
+    cub::DoubleBuffer<uint64_t> keys(nullptr, nullptr);
+    cub::DoubleBuffer<uint32_t> vals(nullptr, nullptr);
+    *bytes = 0;
+    GK_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, *bytes, keys, vals, (int64_t)n));
+    return GK_OK;
+}
+
+/* vals[i] = i, each thread REBASE_ITEMS of them, strided by the block. */
+__global__ void gk_iota_kernel(uint32_t *vals, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * REBASE_THREADS * REBASE_ITEMS + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < REBASE_ITEMS; k++, i += REBASE_THREADS)
+        if (i < n)
+            vals[i] = (uint32_t)i;
+}
+
+extern "C" int gk_sort_index(void *d_keys, void *d_keys_alt, void *d_vals, void *d_vals_alt,
+                             size_t n, int end_bit, void *d_scratch, size_t scratch_bytes,
+                             void **result, gk_stream_t stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    *result = d_vals;
+    if (n == 0)
+        return GK_OK;
+    size_t per = (size_t)REBASE_THREADS * REBASE_ITEMS;
+    gk_iota_kernel<<<(unsigned)((n + per - 1) / per), REBASE_THREADS, 0, s>>>((uint32_t *)d_vals, n);
+    GK_CHECK_LAUNCH();
+    if (n < 2 || end_bit <= 0)
+        return GK_OK;
+    cub::DoubleBuffer<uint64_t> keys((uint64_t *)d_keys, (uint64_t *)d_keys_alt);
+    cub::DoubleBuffer<uint32_t> vals((uint32_t *)d_vals, (uint32_t *)d_vals_alt);
+    size_t bytes = scratch_bytes;
+    GK_CHECK(cub::DeviceRadixSort::SortPairs(d_scratch, bytes, keys, vals, (int64_t)n, 0,
+                                             end_bit, s));
+    *result = vals.Current();
+    return GK_OK;
 }
 
 /* out[i] = in[i] -/+ base, each thread REBASE_ITEMS keys, strided by the block. */

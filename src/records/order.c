@@ -223,9 +223,82 @@ static void pairs_scatter(void *arg, int i, int nt)
     }
 }
 
-static int order_pairs(const rtable_t *t, pool_t *pool, uint64_t *order)
+/* The pairs sorted by the chunk sorter where it takes them (a GPU's): the keys in
+ * order[]'s order (the table's own where order[] is every line), their indices
+ * sorted, and order[] permuted by them. *done 0 where it does not take them. */
+typedef struct {
+    uint64_t *order;
+    const uint64_t *src;
+    const uint32_t *perm;
+    uint64_t *dst;
+    const uint64_t *key;
+    size_t n;
+} index_job_t;
+
+static void index_gather(void *arg, int i, int nt)
+{
+    index_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    for (size_t r = lo; r < hi; r++)
+        j->dst[r] = j->key[j->order[r]];
+}
+
+static void index_permute(void *arg, int i, int nt)
+{
+    index_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    for (size_t r = lo; r < hi; r++)
+        j->dst[r] = j->src[j->perm[r]];
+}
+
+static void order_run(pool_t *pool, size_t n, void (*fn)(void *, int, int), void *arg)
+{
+    if (n >= ORDER_PARALLEL_MIN && pool_size(pool) > 1)
+        pool_run(pool, fn, arg);
+    else
+        fn(arg, 0, 1);
+}
+
+static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
+                              uint64_t *order, int *done)
 {
     size_t n = t->nrec;
+    *done = 0;
+    uint32_t *perm = mem_alloc(sizeof *perm * n);
+    uint64_t *tmp = mem_alloc(sizeof *tmp * n);
+    if (!perm || !tmp) {
+        free(perm);
+        free(tmp);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    index_job_t j = { .order = order, .key = t->key, .dst = tmp, .n = n };
+    const uint64_t *keys = t->key;   /* every line a record: order[r] is r */
+    if (n != t->n) {
+        order_run(pool, n, index_gather, &j);
+        keys = tmp;
+    }
+    int rc = sorter_sort_index(sorter, keys, perm, n, done);
+    if (rc == GS_OK && *done) {
+        j.src = order;
+        j.perm = perm;
+        order_run(pool, n, index_permute, &j);
+        memcpy(order, tmp, sizeof *order * n);
+    }
+    free(perm);
+    free(tmp);
+    return rc;
+}
+
+static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order)
+{
+    size_t n = t->nrec;
+    int done = 0;
+    int rc = sorter && n <= UINT32_MAX ? order_pairs_sorter(t, pool, sorter, order, &done)
+                                       : GS_OK;
+    if (rc || done)
+        return rc;
     int nt = n >= ORDER_PARALLEL_MIN ? pool_size(pool) : 1;
     uint64_t *block = mem_alloc(sizeof *block * n * 3);
     pairs_job_t j = { .k = block, .kt = block + n, .ot = block + 2 * n, .o = order, .n = n,
@@ -298,7 +371,7 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
              : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
-                                  : order_pairs(t, pool, order);
+                                  : order_pairs(t, pool, sorter, order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);
     else if (rc == GS_OK && !t->set->stable && !t->rsize)

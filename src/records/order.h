@@ -9,7 +9,8 @@
  * The keys and their line numbers are sorted together as one 64-bit word, the key
  * less the least key above the line number's bits, by the chunk sorter, wherever
  * the keys' range leaves room for the line numbers (always for 32-bit keys); else
- * as pairs, by a radix sort of their own.
+ * as keys and indices: by the chunk sorter where it takes them (a GPU's:
+ * sorter_sort_index), else by a radix sort of pairs of their own.
  */
 #ifndef GS_ORDER_H
 #define GS_ORDER_H
@@ -22,8 +23,8 @@
 #include "sorter/sorter.h"
 
 /* The table's records in output order, as table lines: *order (free() it) holds *n
- * of them. sorter: the chunk sorter for the packed words (its width 8), or NULL for
- * the CPU's radix sort. GS_OK or the sorter's error. */
+ * of them. sorter: the chunk sorter (its width 8) for the packed words and for wide
+ * keys with their indices, or NULL for the CPU's radix sorts. GS_OK or the sorter's error. */
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
                 size_t *n);
 

@@ -14,6 +14,9 @@ typedef struct {
     int (*submit)(sorter_t *s, sort_job_t *job);
     int (*wait)(sorter_t *s);
     int (*grow)(sorter_t *s, size_t keys);             /* NULL: nothing to get ready */
+    /* NULL, or sorter.h's sorter_sort_index (which declines where this is NULL) */
+    int (*sort_index)(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n,
+                      int *done);
     int (*pin)(sorter_t *s, void *buf, size_t bytes);  /* NULL: no pinning */
     void (*unpin)(sorter_t *s, void *buf);
     void (*report)(const sorter_t *s);                 /* NULL: nothing to say */

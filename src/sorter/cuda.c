@@ -58,6 +58,27 @@ static int sorter_cuda_sort(sorter_t *s, sort_job_t *job)
     return cuda_sort_on(c, c->pool, job);
 }
 
+/* Records' wide keys with their indices, on the first device: where the devices
+ * are set up (or get set up now) and no sort runs aside. */
+static int sorter_cuda_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n,
+                                  int *done)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    *done = 0;
+    int gpu, rc = cuda_route(c, n, &gpu);
+    if (rc || !gpu || c->aside_posted || c->width != 8 || n > UINT32_MAX)
+        return rc;
+    gdev_t *g = &c->devs[0];
+    g->pool = c->pool;
+    int gk = gk_set_device(g->dev);
+    if (gk)
+        return err_set(cuda_fail(g, gk), "%s", g->err);
+    if ((rc = cuda_index_on(g, keys, perm, n, done)) != GS_OK)
+        return err_set(rc, "%s", g->err);
+    g->chunks += (unsigned long long)*done;
+    return GS_OK;
+}
+
 static int sorter_cuda_grow(sorter_t *s, size_t keys)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
@@ -202,6 +223,7 @@ static const sorter_ops_t sorter_cuda_ops = {
     .submit = sorter_cuda_submit,
     .wait = sorter_cuda_wait,
     .grow = sorter_cuda_grow,
+    .sort_index = sorter_cuda_sort_index,
     .pin = sorter_cuda_pin,
     .unpin = sorter_cuda_unpin,
     .report = sorter_cuda_report,

@@ -2,7 +2,8 @@
 /* cuda_impl.h: the GPU backend's state, shared by its parts: cuda.c (the backend:
  * routing, sorts aside, pinning, --stats), cuda_setup.c (devices and their
  * buffers, set up in the background), cuda_part.c (one part of a chunk on one
- * device) and cuda_chunk.c (a chunk over every device). Not for other modules:
+ * device), cuda_chunk.c (a chunk over every device) and cuda_index.c (records'
+ * wide keys sorted with their indices on one device). Not for other modules:
  * their interface is sorter.h.
  */
 #ifndef GS_CUDA_IMPL_H
@@ -92,6 +93,16 @@ int cuda_fail(gdev_t *g, int gk);
 
 /* cuda_part.c: 1 if keys[0..bytes) lies in memory pinned by pin(). */
 int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes);
+
+/* cuda_part.c: copy keys[0..n) (width w) to g->d_keys through the staging
+ * buffers, their min and max into *min and *max; copy d_src[0..n) (width w) back
+ * to keys the same way. GS_OK, or cuda_fail's code. */
+int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min, uint64_t *max);
+int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w);
+
+/* cuda_index.c: sorter_sort_index on device g (set up, the keys' width 8): *done
+ * 0 where the keys do not fit its buffers. */
+int cuda_index_on(gdev_t *g, const uint64_t *keys, uint32_t *perm, size_t n, int *done);
 
 /* cuda_part.c: a device's share of the current job (g->keys, parts first, first +
  * stride, ...), on the calling thread; g->rc its result. */

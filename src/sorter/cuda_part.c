@@ -89,8 +89,7 @@ static void cuda_stage(gdev_t *g, char *dst, const char *src, size_t len, int w,
     }
 }
 
-/* Copy keys[0..n) (width w) to d_keys through the staging buffers; min and max. */
-static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
+int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
                         uint64_t *max)
 {
     uint64_t lo = ~0ull, hi = 0;
@@ -110,8 +109,7 @@ static int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *
     return GS_OK;
 }
 
-/* Copy d_src[0..n) (width w) back to keys through the staging buffers. */
-static int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
+int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
 {
     size_t total = n * (size_t)w;
     size_t prev_off = 0, prev_len = 0;

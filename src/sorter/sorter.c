@@ -30,6 +30,12 @@ int sorter_sort(sorter_t *s, sort_job_t *job)
     return s->ops->sort(s, job);
 }
 
+int sorter_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n, int *done)
+{
+    *done = 0;
+    return s->ops->sort_index ? s->ops->sort_index(s, keys, perm, n, done) : GS_OK;
+}
+
 int sorter_submit(sorter_t *s, sort_job_t *job)
 {
     job->in_scratch = 0;

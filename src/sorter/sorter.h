@@ -65,6 +65,13 @@ int sorter_grow(sorter_t *s, size_t keys);
  * error code with its message set. */
 int sorter_sort(sorter_t *s, sort_job_t *job);
 
+/* Records' wide keys: the indices 0..n-1 of keys[0..n) (mapped 64-bit keys) sorted
+ * by key, stably, into perm[0..n) (the j-th index in key order), where the backend
+ * sorts that many here and now (a GPU's does, by CUB's SortPairs with the indices
+ * made on the device): *done 1. Else *done 0 and nothing was done: the caller sorts
+ * them itself. GS_OK, or an error with its message set. */
+int sorter_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n, int *done);
+
 /* Begin sorting job aside and return at once: 1; or, where the backend sorts these
  * keys here (on the CPU, or failing to start), sort them now: 0. Either way
  * sorter_wait() gives the sort's result and settles job->in_scratch. One job aside

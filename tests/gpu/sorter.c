@@ -9,7 +9,8 @@
  * far from 0 (rebased; 64-bit keys as 32-bit offsets), a range just over 2^32 (64-bit,
  * not narrowed), the top of the range (what -r makes of small numbers), all equal,
  * sorted, reversed, few distinct values.
- * Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
+ * Then sorter_sort_index (records' wide keys with their indices) against a stable
+ * sort on the CPU. Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
  * runs under compute-sanitizer, which slows the kernels many times over).
  */
 #include <config.h>
@@ -121,6 +122,74 @@ static int gs_run(pool_t *pool, const int *devs, int ndev, uint64_t mem,
     return 0;
 }
 
+/* sorter_sort_index (records' wide keys) against a stable sort of (key, index) on
+ * the CPU, for both algorithms, on one device with mem bytes: where it takes the
+ * keys, the same indices; it must take them wherever must_take (radix, and n
+ * within its buffers, which hold two thirds of a part's 8-byte keys). */
+typedef struct {
+    uint64_t key;
+    uint32_t idx;
+} kv_t;
+
+static int kv_cmp(const void *x, const void *y)
+{
+    const kv_t *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int gs_index_run(pool_t *pool, uint64_t mem, const size_t *sizes, size_t nsizes,
+                        size_t max_n, size_t take_max, int *passed, int *failed)
+{
+    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
+        sorter_t *gpu;
+        int dev = 0;
+        sorter_cuda_cfg_t cfg = { .devices = &dev, .ndevices = 1, .width = 8,
+                                  .algorithm = (algorithm_t)algo, .gpu_memory = mem,
+                                  .gpu_memory_percent = -1 };
+        if (sorter_cuda_create(&gpu, pool, &cfg)) {
+            printf("FAIL: sorter_cuda_create (index sort)\n");
+            return 1;
+        }
+        for (int dist = 0; dist < D_COUNT; dist++) {
+            for (size_t si = 0; si < nsizes; si++) {
+                size_t n = sizes[si];
+                if (n > max_n)
+                    continue;
+                uint64_t *keys = malloc(sizeof *keys * (n + 1));
+                uint32_t *perm = malloc(sizeof *perm * (n + 1));
+                kv_t *ref = malloc(sizeof *ref * (n + 1));
+                if (!keys || !perm || !ref)
+                    exit(99);
+                for (size_t i = 0; i < n; i++) {
+                    keys[i] = draw(dist, 8, i, n);
+                    ref[i].key = keys[i];
+                    ref[i].idx = (uint32_t)i;
+                }
+                qsort(ref, n, sizeof *ref, kv_cmp);
+                int done = 0, rc = sorter_sort_index(gpu, keys, perm, n, &done);
+                int bad = rc != 0 || (algo == ALGO_RADIX && n >= 2 && n <= take_max && !done);
+                for (size_t i = 0; done && !bad && i < n; i++)
+                    bad = perm[i] != ref[i].idx;
+                if (bad) {
+                    printf("FAIL: index sort, %s, %s, n = %zu (rc %d, done %d)\n",
+                           algo ? "bitonic" : "radix", dist_name[dist], n, rc, done);
+                    (*failed)++;
+                } else {
+                    (*passed)++;
+                }
+                free(keys);
+                free(perm);
+                free(ref);
+            }
+        }
+        sorter_report(gpu);
+        sorter_destroy(gpu);
+    }
+    return 0;
+}
+
 int main(void)
 {
     if (gk_device_count() == 0) {
@@ -156,6 +225,15 @@ int main(void)
                    &passed, &failed))
             return 1;
     }
+    /* The index sort: 24 MiB take about 650 Ki keys (declined above: sorted by the
+     * caller); 256 MiB take every size here. */
+    static const size_t isizes[] = { 0, 1, 2, 3, 255, 65537, 600000, 1000003, 2500000,
+                                      3 * (1u << 20) + 7 };
+    if (gs_index_run(pool, small, isizes, sizeof isizes / sizeof isizes[0], max_n, 600000,
+                     &passed, &failed) ||
+        gs_index_run(pool, (uint64_t)256 << 20, isizes, sizeof isizes / sizeof isizes[0], max_n,
+                     SIZE_MAX, &passed, &failed))
+        return 1;
     pool_destroy(pool);
     printf("gpu/sorter: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
