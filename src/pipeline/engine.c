@@ -28,6 +28,10 @@ static size_t engine_input_keys(const ctx_t *c, uint64_t bytes)
 {
     uint64_t keys = c->set->in_format == FMT_BINARY ? bytes / engine_binary_width(c)
                                                     : bytes / 2 + (uint64_t)c->set->ninputs;
+    /* Records' wide keys are sorted with their indices, 24 bytes a key on the device
+     * where a packed word takes 16 (sorter_sort_index): room for them as words. */
+    if (settings_records(c->set))
+        keys += keys / 2;
     return keys > SIZE_MAX ? SIZE_MAX : (size_t)keys;
 }
 
