@@ -140,6 +140,19 @@ static size_t records_chunk_bytes(const settings_t *set)
     return set->buffer_bytes / 2;
 }
 
+/* A chunk sorter that gets ready when a chunk grows past caps->grow_at (a GPU's,
+ * set up on a job of its own) begins now, while the inputs are read, where their
+ * sizes say that so many records are coming (16 bytes a line at most, a guess). */
+static int records_warm_sorter(ctx_t *c)
+{
+    uint64_t bytes;
+    const sorter_caps_t *caps = c->sorter ? sorter_caps(c->sorter) : NULL;
+    if (!caps || !caps->grow_at || !ctx_input_bytes(c, &bytes))
+        return GS_OK;
+    uint64_t per = c->set->record_size ? c->set->record_size : 16;
+    return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
+}
+
 int records_run(ctx_t *c)
 {
     const settings_t *set = c->set;
@@ -150,6 +163,8 @@ int records_run(ctx_t *c)
     char *header = NULL;
     size_t hlen = 0;
     int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
+    if (rc == GS_OK && !checking)
+        rc = records_warm_sorter(c);
     while (rc == GS_OK && more) {
         progress_phase("reading");
         if ((rc = rtable_next(&t, &more)) != GS_OK)

@@ -225,10 +225,10 @@ static void pairs_scatter(void *arg, int i, int nt)
 
 /* The pairs sorted by the chunk sorter where it takes them (a GPU's): the keys in
  * order[]'s order (the table's own where order[] is every line), their indices
- * sorted, and order[] permuted by them. *done 0 where it does not take them. */
+ * sorted, and order[] permuted by them into new memory, which *orderp then
+ * points to. *done 0 where it does not take them. */
 typedef struct {
-    uint64_t *order;
-    const uint64_t *src;
+    const uint64_t *order;   /* order[] before; NULL: every line, order[r] is r */
     const uint32_t *perm;
     uint64_t *dst;
     const uint64_t *key;
@@ -249,8 +249,12 @@ static void index_permute(void *arg, int i, int nt)
     index_job_t *j = arg;
     size_t lo, hi;
     pool_share(j->n, i, nt, &lo, &hi);
-    for (size_t r = lo; r < hi; r++)
-        j->dst[r] = j->src[j->perm[r]];
+    if (j->order)
+        for (size_t r = lo; r < hi; r++)
+            j->dst[r] = j->order[j->perm[r]];
+    else
+        for (size_t r = lo; r < hi; r++)
+            j->dst[r] = j->perm[r];
 }
 
 static void order_run(pool_t *pool, size_t n, void (*fn)(void *, int, int), void *arg)
@@ -262,7 +266,7 @@ static void order_run(pool_t *pool, size_t n, void (*fn)(void *, int, int), void
 }
 
 static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
-                              uint64_t *order, int *done)
+                              uint64_t **orderp, int *done)
 {
     size_t n = t->nrec;
     *done = 0;
@@ -273,32 +277,36 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    index_job_t j = { .order = order, .key = t->key, .dst = tmp, .n = n };
-    const uint64_t *keys = t->key;   /* every line a record: order[r] is r */
-    if (n != t->n) {
+    index_job_t j = { .order = *orderp, .key = t->key, .dst = tmp, .n = n };
+    const uint64_t *keys = t->key;
+    if (n != t->n) {   /* headers left out: the records' keys gathered */
         order_run(pool, n, index_gather, &j);
         keys = tmp;
+    } else {
+        j.order = NULL;   /* every line a record */
     }
     int rc = sorter_sort_index(sorter, keys, perm, n, done);
     if (rc == GS_OK && *done) {
-        j.src = order;
         j.perm = perm;
         order_run(pool, n, index_permute, &j);
-        memcpy(order, tmp, sizeof *order * n);
+        free(*orderp);
+        *orderp = tmp;
+        tmp = NULL;
     }
     free(perm);
     free(tmp);
     return rc;
 }
 
-static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order)
+static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp)
 {
     size_t n = t->nrec;
     int done = 0;
-    int rc = sorter && n <= UINT32_MAX ? order_pairs_sorter(t, pool, sorter, order, &done)
+    int rc = sorter && n <= UINT32_MAX ? order_pairs_sorter(t, pool, sorter, orderp, &done)
                                        : GS_OK;
     if (rc || done)
         return rc;
+    uint64_t *order = *orderp;
     int nt = n >= ORDER_PARALLEL_MIN ? pool_size(pool) : 1;
     uint64_t *block = mem_alloc(sizeof *block * n * 3);
     pairs_job_t j = { .k = block, .kt = block + n, .ot = block + 2 * n, .o = order, .n = n,
@@ -371,7 +379,7 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
              : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
-                                  : order_pairs(t, pool, sorter, order);
+                                  : order_pairs(t, pool, sorter, &order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);
     else if (rc == GS_OK && !t->set->stable && !t->rsize)
