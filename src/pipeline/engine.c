@@ -53,8 +53,9 @@ static uint64_t engine_estimate_keys(const ctx_t *c, uint64_t bytes)
     if (got <= 0)
         return 0;
     uint64_t lines = 0;
+    char term = c->set->zero_terminated ? '\0' : '\n';
     for (ssize_t i = 0; i < got; i++)
-        lines += sample[i] == '\n';
+        lines += sample[i] == term;
     return lines ? (uint64_t)((unsigned __int128)bytes * lines / (uint64_t)got) : 1;
 }
 
@@ -71,7 +72,8 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
     int sized = ctx_input_bytes(c, &bytes);
     if (set->gpus == GS_GPUS_AUTO && sized) {
         uint64_t est = engine_estimate_keys(c, bytes);
-        if (est > 0 && est < SORT_GPU_KEYS_A_THREAD * (uint64_t)pool_size(c->pool)) {
+        uint64_t per = settings_records(set) ? RECORDS_GPU_KEYS_A_THREAD : SORT_GPU_KEYS_A_THREAD;
+        if (est > 0 && est < per * (uint64_t)pool_size(c->pool)) {
             *cpu_faster = 1;   /* the CPU is the faster here */
             return GS_OK;
         }
