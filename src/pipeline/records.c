@@ -141,13 +141,17 @@ static size_t records_chunk_bytes(const settings_t *set)
 }
 
 /* A chunk sorter that gets ready when a chunk grows past caps->grow_at (a GPU's,
- * set up on a job of its own) begins now, while the inputs are read, where their
- * sizes say that so many records are coming (16 bytes a line at most, a guess). */
+ * set up on a job of its own) begins now, while the inputs are read, where GPUs
+ * were asked for by number and the inputs' sizes say that so many records are
+ * coming (16 bytes a line at most, a guess). Under --device=auto the GPU is set up
+ * only where wide keys need it (order.h): its set-up slows the reading about as
+ * much as it saves packed words' sort. */
 static int records_warm_sorter(ctx_t *c)
 {
     uint64_t bytes;
     const sorter_caps_t *caps = c->sorter ? sorter_caps(c->sorter) : NULL;
-    if (!caps || !caps->grow_at || !ctx_input_bytes(c, &bytes))
+    if (!caps || !caps->grow_at || c->set->gpus == GS_GPUS_AUTO ||
+        !ctx_input_bytes(c, &bytes))
         return GS_OK;
     uint64_t per = c->set->record_size ? c->set->record_size : 16;
     return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;

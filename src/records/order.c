@@ -365,6 +365,15 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n)
     return m;
 }
 
+/* The sorter for packed words: the chunk sorter where GPUs were asked for by
+ * number; under --device=auto the CPU's radix sort, which sorts them about as fast
+ * as a GPU whose set-up has to be paid for too (doc/perf/RESULTS.md, "Records on the
+ * GPU"). Wide keys go to the GPU either way (order_pairs). */
+static sorter_t *order_words_sorter(const rtable_t *t, sorter_t *sorter)
+{
+    return t->set->gpus == GS_GPUS_AUTO ? NULL : sorter;
+}
+
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
                 size_t *nout)
 {
@@ -378,7 +387,8 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = n < 2 ? GS_OK
-             : kbits + bits <= 64 ? order_packed(t, pool, sorter, &order, bits)
+             : kbits + bits <= 64 ? order_packed(t, pool, order_words_sorter(t, sorter), &order,
+                                                 bits)
                                   : order_pairs(t, pool, sorter, &order);
     if (rc == GS_OK && t->set->unique)
         n = order_unique(t, order, n);
