@@ -8,8 +8,8 @@
  *
  * The keys and their line numbers are sorted together as one 64-bit word, the key
  * less the least key above the line number's bits, by the chunk sorter (the CPU's
- * under --device=auto), wherever
- * the keys' range leaves room for the line numbers (always for 32-bit keys); else
+ * under --device=auto), wherever the keys' range leaves room for the line numbers
+ * (always for 32-bit keys); else
  * as keys and indices: by the chunk sorter where it takes them (a GPU's:
  * sorter_sort_index), else by a radix sort of pairs of their own.
  */
