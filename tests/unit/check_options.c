@@ -251,13 +251,30 @@ START_TEST(test_options_sort_noops)
 }
 END_TEST
 
+/* -z and --header: on bare integers too; on binary keys, usage errors. */
+START_TEST(test_options_lines)
+{
+    opts_t o;
+    ck_assert_int_eq(parse(&o, "-z", NULL), GS_OK);
+    ck_assert_int_eq(o.zero_terminated, 1);
+    ck_assert_int_eq(parse(&o, "--header", "--zero-terminated", NULL), GS_OK);
+    ck_assert_int_eq(o.header, 1);
+    ck_assert_int_eq(o.zero_terminated, 1);
+    ck_assert_int_eq(parse(&o, "-z", "--output-format=binary", NULL), GS_OK);  /* text in */
+    ck_assert_int_eq(parse(&o, "-z", "-B", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "--header", "-B", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "--header", "--input-format=binary", NULL), GS_EUSAGE);
+    ck_assert_int_eq(parse(&o, "--header", "--output-format=binary", NULL), GS_EUSAGE);
+}
+END_TEST
+
 /* sort's other orderings, and records' letters alone: usage errors. */
 static const char *refused_args[] = {
-    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-t,", "-z", "--header",
+    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-t,",
     "--dictionary-order", "--ignore-case", "--general-numeric-sort",
     "--human-numeric-sort", "--ignore-nonprinting", "--month-sort", "--random-sort",
     "--version-sort", "--random-source=x", "--field-separator=,",
-    "--zero-terminated", "--sort=month", "--sort=version", "--sort=random",
+    "--sort=month", "--sort=version", "--sort=random",
     "--sort=general-numeric", "--sort=human-numeric", "--sort=bogus",
     "--p", "--st", "--ign",   /* ambiguous */
 };
@@ -684,6 +701,7 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, test_options_defaults_not_from_caller);
     tcase_add_test(tc, test_options_type);
     tcase_add_test(tc, test_options_sort_noops);
+    tcase_add_test(tc, test_options_lines);
     tcase_add_loop_test(tc, test_options_sort_refused, 0,
                         (int)(sizeof refused_args / sizeof refused_args[0]));
     tcase_add_loop_test(tc, test_options_key_good, 0,
