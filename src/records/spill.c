@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* spill.c: sorted runs of records written to one temporary file (see spill.h; the
- * file's layout: spill_impl.h). The pool's threads each pack a share of a run's
- * records into blocks of their own, the calling thread writes them in order and
+ * file's layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
+ * a share of a round's records into blocks of their own, in one of two sets of
+ * buffers, while a job writes the round before from the other set, in order, and
  * notes each block in the index.
  */
 #include <config.h>
@@ -25,7 +26,7 @@
 #include "records/spill_impl.h"
 #include "store/codec.h"
 
-#define SPILL_SHARE ((size_t)4 << 20)     /* a thread's records between two writes */
+#define SPILL_SHARE ((size_t)2 << 20)     /* a thread's records in a round */
 
 static void put32(char *p, uint32_t v)
 {
@@ -52,9 +53,10 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     s->pool = pool;
     s->slot = -1;
     s->lz4 = set->compress != COMPRESS_NONE;
-    s->packs = calloc((size_t)pool_size(pool), sizeof *s->packs);
-    if (!s->packs)
-        return err_set(GS_ENOMEM, "out of memory");
+    job_init(&s->writer);
+    for (int k = 0; k < 2; k++)
+        if (!(s->packs[k] = calloc((size_t)pool_size(pool), sizeof *s->packs[k])))
+            return err_set(GS_ENOMEM, "out of memory");
     s->fd = tempfile_make(AT_FDCWD, set->tmpdir, "gpusort-records-", &s->path, &s->slot);
     if (s->fd < 0)
         return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", set->tmpdir);
@@ -111,13 +113,14 @@ typedef struct {
     const rtable_t *t;
     const uint64_t *order;
     size_t lo, hi;         /* this round's records */
+    spack_t *packs;        /* the set they are packed into */
 } spack_job_t;
 
 /* Thread i's share of the round, packed into blocks in its buffer. */
 static void spill_pack(void *arg, int i, int nt)
 {
     spack_job_t *j = arg;
-    spack_t *p = &j->s->packs[i];
+    spack_t *p = &j->packs[i];
     size_t lo, hi, len, fill = 0;
     uint64_t first = 0;    /* the key of the block's first record */
     pool_share(j->hi - j->lo, i, nt, &lo, &hi);
@@ -170,6 +173,35 @@ static int spill_note(rspill_t *s, srun_t *run, const spack_t *p, uint64_t at)
     return GS_OK;
 }
 
+/* The writer's round: a set's blocks written at the file's end, in the threads'
+ * order, and noted in the index. */
+typedef struct {
+    rspill_t *s;
+    srun_t *run;
+    spack_t *packs;
+    int rc;
+} swrite_job_t;
+
+static void spill_write(void *arg)
+{
+    swrite_job_t *w = arg;
+    rspill_t *s = w->s;
+    for (int i = 0; i < pool_size(s->pool) && w->rc == GS_OK; i++) {
+        spack_t *p = &w->packs[i];
+        if (p->failed) {
+            w->rc = err_set(GS_ENOMEM, "out of memory");
+            break;
+        }
+        int e = p->len ? fdio_write(s->fd, p->buf, p->len, (int64_t)s->bytes, NULL) : 0;
+        if (e)
+            w->rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", s->path);
+        else
+            w->rc = spill_note(s, w->run, p, s->bytes);
+        s->bytes += p->len;
+        stats_add(ST_SPILL, p->len, 0);
+    }
+}
+
 int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
 {
     if (n == 0)
@@ -186,37 +218,34 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     run->off = s->bytes;
     run->block0 = s->nblocks;
     run->raw = 0;
-    int nt = pool_size(s->pool);
+    int nt = pool_size(s->pool), cur = 0, posted = 0;
+    size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
     spack_job_t j = { .s = s, .t = t, .order = order };
-    int rc = GS_OK;
-    for (size_t lo = 0; lo < n && rc == GS_OK; lo += SPILL_SHARE / 64 * (size_t)nt) {
+    swrite_job_t w = { .s = s, .run = run, .rc = GS_OK };
+    double t0 = stats_now();
+    for (size_t lo = 0; lo < n; lo += round, cur ^= 1) {   /* w is the writer's till waited for */
         j.lo = lo;
-        j.hi = n - lo > SPILL_SHARE / 64 * (size_t)nt ? lo + SPILL_SHARE / 64 * (size_t)nt : n;
-        double t0 = stats_now();
+        j.hi = n - lo > round ? lo + round : n;
+        j.packs = s->packs[cur];
         if (nt > 1 && j.hi - j.lo > 4096)
             pool_run(s->pool, spill_pack, &j);
         else
             for (int i = 0; i < nt; i++)
                 spill_pack(&j, i, nt);
-        for (int i = 0; i < nt && rc == GS_OK; i++) {
-            spack_t *p = &s->packs[i];
-            if (p->failed) {
-                rc = err_set(GS_ENOMEM, "out of memory");
-                break;
-            }
-            int e = p->len ? fdio_write(s->fd, p->buf, p->len, (int64_t)s->bytes, NULL) : 0;
-            if (e)
-                rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", s->path);
-            else
-                rc = spill_note(s, run, p, s->bytes);
-            s->bytes += p->len;
-            stats_add(ST_SPILL, p->len, 0);
-        }
-        stats_add(ST_SPILL, 0, stats_now() - t0);
+        if (posted)
+            job_wait(&s->writer);   /* the round before, written from the other set */
+        if (w.rc != GS_OK)
+            break;
+        w.packs = s->packs[cur];
+        job_post(&s->writer, spill_write, &w);
+        posted = 1;
     }
+    if (posted)
+        job_wait(&s->writer);
+    stats_add(ST_SPILL, 0, stats_now() - t0);
     run->end = s->bytes;
     run->nblocks = s->nblocks - run->block0;
-    return rc;
+    return w.rc;
 }
 
 uint64_t rspill_bytes(const rspill_t *s)
@@ -228,17 +257,20 @@ void rspill_close(rspill_t *s)
 {
     if (!s)
         return;
+    job_end(&s->writer);
     if (s->fd >= 0)
         close(s->fd);
     if (s->slot >= 0)
         cleanup_remove(s->slot);
-    for (int i = 0; s->packs && i < pool_size(s->pool); i++) {
-        free(s->packs[i].buf);
-        free(s->packs[i].raw);
-        free(s->packs[i].blocks);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; s->packs[k] && i < pool_size(s->pool); i++) {
+            free(s->packs[k][i].buf);
+            free(s->packs[k][i].raw);
+            free(s->packs[k][i].blocks);
+        }
+        free(s->packs[k]);
     }
     free(s->blocks);
-    free(s->packs);
     free(s->runs);
     free(s->path);
     free(s);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/job.h"
 #include "core/pool.h"
 #include "core/settings.h"
 #include "records/spill.h"
@@ -34,8 +35,7 @@ typedef struct {
     size_t block0, nblocks;/* its blocks in the index */
 } srun_t;
 
-/* A thread's blocks of a round, packed in memory before the calling thread writes
- * them. */
+/* A thread's blocks of a round, packed in memory before the writer writes them. */
 typedef struct {
     char *buf;             /* blocks, ready to write */
     size_t len, cap;
@@ -56,7 +56,9 @@ struct rspill {
     size_t nruns, cap;
     sblock_t *blocks;      /* every block of every run, run after run */
     size_t nblocks, bcap;
-    spack_t *packs;        /* one a thread */
+    spack_t *packs[2];     /* one a thread, two sets: one packed while the other is
+                              written */
+    job_t writer;          /* writes a round's blocks while the next round is packed */
     int lz4;               /* 1: blocks compressed */
 };
 
