@@ -6,11 +6,18 @@
  * each part its first line, and the pool then writes each line's start and parses
  * its key. A part stops at its first bad key; the earliest of them in input order is
  * the one reported.
+ *
+ * Lines are found 64 bytes at a time: a bit mask of the terminators among them
+ * (SSE2 where there is, else a byte at a time), counted by popcount and walked bit by
+ * bit, rather than a memchr(3) call a line (lines are tens of bytes).
  */
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/error.h"
 #include "core/mem.h"
@@ -71,26 +78,105 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
     return GS_OK;
 }
 
+/* ---- line ends, 64 bytes at a time -------------------------------------------------- */
+
+/* Bit i set where p[i] is c, for i < 64. */
+static inline uint64_t table_mask64(const char *p, char c)
+{
+#ifdef __SSE2__
+    __m128i v = _mm_set1_epi8(c);
+    uint64_t m = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)) << (16 * i);
+    }
+    return m;
+#else
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++)
+        m |= (uint64_t)(p[i] == c) << i;
+    return m;
+#endif
+}
+
+/* The same for the n < 64 bytes at p. */
+static inline uint64_t table_mask_tail(const char *p, size_t n, char c)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m |= (uint64_t)(p[i] == c) << i;
+    return m;
+}
+
+/* The terminators of buf[0..len), in order. */
+typedef struct {
+    const char *buf;
+    size_t len;
+    size_t at;             /* the window's start */
+    uint64_t mask;         /* its terminators not yet taken */
+    char term;
+} tends_t;
+
+static inline void tends_load(tends_t *e)
+{
+    size_t left = e->len - e->at;
+    e->mask = left >= 64 ? table_mask64(e->buf + e->at, e->term)
+                         : table_mask_tail(e->buf + e->at, left, e->term);
+}
+
+static inline void tends_init(tends_t *e, const char *buf, size_t len, char term)
+{
+    *e = (tends_t){ .buf = buf, .len = len, .term = term };
+    if (len)
+        tends_load(e);
+}
+
+/* The next terminator's offset, or len where none is left. */
+static inline size_t tends_next(tends_t *e)
+{
+    while (!e->mask) {
+        e->at += 64;
+        if (e->at >= e->len)
+            return e->len;
+        tends_load(e);
+    }
+    size_t off = e->at + (size_t)__builtin_ctzll(e->mask);
+    e->mask &= e->mask - 1;
+    return off;
+}
+
 static size_t table_count(const rtable_t *t, const tpart_t *p)
 {
     if (t->rsize)
         return (size_t)((p->hi - p->lo) / t->rsize);
-    size_t n = 0;
-    const char *s = t->arena + p->lo, *end = t->arena + p->hi;
-    while (s < end && (s = memchr(s, t->term, (size_t)(end - s))) != NULL) {
-        n++;
-        s++;
-    }
-    return n;
+    const char *s = t->arena + p->lo;
+    size_t len = (size_t)(p->hi - p->lo), n = 0, i = 0;
+    for (; len - i >= 64; i += 64)
+        n += (size_t)__builtin_popcountll(table_mask64(s + i, t->term));
+    return n + (size_t)__builtin_popcountll(table_mask_tail(s + i, len - i, t->term));
 }
 
-static inline void table_keep(tpart_t *p, uint64_t k)
+/* ---- a part's keys ------------------------------------------------------------------ */
+
+/* A part's least and greatest key, kept in registers while it is indexed: the parts
+ * lie side by side in one array, and their threads would share its cache lines. */
+typedef struct {
+    uint64_t kmin, kmax;
+} trange_t;
+
+static inline void table_keep(trange_t *r, uint64_t k)
 {
-    if (!p->any || k < p->kmin)
-        p->kmin = k;
-    if (!p->any || k > p->kmax)
-        p->kmax = k;
-    p->any = 1;
+    if (k < r->kmin)
+        r->kmin = k;
+    if (k > r->kmax)
+        r->kmax = k;
+}
+
+static inline void table_kept(tpart_t *p, const trange_t *r)
+{
+    p->any = r->kmin <= r->kmax;
+    p->kmin = r->kmin;
+    p->kmax = r->kmax;
 }
 
 /* The binary records of part p: their keys. */
@@ -98,14 +184,16 @@ static void table_index_binary(rtable_t *t, tpart_t *p)
 {
     const settings_t *set = t->set;
     const char *s = t->arena + p->lo;
+    trange_t r = { UINT64_MAX, 0 };
     for (size_t l = p->first; l < p->first + p->lines; l++, s += t->rsize) {
         uint64_t k = 0;
         key_decode(s + set->key_offset, &k, 1, &t->km, set->big_endian);
         if (t->km.width == 4)
             k &= 0xFFFFFFFFull;   /* key_decode wrote 4 bytes: the low ones */
         t->key[l] = k;
-        table_keep(p, k);
+        table_keep(&r, k);
     }
+    table_kept(p, &r);
 }
 
 /* The lines of part p: their starts and keys, up to the first bad key. */
@@ -113,29 +201,34 @@ static void table_index_text(rtable_t *t, tpart_t *p)
 {
     const settings_t *set = t->set;
     const rseg_t *sg = &t->seg[p->seg];
-    const char *s = t->arena + p->lo;
+    const char *base = t->arena + p->lo;
+    tends_t ends;
+    tends_init(&ends, base, (size_t)(p->hi - p->lo), t->term);
+    trange_t r = { UINT64_MAX, 0 };
+    size_t s = 0;   /* the line's start in the part */
     for (size_t l = p->first; l < p->first + p->lines; l++) {
-        const char *e = memchr(s, t->term, (size_t)(t->arena + p->hi - s));
-        t->start[l] = (uint64_t)(s - t->arena);
+        size_t e = tends_next(&ends);
+        t->start[l] = p->lo + s;
         if (sg->header && l == sg->first) {
             t->key[l] = 0;
         } else {
             uint64_t raw;
             size_t b, fe;
-            int st = field_key(s, (size_t)(e - s), set->key_field, set->field_sep,
-                               t->km.type, &raw, &b, &fe);
+            int st = field_key(base + s, e - s, set->key_field, set->field_sep, t->km.type,
+                               &raw, &b, &fe);
             if (st != FIELD_OK) {
                 p->bad_line = l;
                 p->bad_status = st;
                 p->bad_b = b;
                 p->bad_e = fe;
-                return;
+                break;
             }
             t->key[l] = key_map(&t->km, raw);
-            table_keep(p, t->key[l]);
+            table_keep(&r, t->key[l]);
         }
         s = e + 1;
     }
+    table_kept(p, &r);
 }
 
 static void table_job(void *arg, int i, int n)
