@@ -40,39 +40,53 @@ int rorder_tie(const rtable_t *t, size_t a, size_t b)
     return rorder_tie_lines(set, pa, la, pb, lb);
 }
 
-static int order_tie_cmp(const void *x, const void *y, void *arg)
-{
-    return rorder_tie(arg, (size_t)*(const uint64_t *)x, (size_t)*(const uint64_t *)y);
-}
-
+/* The runs of equal keys in order[]: either line numbers, their keys in the table,
+ * or packed words (bits > 0: key << bits | line), their keys in the words, which
+ * saves a random read of the table a record. */
 typedef struct {
     const rtable_t *t;
     uint64_t *order;
     size_t n;
+    int bits;              /* 0: order[] holds lines; else packed words */
+    uint64_t mask;         /* a word's line */
     size_t *cut;           /* nthreads + 1 positions, each the start of a run */
 } ties_job_t;
+
+static inline uint64_t ties_key(const ties_job_t *j, size_t r)
+{
+    return j->bits ? j->order[r] >> j->bits : j->t->key[j->order[r]];
+}
+
+static int order_tie_cmp(const void *x, const void *y, void *arg)
+{
+    const ties_job_t *j = arg;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
+}
 
 /* Thread i's runs of equal keys, each put in last-resort order. */
 static void order_ties_part(void *arg, int i, int n)
 {
     (void)n;
     ties_job_t *j = arg;
-    const uint64_t *key = j->t->key;
     size_t a = j->cut[i], end = j->cut[i + 1];
     while (a < end) {
         size_t b = a + 1;
-        while (b < end && key[j->order[b]] == key[j->order[a]])
+        uint64_t k = ties_key(j, a);
+        while (b < end && ties_key(j, b) == k)
             b++;
         if (b - a > 1)
-            qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, (void *)j->t);
+            qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, j);
         a = b;
     }
 }
 
-static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n)
+static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int bits)
 {
     int nt = pool_size(pool);
-    ties_job_t j = { .t = t, .order = order, .n = n, .cut = malloc(sizeof(size_t) * (nt + 1)) };
+    ties_job_t j = { .t = t, .order = order, .n = n, .bits = bits,
+                     .mask = bits == 0 || bits == 64 ? ~0ull : (1ull << bits) - 1,
+                     .cut = malloc(sizeof(size_t) * (nt + 1)) };
     if (!j.cut)
         return err_set(GS_ENOMEM, "out of memory");
     /* Even shares, each start moved forward to the start of a run of equal keys. */
@@ -81,7 +95,7 @@ static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n
         size_t c = i == nt ? n : n * (size_t)i / (size_t)nt;
         if (c < j.cut[i - 1])
             c = j.cut[i - 1];
-        while (c > 0 && c < n && t->key[order[c]] == t->key[order[c - 1]])
+        while (c > 0 && c < n && ties_key(&j, c) == ties_key(&j, c - 1))
             c++;
         j.cut[i] = c;
     }
@@ -91,6 +105,31 @@ static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n
         for (int i = 0; i < nt; i++)
             order_ties_part(&j, i, nt);
     free(j.cut);
+    return GS_OK;
+}
+
+/* -u: the first record of each run of equal keys (the line numbers ascend within
+ * a run, as do packed words). The new count. */
+static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bits)
+{
+    ties_job_t j = { .t = t, .order = order, .bits = bits };
+    size_t m = 0;
+    for (size_t r = 0; r < n; r++)
+        if (m == 0 || ties_key(&j, r) != ties_key(&j, m - 1))
+            order[m++] = order[r];
+    return m;
+}
+
+/* Equal keys' records in the order the options ask for: -u keeps the first of each
+ * run, -s and binary records keep input order, else sort's last resort (the whole
+ * lines, bytewise). *n the new count. */
+static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
+                            int bits)
+{
+    if (t->set->unique)
+        *n = order_unique(t, order, *n, bits);
+    else if (!t->set->stable && !t->rsize)
+        return order_ties(t, pool, order, *n, bits);
     return GS_OK;
 }
 
@@ -153,7 +192,7 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
  * where the run has one, and the words fit it at once; else the CPU's); then only
  * the lines kept. *orderp may move to the scratch the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        int bits)
+                        size_t *np, int bits)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
@@ -178,7 +217,14 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
+    int rc = order_equal_keys(t, pool, res, &n, bits);
+    if (rc) {
+        free(tmp);
+        return rc;
+    }
+    *np = n;
     pj.order = res;
+    pj.n = n;
     order_pack_step(pool, &pj, PACK_UNPACK);
     if (res != order) {   /* the result in the scratch: it becomes the order */
         tmp = order;
@@ -354,17 +400,6 @@ static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64
     return GS_OK;
 }
 
-/* -u: the first record of each run of equal keys (the line numbers ascend within
- * a run). The new count. */
-static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n)
-{
-    size_t m = 0;
-    for (size_t j = 0; j < n; j++)
-        if (m == 0 || t->key[order[j]] != t->key[order[m - 1]])
-            order[m++] = order[j];
-    return m;
-}
-
 /* The sorter for packed words: the chunk sorter where GPUs were asked for by
  * number; under --device=auto the CPU's radix sort, which sorts them about as fast
  * as a GPU whose set-up has to be paid for too (doc/perf/RESULTS.md, "Records on the
@@ -386,14 +421,14 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
-    int rc = n < 2 ? GS_OK
-             : kbits + bits <= 64 ? order_packed(t, pool, order_words_sorter(t, sorter), &order,
-                                                 bits)
-                                  : order_pairs(t, pool, sorter, &order);
-    if (rc == GS_OK && t->set->unique)
-        n = order_unique(t, order, n);
-    else if (rc == GS_OK && !t->set->stable && !t->rsize)
-        rc = order_ties(t, pool, order, n);
+    int rc = GS_OK;
+    if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
+        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits);
+    } else if (n >= 2) {
+        rc = order_pairs(t, pool, sorter, &order);
+        if (rc == GS_OK)
+            rc = order_equal_keys(t, pool, order, &n, 0);
+    }
     stats_add(ST_SORT, 0, stats_now() - t0);
     if (rc) {
         free(order);
