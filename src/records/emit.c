@@ -45,6 +45,7 @@ static void emit_gather(void *arg, int i, int n)
     hi += j->lo;
     size_t need = 0, len;
     for (size_t r = lo; r < hi; r++) {
+        rtable_ahead_start(j->t, j->order, r, hi);
         rtable_line(j->t, (size_t)j->order[r], &len);
         need += len;
     }
@@ -60,6 +61,7 @@ static void emit_gather(void *arg, int i, int n)
     }
     char *d = b->buf;
     for (size_t r = lo; r < hi; r++) {
+        rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
         memcpy(d, s, len);
         d += len;
@@ -91,6 +93,7 @@ static void emit_measure(void *arg, int i, int n)
     pool_share(j->n, i, n, &lo, &hi);
     uint64_t sum = 0;
     for (size_t r = lo; r < hi; r++) {
+        rtable_ahead_start(j->t, j->order, r, hi);
         rtable_line(j->t, (size_t)j->order[r], &len);
         sum += len;
     }
@@ -111,6 +114,7 @@ static void emit_spread(void *arg, int i, int n)
         return;
     }
     for (size_t r = lo; r < hi && j->rc[i] == GS_OK; r++) {
+        rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
         if (fill + len > EMIT_SPREAD_BUF && fill > 0) {
             j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);

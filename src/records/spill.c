@@ -127,6 +127,7 @@ static void spill_pack(void *arg, int i, int nt)
     p->len = 0;
     p->nblocks = 0;
     for (size_t r = j->lo + lo; r < j->lo + hi && !p->failed; r++) {
+        rtable_ahead(j->t, j->order, r, j->lo + hi);
         const char *rec = rtable_line(j->t, (size_t)j->order[r], &len);
         if (fill > 0 && fill + len > SPILL_BLOCK) {
             p->failed = !spill_block(p, p->raw, fill, first, j->s->lz4);

@@ -82,6 +82,28 @@ static inline const char *rtable_line(const rtable_t *t, size_t l, size_t *len)
     return t->arena + t->start[l];
 }
 
+/* Gathers read lines from random places, so their latency bounds them: a gather
+ * asks for what it will read a few records ahead, as hints. rtable_ahead_start(t,
+ * order, r, end): for text, the start of line order[r + 2 * RTABLE_AHEAD] (what
+ * finding its bytes, or its length, will need); rtable_ahead(): that, and line
+ * order[r + RTABLE_AHEAD]'s first bytes. */
+#define RTABLE_AHEAD 16
+
+static inline void rtable_ahead_start(const rtable_t *t, const uint64_t *order, size_t r,
+                                      size_t end)
+{
+    if (!t->rsize && r + 2 * RTABLE_AHEAD < end)
+        __builtin_prefetch(&t->start[order[r + 2 * RTABLE_AHEAD]]);
+}
+
+static inline void rtable_ahead(const rtable_t *t, const uint64_t *order, size_t r, size_t end)
+{
+    size_t len;
+    rtable_ahead_start(t, order, r, end);
+    if (r + RTABLE_AHEAD < end)
+        __builtin_prefetch(rtable_line(t, (size_t)order[r + RTABLE_AHEAD], &len));
+}
+
 /* The segment line l belongs to. */
 const rseg_t *rtable_seg(const rtable_t *t, size_t l);
 
