@@ -135,6 +135,11 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 
+/* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
+ * moved to p, and the pages filled let go of as output_place() does. Thread-safe
+ * for disjoint ranges. */
+void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
+
 /* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
 
 /* Where the output is a file written from a position (-o's temporary, or standard

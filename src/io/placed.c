@@ -123,7 +123,7 @@ static void output_release(const output_t *o, char *from, char *to)
 
 /* Bytes placed from *at up to p: counted, *at moved to p, and the pages filled since
  * *released let go of once they add up or reach end. */
-static void output_placed(const output_t *o, char **at, char *p, char *end, char **released)
+void output_placed(const output_t *o, char **at, char *p, char *end, char **released)
 {
     /* Counted as placed, a batch at a time: --progress shows the output grow. */
     stats_add(ST_WRITE, (uint64_t)(p - *at), 0);

@@ -2,12 +2,14 @@
 /* emit.c: the records written out, whole, in a given order (see emit.h).
  *
  * To a file written from a position (-o's temporary, or standard output where it
- * is a regular file), every thread measures its share of the records, and then
- * gathers it into a buffer of its own and writes it at its offset (pwrite): a
- * shared mapping of the file, as bare numbers use, takes a page fault for every
- * page written, which bounds the copy (doc/perf/RESULTS.md). Elsewhere (a pipe),
- * the threads copy batches into buffers of their own that the calling thread
- * writes in order.
+ * is a regular file), every thread measures its share of the records; then the
+ * file's space is reserved and mapped, as placed text is (io/placed.c), and each
+ * thread copies its share straight into the file's pages at its offset: ext4 takes
+ * one write(2) at a time per file, but page faults on a mapping of reserved blocks
+ * run in parallel (doc/perf/RESULTS.md). Where the file cannot be mapped so, each
+ * thread gathers its share into a buffer of its own and writes it at its offset
+ * (pwrite). Elsewhere (a pipe), the threads copy batches into buffers of their own
+ * that the calling thread writes in order.
  */
 #include <config.h>
 
@@ -78,7 +80,8 @@ typedef struct {
     const rtable_t *t;
     const uint64_t *order;
     size_t n;
-    const output_t *out;
+    output_t *out;
+    char *map;              /* placed: the file mapped from the header's first byte */
     int fd;
     uint64_t pos;           /* the file offset of the header's first byte */
     uint64_t *bytes;        /* nthreads + 1: each share's bytes, then their offsets */
@@ -135,6 +138,47 @@ static void emit_spread(void *arg, int i, int n)
     free(buf);
 }
 
+/* Thread i's share, copied into the mapped file at its offset. */
+static void emit_place(void *arg, int i, int n)
+{
+    spread_job_t *j = arg;
+    size_t lo, hi, len;
+    pool_share(j->n, i, n, &lo, &hi);
+    char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
+    char *p = at, *released = at;
+    for (size_t r = lo; r < hi; r++) {
+        rtable_ahead(j->t, j->order, r, hi);
+        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        memcpy(p, s, len);
+        p += len;
+        if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
+            output_placed(j->out, &at, p, end, &released);
+    }
+    output_placed(j->out, &at, p, end, &released);
+}
+
+/* The header and the records placed in the file (mapped): GS_OK with *done set
+ * where it could be mapped, GS_OK without, or an error. */
+static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const char *h,
+                          int *done)
+{
+    char *base;
+    double t0 = stats_now();
+    int rc = output_place_begin(j->out, total, &base);
+    if (rc || !base)
+        return rc;
+    *done = 1;
+    j->map = base;
+    if (j->skip) {
+        char *at = base, *released = base;
+        memcpy(base, h, j->skip);
+        output_placed(j->out, &at, base + j->skip, base + total, &released);
+    }
+    pool_run(pool, emit_place, j);
+    stats_add(ST_WRITE, 0, stats_now() - t0);
+    return output_place_end(j->out, base, total, 1);
+}
+
 /* Write the header and the records at their offsets, where the output is a file that
  * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
  * error. */
@@ -161,6 +205,8 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, const uint64_t *orde
         total += b;
     }
     j.bytes[nt] = total - hlen;
+    if ((rc = emit_place_all(pool, &j, total, h, done)) != GS_OK || *done)
+        goto out;
     rc = output_spread_begin(out, total, &j.fd, &j.pos);
     if (rc || j.fd < 0)
         goto out;

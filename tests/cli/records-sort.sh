@@ -249,6 +249,26 @@ for f in wide.csv narrow.csv; do
     done
 done
 
+# To a file, those records went out mapped (copied by the threads into the file's
+# pages at their offsets), where the file system gives space by fallocate; --stats
+# counts them all, the header included.
+if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; then
+    { echo "key,header"; cat narrow.csv; } >hnarrow.csv
+    { echo "key,header"; LC_ALL=C sort -t, -k2,2 -n narrow.csv; } >exp.out
+    for to in -o file; do
+        rm -f got.out
+        case $to in
+            -o) "$GPUSORT" --parallel=4 --header -t, -k2,2 --stats hnarrow.csv -o got.out \
+                    2>"$RUN_ERR" ;;
+            file) "$GPUSORT" --parallel=4 --header -t, -k2,2 --stats hnarrow.csv >got.out \
+                    2>"$RUN_ERR" ;;
+        esac
+        same exp.out got.out "--header, 150,000 lines to $to"
+        grep -q "stats: $(wc -c <exp.out) bytes of text written mapped" "$RUN_ERR" ||
+            fail "150,000 lines to $to: not written mapped: $(head -c 2000 "$RUN_ERR")"
+    done
+fi
+
 # --------------------------------------------------------------------------------
 # Spilled runs: far more records than -S holds
 # --------------------------------------------------------------------------------
