@@ -60,6 +60,8 @@ typedef struct {
     size_t outcap;         /* a thread's output buffer */
     int fd;                /* written at offsets: the output's descriptor; else -1 */
     uint64_t *at;          /* with fd: piece p's bytes at [at[p], at[p + 1]) */
+    char *map;             /* placed: the file mapped from offset map_pos (with fd) */
+    uint64_t map_pos, map_len;
     size_t next;           /* the next piece to take (atomic) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -80,6 +82,7 @@ typedef struct {
     uint64_t hi;           /* the piece's keys are below hi, */
     int has_hi;            /* where it has one */
     uint64_t at;           /* with m->fd: where the buffer's bytes go */
+    char *released;        /* with m->map: the piece's pages let go of up to here */
 } sthread_t;
 
 static int spill_damaged(const rspill_t *s)
@@ -229,7 +232,14 @@ static int merge_write(sthread_t *t, const char *buf, size_t len)
         return output_write_bytes(m->out, buf, len);
     if (t->at + len > m->at[t->piece + 1])
         return err_set(GS_EIO, "internal error: a merged piece longer than measured");
-    int rc = output_spread_write(m->out, m->fd, buf, len, t->at);
+    int rc = GS_OK;
+    if (m->map) {   /* copied into the file's pages, which are let go of as they fill */
+        char *p = m->map + (t->at - m->map_pos), *at = p;
+        memcpy(p, buf, len);
+        output_placed(m->out, &at, p + len, m->map + m->map_len, &t->released);
+    } else {
+        rc = output_spread_write(m->out, m->fd, buf, len, t->at);
+    }
     t->at += len;
     return rc;
 }
@@ -310,6 +320,7 @@ static int merge_piece(sthread_t *t, size_t p)
     t->has_hi = p + 1 < m->npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = m->fd >= 0 ? m->at[p] : 0;
+    t->released = m->map ? m->map + (t->at - m->map_pos) : NULL;
     size_t n = 0;
     int rc = GS_OK;
     for (size_t r = 0; r < s->nruns && rc == GS_OK; r++) {
@@ -460,8 +471,9 @@ static void merge_measure_thread(void *arg, int i, int nt)
 }
 
 /* Where the output allows it (a file written from a position) and the pieces'
- * lengths are known (no -u): m->fd and m->at, the header written first. *done: 1
- * where so (the header written), else 0 (the merge goes in order). */
+ * lengths are known (no -u): m->fd and m->at, the header written first; the file
+ * mapped (m->map) where it can be, as placed text is, else written with pwrite.
+ * *done: 1 where so (the header written), else 0 (the merge goes in order). */
 static int merge_place(smerge_t *m, const char *header, size_t hlen, uint64_t *base,
                        uint64_t *total, int *done)
 {
@@ -485,6 +497,11 @@ static int merge_place(smerge_t *m, const char *header, size_t hlen, uint64_t *b
         *total += s->runs[r].raw;
     if (rc == GS_OK)
         rc = output_spread_begin(m->out, *total, &m->fd, base);
+    if (rc == GS_OK && m->fd >= 0 && (rc = output_place_begin(m->out, *total, &m->map)) == GS_OK &&
+        m->map) {
+        m->map_pos = *base;
+        m->map_len = *total;
+    }
     if (rc == GS_OK && m->fd >= 0) {
         m->at[0] = *base + hlen;
         for (size_t p = 0; p < np; p++) {
@@ -493,8 +510,13 @@ static int merge_place(smerge_t *m, const char *header, size_t hlen, uint64_t *b
                 len += x.pos[(p + 1) * nr + r] - x.pos[p * nr + r];
             m->at[p + 1] = m->at[p] + len;
         }
-        if (hlen)
+        if (hlen && m->map) {
+            char *at = m->map, *released = m->map;
+            memcpy(m->map, header, hlen);
+            output_placed(m->out, &at, m->map + hlen, m->map + *total, &released);
+        } else if (hlen) {
             rc = output_spread_write(m->out, m->fd, header, hlen, *base);
+        }
         *done = 1;
     }
     free(x.pos);
@@ -523,7 +545,8 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
     if (rc == GS_OK && m.failed)
         rc = m.rc;
     if (placed) {
-        int rc2 = output_spread_end(out, base, total, rc == GS_OK);
+        int rc2 = m.map ? output_place_end(out, m.map, total, rc == GS_OK)
+                        : output_spread_end(out, base, total, rc == GS_OK);
         rc = rc ? rc : rc2;
     }
     stats_add(ST_MERGE, s->bytes, stats_now() - t0);

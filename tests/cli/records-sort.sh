@@ -252,7 +252,9 @@ done
 # To a file, those records went out mapped (copied by the threads into the file's
 # pages at their offsets), where the file system gives space by fallocate; --stats
 # counts them all, the header included.
-if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; then
+can_falloc=0
+command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null && can_falloc=1
+if [ "$can_falloc" = 1 ]; then
     { echo "key,header"; cat narrow.csv; } >hnarrow.csv
     { echo "key,header"; LC_ALL=C sort -t, -k2,2 -n narrow.csv; } >exp.out
     for to in -o file; do
@@ -316,6 +318,12 @@ for opts in '' '-s' '-r -u'; do
             pipe) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv 2>"$RUN_ERR" | cat >got.out ;;
         esac
         same exp.out got.out "spilled, 300,000 lines, merged by threads, $opts, to $to"
+        # To a file, and the pieces' lengths known (no -u): copied into its mapped
+        # pages, where the file system gives space by fallocate.
+        if [ "$to" != pipe ] && [ "$opts" != '-r -u' ] && [ "$can_falloc" = 1 ] &&
+            ! grep -q "stats: $(wc -c <exp.out) bytes of text written mapped" "$RUN_ERR"; then
+            fail "spilled, $opts, to $to: not written mapped: $(head -c 2000 "$RUN_ERR")"
+        fi
         stats_only "$RUN_ERR"
         spilled_clean "$RUN_ERR" tdir "300,000 lines, $opts, to $to"
     done
