@@ -53,6 +53,7 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     s->pool = pool;
     s->slot = -1;
     s->lz4 = set->compress != COMPRESS_NONE;
+    s->probe = set->compress == COMPRESS_AUTO;
     job_init(&s->writer);
     for (int k = 0; k < 2; k++)
         if (!(s->packs[k] = calloc((size_t)pool_size(pool), sizeof *s->packs[k])))
@@ -114,6 +115,7 @@ typedef struct {
     const uint64_t *order;
     size_t lo, hi;         /* this round's records */
     spack_t *packs;        /* the set they are packed into */
+    int lz4;               /* 1: blocks compressed in this round */
 } spack_job_t;
 
 /* Thread i's share of the round, packed into blocks in its buffer. */
@@ -130,7 +132,7 @@ static void spill_pack(void *arg, int i, int nt)
         rtable_ahead(j->t, j->order, r, j->lo + hi);
         const char *rec = rtable_line(j->t, (size_t)j->order[r], &len);
         if (fill > 0 && fill + len > SPILL_BLOCK) {
-            p->failed = !spill_block(p, p->raw, fill, first, j->s->lz4);
+            p->failed = !spill_block(p, p->raw, fill, first, j->lz4);
             fill = 0;
         }
         if (fill == 0)
@@ -149,7 +151,37 @@ static void spill_pack(void *arg, int i, int nt)
         fill += len;
     }
     if (fill > 0 && !p->failed)
-        p->failed = !spill_block(p, p->raw, fill, first, j->s->lz4);
+        p->failed = !spill_block(p, p->raw, fill, first, j->lz4);
+}
+
+/* Under --compress-temp=auto, whether a run is compressed: where its first block
+ * (its first SPILL_BLOCK bytes of records, in order) shrinks by a tenth or more
+ * under LZ4, as bare numbers decide (store/run.c). Lines of random text shrink by
+ * less, and compressing them costs more time than the bytes it saves. 1 where
+ * memory is short: the packing says so. */
+static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
+{
+    size_t len, fill = 0, r;
+    for (r = 0; r < n && fill < SPILL_BLOCK; r++) {
+        rtable_line(t, (size_t)order[r], &len);
+        fill += len;
+    }
+    int bound = LZ4_compressBound((int)fill);
+    char *raw = malloc(fill), *dst = malloc((size_t)bound);
+    int pays = 1;
+    if (raw && dst) {
+        char *p = raw;
+        for (size_t k = 0; k < r; k++) {
+            const char *rec = rtable_line(t, (size_t)order[k], &len);
+            memcpy(p, rec, len);
+            p += len;
+        }
+        int got = LZ4_compress_default(raw, dst, (int)fill, bound);
+        pays = got > 0 && (size_t)got * 10 <= fill * 9;
+    }
+    free(raw);
+    free(dst);
+    return pays;
 }
 
 /* p's blocks, just written at offset at, added to s's index (and their records'
@@ -221,7 +253,8 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     run->raw = 0;
     int nt = pool_size(s->pool), cur = 0, posted = 0;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
-    spack_job_t j = { .s = s, .t = t, .order = order };
+    spack_job_t j = { .s = s, .t = t, .order = order,
+                      .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     swrite_job_t w = { .s = s, .run = run, .rc = GS_OK };
     double t0 = stats_now();
     for (size_t lo = 0; lo < n; lo += round, cur ^= 1) {   /* w is the writer's till waited for */

@@ -59,7 +59,8 @@ struct rspill {
     spack_t *packs[2];     /* one a thread, two sets: one packed while the other is
                               written */
     job_t writer;          /* writes a round's blocks while the next round is packed */
-    int lz4;               /* 1: blocks compressed */
+    int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
+    int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
 
 /* The n-byte little-endian number at p. */
