@@ -67,6 +67,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
 {
     *base = NULL;
 #if defined(__linux__) && defined(MADV_DONTNEED)
+    if (!(o->tmp_path || o->map_fd >= 0))
+        return GS_OK;   /* not a regular file written from a position (/dev/null, say) */
     int rc = output_settle(o);
     if (rc)
         return rc;

@@ -249,6 +249,23 @@ for f in wide.csv narrow.csv; do
     done
 done
 
+# To /dev/null (-o, and standard output), a file that cannot be mapped nor have its
+# space reserved: written in order, in memory and spilled.
+mkdir -p tdir
+for spill in '' '-S 1M -T tdir'; do
+    for to in -o stdout; do
+        case $to in
+            # shellcheck disable=SC2086 # the options are words on purpose
+            -o) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ;;
+            # shellcheck disable=SC2086
+            stdout) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv >/dev/null 2>"$RUN_ERR" ;;
+        esac
+        st=$?
+        [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] ||
+            fail "150,000 lines $spill to /dev/null ($to): exit $st: $(head -c 2000 "$RUN_ERR")"
+    done
+done
+
 # To a file, those records went out mapped (copied by the threads into the file's
 # pages at their offsets), where the file system gives space by fallocate; --stats
 # counts them all, the header included.
@@ -278,7 +295,7 @@ fi
 # About 3.5 MB of lines against -S 1M.
 gen big.csv -n 200000 -t u32 -w 4 -d uniform
 gen bigdup.csv -n 200000 -t i32 -w 3 -d dups --range=20
-mkdir tdir
+mkdir -p tdir
 # spilled WHAT FILE OPTIONS SORT-OPTIONS: as rec_same with CSV and -S 1M -T tdir
 # --stats, merged by one thread and by four (the runs' merge cut into ranges of
 # keys); some bytes were spilled, and none are left in tdir.
