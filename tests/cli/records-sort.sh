@@ -254,13 +254,15 @@ done
 mkdir -p tdir
 for spill in '' '-S 1M -T tdir'; do
     for to in -o stdout; do
+        st=0
         case $to in
             # shellcheck disable=SC2086 # the options are words on purpose
-            -o) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ;;
+            -o) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ||
+                    st=$? ;;
             # shellcheck disable=SC2086
-            stdout) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv >/dev/null 2>"$RUN_ERR" ;;
+            stdout) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv >/dev/null 2>"$RUN_ERR" ||
+                    st=$? ;;
         esac
-        st=$?
         [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] ||
             fail "150,000 lines $spill to /dev/null ($to): exit $st: $(head -c 2000 "$RUN_ERR")"
     done
