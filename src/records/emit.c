@@ -52,20 +52,20 @@ static void emit_gather(void *arg, int i, int n)
         need += len;
     }
     b->len = 0;
-    if (need > b->cap) {
-        char *p = realloc(b->buf, need);
+    if (need + RTABLE_SLACK > b->cap) {
+        char *p = realloc(b->buf, need + RTABLE_SLACK);
         if (!p) {
             b->failed = 1;
             return;
         }
         b->buf = p;
-        b->cap = need;
+        b->cap = need + RTABLE_SLACK;
     }
     char *d = b->buf;
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-        memcpy(d, s, len);
+        rtable_copy(d, b->buf + b->cap, s, len);
         d += len;
     }
     b->len = need;
@@ -130,7 +130,7 @@ static void emit_spread(void *arg, int i, int n)
             off += len;
             continue;
         }
-        memcpy(buf + fill, s, len);
+        rtable_copy(buf + fill, buf + EMIT_SPREAD_BUF, s, len);
         fill += len;
     }
     if (fill > 0 && j->rc[i] == GS_OK)
@@ -149,7 +149,7 @@ static void emit_place(void *arg, int i, int n)
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-        memcpy(p, s, len);
+        rtable_copy(p, end, s, len);
         p += len;
         if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
             output_placed(j->out, &at, p, end, &released);

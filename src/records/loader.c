@@ -43,7 +43,8 @@ struct rloader {
 /* ---- the arena --------------------------------------------------------------------- */
 
 /* Room for more bytes at the arena's end, and one for a terminator after them: the
- * arena doubles, but not past the chunk's limit while that is enough. */
+ * arena doubles, but not past the chunk's limit while that is enough. RTABLE_SLACK
+ * bytes past cap (the terminator's among them) are the gathers' (table.h). */
 static int loader_reserve(rtable_t *t, size_t more)
 {
     if (t->cap - t->bytes >= more)
@@ -53,7 +54,7 @@ static int loader_reserve(rtable_t *t, size_t more)
         cap = t->loader->limit;
     if (cap < need)
         cap = need;
-    char *a = mem_realloc(t->arena, cap + 1);
+    char *a = mem_realloc(t->arena, cap + RTABLE_SLACK);
     if (!a)
         return err_set(GS_ENOMEM, "out of memory");
     t->arena = a;
