@@ -65,7 +65,7 @@ static void emit_gather(void *arg, int i, int n)
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-        rtable_copy(d, b->buf + b->cap, s, len);
+        rtable_copy(j->t, d, b->buf + b->cap, s, len);
         d += len;
     }
     b->len = need;
@@ -130,7 +130,7 @@ static void emit_spread(void *arg, int i, int n)
             off += len;
             continue;
         }
-        rtable_copy(buf + fill, buf + EMIT_SPREAD_BUF, s, len);
+        rtable_copy(j->t, buf + fill, buf + EMIT_SPREAD_BUF, s, len);
         fill += len;
     }
     if (fill > 0 && j->rc[i] == GS_OK)
@@ -149,7 +149,7 @@ static void emit_place(void *arg, int i, int n)
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-        rtable_copy(p, end, s, len);
+        rtable_copy(j->t, p, end, s, len);
         p += len;
         if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
             output_placed(j->out, &at, p, end, &released);

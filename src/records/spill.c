@@ -147,7 +147,7 @@ static void spill_pack(void *arg, int i, int nt)
             p->raw = raw;
             p->raw_cap = cap;
         }
-        rtable_copy(p->raw + fill, p->raw + p->raw_cap, rec, len);
+        rtable_copy(j->t, p->raw + fill, p->raw + p->raw_cap, rec, len);
         fill += len;
     }
     if (fill > 0 && !p->failed)

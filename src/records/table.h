@@ -84,16 +84,19 @@ static inline const char *rtable_line(const rtable_t *t, size_t l, size_t *len)
 }
 
 /* The arena holds RTABLE_SLACK bytes past its end, so that a gather may copy a
- * line by a fixed RTABLE_SLACK bytes from its start: one copy without branches,
- * where memcpy(3) of lines of varying lengths mispredicts its branches, and each
- * misprediction throws away the random reads in flight. rtable_copy(): line
- * s[0..len) to d, bytes up to dend free to be written over (the fixed copy only
- * where they reach that far). */
+ * line of text by a fixed RTABLE_SLACK bytes from its start: one copy without
+ * branches, where memcpy(3) of lines of varying lengths mispredicts its branches,
+ * and each misprediction throws away the random reads in flight. Binary records
+ * are all of one length (memcpy predicts well), and the fixed copy would read a
+ * second cache line for most small ones. rtable_copy(): line s[0..len) of t to d,
+ * bytes up to dend free to be written over (the fixed copy only where they reach
+ * that far). */
 #define RTABLE_SLACK 64
 
-static inline void rtable_copy(char *d, const char *dend, const char *s, size_t len)
+static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, const char *s,
+                               size_t len)
 {
-    if (len <= RTABLE_SLACK && (size_t)(dend - d) >= RTABLE_SLACK)
+    if (!t->rsize && len <= RTABLE_SLACK && (size_t)(dend - d) >= RTABLE_SLACK)
         memcpy(d, s, RTABLE_SLACK);
     else
         memcpy(d, s, len);
