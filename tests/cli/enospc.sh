@@ -16,6 +16,8 @@ need_faultfs
 # text).
 "$GSGEN" -t u32 -n 1000000 -s 701 >in.txt
 LC_ALL=C sort -n in.txt >exp.txt
+# Records (lines by a field): 4.1 MB of CSV against -S 1M spill about as much.
+"$GSREC" -s 709 -n 200000 -t u32 -w 8 >rec.csv
 mkdir tdir full
 # 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
 sorted=()
@@ -94,6 +96,24 @@ for err in ENOSPC EIO; do
         target_init
         faulty "$TARGET_DIR" "$after" "$err" --type=u32 --parallel="$par" -T tdir -o "$TARGET" in.txt
         refused tdir "$what"
+    done
+
+    # Records: -T is full while their runs spill (each round's space asked for by
+    # fallocate, then copied into the file mapped, where the file system has it):
+    # at once, and midway; the -o directory is full, for the merge of the spilled
+    # runs and for records sorted in memory (placed, the space asked for whole).
+    for case in "T 0 1M" "T 2000000 1M" "o 0 1M" "o 0 1G" "o 2000000 1G"; do
+        read -r where after mem <<<"$case"
+        what="$err after $after bytes in the -$where directory, records, -S $mem"
+        target_init
+        if [ "$where" = T ]; then
+            faulty full "$after" "$err" -t, -k2,2 --parallel=2 -S "$mem" -T full -o "$TARGET" rec.csv
+            refused full "$what"
+        else
+            faulty "$TARGET_DIR" "$after" "$err" -t, -k2,2 --parallel=2 -S "$mem" -T tdir \
+                -o "$TARGET" rec.csv
+            refused tdir "$what"
+        fi
     done
 
     # -m's passes write their temporaries to a full -T: at once, and midway.
