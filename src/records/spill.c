@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* spill.c: sorted runs of records written to one temporary file (see spill.h; the
  * file's layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
- * a share of a round's records into blocks of their own. Where the file can be
- * mapped and its space reserved (fallocate), the round's bytes are reserved at the
- * file's end and every thread copies its blocks in at their offset: ext4 takes one
- * write(2) at a time per file, but page faults on a mapping of reserved blocks run
- * in parallel, as placed text's do (io/placed.c). Elsewhere the threads pack into
- * one of two sets of buffers while a job writes the round before from the other
- * set, in order. Either way each block is noted in the index.
+ * a share of a round's records into blocks of their own, in one of two sets of
+ * buffers, while a job writes the round before from the other set, in order, and
+ * notes each block in the index.
  */
 #include <config.h>
 
@@ -16,7 +12,6 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -59,9 +54,6 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     s->slot = -1;
     s->lz4 = set->compress != COMPRESS_NONE;
     s->probe = set->compress == COMPRESS_AUTO;
-    long page = sysconf(_SC_PAGESIZE);
-    s->page = page > 0 ? (size_t)page : 4096;
-    s->map_ok = 1;
     job_init(&s->writer);
     for (int k = 0; k < 2; k++)
         if (!(s->packs[k] = calloc((size_t)pool_size(pool), sizeof *s->packs[k])))
@@ -243,101 +235,6 @@ static void spill_write(void *arg)
     }
 }
 
-/* ---- the file mapped: a round copied in by every thread ----------------------------- */
-
-typedef struct {
-    rspill_t *s;
-    char *base;            /* a run's window: the file mapped from offset off */
-    uint64_t off, len;
-    uint64_t at;           /* the round's first byte in the file */
-    uint64_t *place;       /* nthreads: each pack's offset in the round */
-    spack_t *packs;
-} scopy_job_t;
-
-/* The window for a run of at most bound bytes, mapped from the page that holds the
- * file's end (c->base NULL where it cannot be). */
-static void spill_window(rspill_t *s, scopy_job_t *c, uint64_t bound)
-{
-    c->off = s->bytes & ~(uint64_t)(s->page - 1);
-    c->len = s->bytes - c->off + bound;
-    void *m = c->len > SIZE_MAX ? MAP_FAILED
-              : mmap(NULL, (size_t)c->len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
-                     (off_t)c->off);
-    c->base = m == MAP_FAILED ? NULL : m;
-}
-
-static void spill_unwindow(scopy_job_t *c)
-{
-    if (c->base)
-        munmap(c->base, (size_t)c->len);
-    c->base = NULL;
-}
-
-/* Thread i's blocks copied in, and the whole pages they filled let go of (they stay
- * in the page cache): the process's memory stays within -S. */
-static void spill_copy(void *arg, int i, int nt)
-{
-    (void)nt;
-    scopy_job_t *c = arg;
-    const spack_t *p = &c->packs[i];
-    if (!p->len)
-        return;
-    char *d = c->base + (c->at - c->off) + c->place[i];
-    memcpy(d, p->buf, p->len);
-    uintptr_t pg = (uintptr_t)c->s->page;
-    uintptr_t a = ((uintptr_t)d + pg - 1) & ~(pg - 1), b = ((uintptr_t)d + p->len) & ~(pg - 1);
-    if (b > a)
-        madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-/* A round's packs (c->packs) copied into the window at the file's end and noted:
- * GS_OK; GS_OK with *fallback where the window cannot take them (no room in it, no
- * fallocate here: the writer writes them instead); or an error (a full disk). */
-static int spill_copy_round(rspill_t *s, srun_t *run, scopy_job_t *c, int *fallback)
-{
-    int nt = pool_size(s->pool), rc = GS_OK;
-    uint64_t total = 0;
-    *fallback = 0;
-    for (int i = 0; i < nt; i++) {
-        if (c->packs[i].failed)
-            return err_set(GS_ENOMEM, "out of memory");
-        c->place[i] = total;
-        total += c->packs[i].len;
-    }
-    if (total == 0)
-        return GS_OK;
-    if (s->bytes + total > c->off + c->len) {
-        *fallback = 1;
-        return GS_OK;
-    }
-    if (fallocate(s->fd, 0, (off_t)s->bytes, (off_t)total) != 0) {
-        if (errno != EOPNOTSUPP && errno != ENOSYS)
-            return err_sys(GS_EIO, errno, "write error on temporary file '%s'", s->path);
-        s->map_ok = 0;
-        *fallback = 1;
-        return GS_OK;
-    }
-    c->at = s->bytes;
-    pool_run(s->pool, spill_copy, c);
-    for (int i = 0; i < nt && rc == GS_OK; i++) {
-        rc = spill_note(s, run, &c->packs[i], s->bytes + c->place[i]);
-        stats_add(ST_SPILL, c->packs[i].len, 0);
-    }
-    s->bytes += total;
-    return rc;
-}
-
-/* The most bytes a run of t's records can take in the file: every record stored as
- * it is, and a block's header for each pair of blocks a thread fills in a round
- * (two blocks side by side hold more than SPILL_BLOCK), and one more a thread a
- * round. */
-static uint64_t spill_bound(const rtable_t *t, size_t rounds, int nt)
-{
-    return t->bytes + SPILL_HEAD * (2 * t->bytes / SPILL_BLOCK + rounds * (size_t)nt + 1);
-}
-
-/* ---- a run ------------------------------------------------------------------------ */
-
 int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
 {
     if (n == 0)
@@ -359,10 +256,7 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     spack_job_t j = { .s = s, .t = t, .order = order,
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     swrite_job_t w = { .s = s, .run = run, .rc = GS_OK };
-    scopy_job_t c = { .s = s };
     double t0 = stats_now();
-    if (s->map_ok && nt > 1 && (c.place = malloc(sizeof *c.place * (size_t)nt)) != NULL)
-        spill_window(s, &c, spill_bound(t, (n + round - 1) / round, nt));
     for (size_t lo = 0; lo < n; lo += round, cur ^= 1) {   /* w is the writer's till waited for */
         j.lo = lo;
         j.hi = n - lo > round ? lo + round : n;
@@ -372,15 +266,6 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
         else
             for (int i = 0; i < nt; i++)
                 spill_pack(&j, i, nt);
-        if (c.base) {   /* copied in; else (now and from now on) written by the writer */
-            int fallback;
-            c.packs = j.packs;
-            if ((w.rc = spill_copy_round(s, run, &c, &fallback)) != GS_OK)
-                break;
-            if (!fallback)
-                continue;
-            spill_unwindow(&c);
-        }
         if (posted)
             job_wait(&s->writer);   /* the round before, written from the other set */
         if (w.rc != GS_OK)
@@ -391,8 +276,6 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     }
     if (posted)
         job_wait(&s->writer);
-    spill_unwindow(&c);
-    free(c.place);
     stats_add(ST_SPILL, 0, stats_now() - t0);
     run->end = s->bytes;
     run->nblocks = s->nblocks - run->block0;

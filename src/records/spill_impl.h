@@ -35,8 +35,7 @@ typedef struct {
     size_t block0, nblocks;/* its blocks in the index */
 } srun_t;
 
-/* A thread's blocks of a round, packed in memory before they are written (by the
- * writer, or copied into the file mapped). */
+/* A thread's blocks of a round, packed in memory before the writer writes them. */
 typedef struct {
     char *buf;             /* blocks, ready to write */
     size_t len, cap;
@@ -61,8 +60,6 @@ struct rspill {
                               written */
     job_t writer;          /* writes a round's blocks while the next round is packed */
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
-    int map_ok;            /* 0: the file cannot be mapped or reserved: the writer */
-    size_t page;
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
 
