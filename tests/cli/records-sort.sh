@@ -249,6 +249,16 @@ for f in wide.csv narrow.csv; do
     done
 done
 
+# A line of 1 MiB or more among many, to a file: the copy finds the lines through
+# the index, not through the offsets and lengths the measure notes for short ones.
+{
+    cat narrow.csv
+    printf '7,123,%s\n' "$(head -c 1200000 /dev/zero | tr '\0' x)"
+} >longl.csv
+LC_ALL=C sort -t, -k2,2 -n longl.csv >exp.out
+gs_ok /dev/null --parallel=4 -t, -k2,2 longl.csv -o got.out
+same exp.out got.out "a 1.2 MB line among 150,000, -o"
+
 # To /dev/null (-o, and standard output), a file that cannot be mapped nor have its
 # space reserved: written in order, in memory and spilled.
 mkdir -p tdir
