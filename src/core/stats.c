@@ -180,8 +180,8 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: %llu bytes of text read mapped, scanned in place "
                 "(their reading is in the parse)\n", (unsigned long long)read_mapped);
     if (mapped_bytes)
-        fprintf(stderr, "gpusort: stats: %llu bytes of text written mapped, formatted in "
-                "place by %d threads\n", (unsigned long long)mapped_bytes, mapped_threads);
+        fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
+                "threads\n", (unsigned long long)mapped_bytes, mapped_threads);
     if (ahead_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of zeros written ahead into the output's "
                 "temporary in %.3f s, on a thread of its own\n", (unsigned long long)ahead_bytes,

@@ -48,6 +48,18 @@ int output_can_place(const output_t *o, uint64_t keys)
 #endif
 }
 
+int output_can_place_binary(const output_t *o, uint64_t bytes)
+{
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
+           bytes >= (uint64_t)WRITE_PLACE_BINARY_MIN;
+#else
+    (void)o;
+    (void)bytes;
+    return 0;
+#endif
+}
+
 size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
 {
     return tn_line_steps(o->cfg.km, start, len);
@@ -160,6 +172,58 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
     }
     output_placed(o, at, p, end, released);
     return GS_OK;
+}
+
+/* Binary keys placed: each pool thread's share encoded (or, unsigned in the host's
+ * order, copied) at its offset. */
+typedef struct {
+    const output_t *o;
+    const char *keys;
+    size_t n;
+    char *dst;
+} bin_job_t;
+
+static void output_bin_share(void *arg, int t, int nt)
+{
+    bin_job_t *j = arg;
+    size_t lo, hi, w = (size_t)j->o->cfg.km->width;
+    pool_share(j->n, t, nt, &lo, &hi);
+    if (key_identity(j->o->cfg.km, j->o->cfg.big_endian))
+        memcpy(j->dst + lo * w, j->keys + lo * w, (hi - lo) * w);
+    else
+        key_encode(j->keys + lo * w, j->dst + lo * w, hi - lo, j->o->cfg.km,
+                   j->o->cfg.big_endian);
+}
+
+void output_place_binary(const output_t *o, const void *keys, size_t n, char **at, char *end,
+                         char **released)
+{
+    bin_job_t j = { o, keys, n, *at };
+    pool_run(o->cfg.pool, output_bin_share, &j);
+    output_placed(o, at, *at + n * (size_t)o->cfg.km->width, end, released);
+}
+
+int output_write_binary_placed(output_t *o, const void *keys, size_t n)
+{
+    size_t w = (size_t)o->cfg.km->width;
+    uint64_t total = (uint64_t)n * w;
+    /* Not after a write that left the position inside a page: output_place_begin()
+     * would wait for the writer only to decline. */
+    if (!output_can_place_binary(o, total) || o->bytes % o->page != 0)
+        return OUTPUT_PLAIN;
+    char *map;
+    double t0 = stats_now();
+    int rc = output_place_begin(o, total, &map);
+    if (rc || !map)
+        return rc ? rc : OUTPUT_PLAIN;
+    char *at = map, *released = map, *end = map + total;
+    size_t step = WRITE_PLACE_BINARY_MIN / w;
+    for (size_t k = 0; k < n; k += step)
+        output_place_binary(o, (const char *)keys + k * w, n - k < step ? n - k : step, &at, end,
+                            &released);
+    rc = output_place_end(o, map, total, 1);
+    stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_placed() */
+    return rc;
 }
 
 int output_place_end(output_t *o, char *base, uint64_t total, int ok)

@@ -27,6 +27,16 @@ int ctx_input_bytes(const ctx_t *c, uint64_t *bytes)
     return 1;
 }
 
+int ctx_odd_keys(const ctx_t *c, const char *odd_name, uint64_t odd_bytes, uint64_t total)
+{
+    if (c->set->ninputs == 1)
+        return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
+                       odd_name, (unsigned long long)odd_bytes, c->km.width);
+    return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the %d "
+                   "inputs together: %llu bytes)", odd_name, (unsigned long long)odd_bytes,
+                   c->km.width, c->set->ninputs, (unsigned long long)total);
+}
+
 kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
 {
     kreader_cfg_t cfg = {

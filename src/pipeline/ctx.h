@@ -29,6 +29,12 @@ typedef struct {
  * one is not (a pipe): unknown. */
 int ctx_input_bytes(const ctx_t *c, uint64_t *bytes);
 
+/* Binary keys: bytes were left over after every input (a partial key carried past
+ * the last). The first input whose own bytes are not whole keys, odd_name
+ * (odd_bytes long), is the one to blame; with several inputs, their total bytes say
+ * why. GS_EINPUT with the message set. */
+int ctx_odd_keys(const ctx_t *c, const char *odd_name, uint64_t odd_bytes, uint64_t total);
+
 /* A reader configuration for the user's input format, blocks of block bytes. */
 kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block);
 
@@ -54,6 +60,9 @@ int engine_create(ctx_t *c);
 
 /* The modes. */
 int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
+/* stream.c: the sort of binary keys streamed through a GPU that holds them all
+ * (*done 1), else nothing done (*done 0; nothing read): sort_run goes on. */
+int stream_run(ctx_t *c, int *done);
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */
 int records_run(ctx_t *c);      /* records.c: every mode, for records */

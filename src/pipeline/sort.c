@@ -122,15 +122,8 @@ static int sort_read(chunks_t *s)
         }
         kreader_close(r);
     }
-    /* Bytes left over after every input: the first input whose own bytes are not
-     * whole keys is the one to blame (with several inputs, the total says why). */
-    if (rc == GS_OK && carry.n && nfiles == 1)
-        rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                     odd_name, (unsigned long long)odd_bytes, c->km.width);
-    else if (rc == GS_OK && carry.n)
-        rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the "
-                     "%d inputs together: %llu bytes)", odd_name, (unsigned long long)odd_bytes,
-                     c->km.width, nfiles, (unsigned long long)total);
+    if (rc == GS_OK && carry.n)
+        rc = ctx_odd_keys(c, odd_name, odd_bytes, total);
     free(odd_name);
     return rc;
 }
@@ -353,10 +346,14 @@ static int sort_merge_runs(chunks_t *s)
 
 int sort_run(ctx_t *c)
 {
+    int streamed;
+    int rc = stream_run(c, &streamed);   /* through a GPU, where one holds it all */
+    if (rc || streamed)
+        return rc;
     chunks_t s;
     chunks_init(&s, c);
     progress_phase("reading");
-    int rc = sort_read(&s);
+    rc = sort_read(&s);
     if (rc == GS_OK)
         rc = chunks_settle(&s);
     if (rc == GS_OK)

@@ -17,6 +17,10 @@ typedef struct {
     /* NULL, or sorter.h's sorter_sort_index (which declines where this is NULL) */
     int (*sort_index)(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n,
                       int *done);
+    /* NULL (sorter_stream_load declines), or sorter.h's stream_load and stream_sort */
+    int (*stream_load)(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
+                       int *done);
+    int (*stream_sort)(sorter_t *s, const sorter_stream_t *st);
     int (*pin)(sorter_t *s, void *buf, size_t bytes);  /* NULL: no pinning */
     void (*unpin)(sorter_t *s, void *buf);
     void (*report)(const sorter_t *s);                 /* NULL: nothing to say */

@@ -30,9 +30,7 @@ void cuda_name(sorter_cuda_t *c)
 
 /* ---- where a chunk goes ------------------------------------------------------------------ */
 
-/* Where keys[0..n) go: *gpu 1 to the devices (set up first where they are not yet),
- * 0 to the CPU (few keys, or no device); GS_OK or the set-up's error. */
-static int cuda_route(sorter_cuda_t *c, size_t n, int *gpu)
+int cuda_route(sorter_cuda_t *c, size_t n, int *gpu)
 {
     *gpu = 0;
     if (n < 2 || n < c->cfg.min_keys || c->ready < 0)
@@ -189,6 +187,10 @@ static void sorter_cuda_report(const sorter_t *s)
     if (c->pinned_bytes)
         fprintf(stderr, "gpusort: stats: pinned %llu bytes of host memory for DMA, %.3f s "
                 "with unpinning\n", c->pinned_bytes, c->pin_s);
+    if (c->streamed_keys)
+        fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its "
+                "pinned buffers as they crossed, sorted there, written back as they came\n",
+                c->streamed_keys, c->devs[0].dev);
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
@@ -224,6 +226,8 @@ static const sorter_ops_t sorter_cuda_ops = {
     .wait = sorter_cuda_wait,
     .grow = sorter_cuda_grow,
     .sort_index = sorter_cuda_sort_index,
+    .stream_load = cuda_stream_load,
+    .stream_sort = cuda_stream_sort,
     .pin = sorter_cuda_pin,
     .unpin = sorter_cuda_unpin,
     .report = sorter_cuda_report,

@@ -85,6 +85,10 @@ struct sorter_cuda {
     pool_t *aside_pool;      /* its staging threads */
     sort_job_t *a_job;       /* the job submitted, */
     int a_rc;                /* and its result */
+    /* a chunk streamed (cuda_stream.c): its keys on the first device */
+    size_t stream_n;
+    int streamed;            /* 1: stream_n keys loaded and not yet sorted */
+    unsigned long long streamed_keys;   /* for --stats: keys of every chunk streamed */
 };
 
 /* cuda_part.c: a CUDA failure on device g, its message kept in g->err: GS_ENOMEM
@@ -99,6 +103,23 @@ int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes);
  * to keys the same way. GS_OK, or cuda_fail's code. */
 int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min, uint64_t *max);
 int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w);
+
+/* cuda_part.c: d_src[0..n) (width w) back through the staging buffers, each slice
+ * handed to drain (sorter.h's sorter_stream_t.drain) while the next one crosses.
+ * GS_OK, cuda_fail's code, or drain's (its message set, the device idle). */
+typedef int (*cuda_drain_fn)(void *self, void *buf, size_t n);
+int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
+                   void *self);
+int cuda_drained(gdev_t *g, int rc);
+
+/* cuda.c: where n keys go: *gpu 1 to the devices (set up first where they are not
+ * yet), 0 to the CPU (few keys, or no device); GS_OK or the set-up's error. */
+int cuda_route(sorter_cuda_t *c, size_t n, int *gpu);
+
+/* cuda_stream.c: sorter.h's sorter_stream_load and sorter_stream_sort. */
+int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
+                     int *done);
+int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st);
 
 /* cuda_index.c: sorter_sort_index on device g (set up, the keys' width 8): *done
  * 0 where the keys do not fit its buffers. */

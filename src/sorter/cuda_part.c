@@ -109,10 +109,11 @@ int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
     return GS_OK;
 }
 
-int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
+int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
+                   void *self)
 {
     size_t total = n * (size_t)w;
-    size_t prev_off = 0, prev_len = 0;
+    size_t prev_len = 0;
     int rc, b = 0, prev = -1;
     for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
         size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
@@ -122,18 +123,49 @@ int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
         if (prev >= 0) {   /* drain the slice before while this one crosses */
             if ((rc = gk_event_sync(g->staged[prev])))
                 return cuda_fail(g, rc);
-            cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
+            if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
+                return cuda_drained(g, rc);
         }
         prev = b;
-        prev_off = off;
         prev_len = len;
     }
     if (prev >= 0) {
         if ((rc = gk_event_sync(g->staged[prev])))
             return cuda_fail(g, rc);
-        cuda_stage(g, keys + prev_off, g->h_stage[prev], prev_len, 0, NULL, NULL);
+        if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
+            return cuda_drained(g, rc);
     }
     return GS_OK;
+}
+
+/* A drain's failure: its message stands; the device waits for what it was doing. */
+int cuda_drained(gdev_t *g, int rc)
+{
+    gk_stream_sync(g->stream[0]);
+    gk_stream_sync(g->stream[1]);
+    return rc;
+}
+
+/* cuda_copy_out's drain: each slice copied on by the pool, to dst and on. */
+typedef struct {
+    gdev_t *g;
+    char *dst;
+    int w;
+} copy_drain_t;
+
+static int cuda_copy_drain(void *self, void *buf, size_t n)
+{
+    copy_drain_t *d = self;
+    size_t len = n * (size_t)d->w;
+    cuda_stage(d->g, d->dst, buf, len, 0, NULL, NULL);
+    d->dst += len;
+    return GS_OK;
+}
+
+int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
+{
+    copy_drain_t d = { g, keys, w };
+    return cuda_copy_back(g, d_src, n, w, cuda_copy_drain, &d);
 }
 
 /* 1 if keys[0..bytes) lies in memory pinned by pin(). */

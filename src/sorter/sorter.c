@@ -36,6 +36,19 @@ int sorter_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t 
     return s->ops->sort_index ? s->ops->sort_index(s, keys, perm, n, done) : GS_OK;
 }
 
+int sorter_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
+                       int *done)
+{
+    *loaded = 0;
+    *done = 0;
+    return s->ops->stream_load ? s->ops->stream_load(s, n, st, loaded, done) : GS_OK;
+}
+
+int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st)
+{
+    return s->ops->stream_sort(s, st);
+}
+
 int sorter_submit(sorter_t *s, sort_job_t *job)
 {
     job->in_scratch = 0;

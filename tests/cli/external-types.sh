@@ -56,7 +56,7 @@ for t in i32 u32 i64 u64; do
     [ "$STATUS" -eq 0 ] || fail "$t: -S 2M -o exited $STATUS: $(cat "$RUN_ERR")"
     same exp.txt out-o.txt "$t -S 2M -o, two threads"
     if [ "$can_fallocate" = yes ]; then
-        grep -q "stats: $(wc -c <out-o.txt) bytes of text written mapped" "$RUN_ERR" ||
+        grep -q "stats: $(wc -c <out-o.txt) bytes written mapped" "$RUN_ERR" ||
             fail "$t: -S 2M -o was not placed: $(cat "$RUN_ERR")"
     fi
     gs_ok out.txt --type="$t" -S 2M -T tdir --parallel=2 -r -o out-o.txt in.txt

@@ -295,7 +295,7 @@ if [ "$can_falloc" = 1 ]; then
                     2>"$RUN_ERR" ;;
         esac
         same exp.out got.out "--header, 150,000 lines to $to"
-        grep -q "stats: $(wc -c <exp.out) bytes of text written mapped" "$RUN_ERR" ||
+        grep -q "stats: $(wc -c <exp.out) bytes written mapped" "$RUN_ERR" ||
             fail "150,000 lines to $to: not written mapped: $(head -c 2000 "$RUN_ERR")"
     done
 fi
@@ -374,7 +374,7 @@ for opts in '' '-s' '-r -u'; do
         # To a file, and the pieces' lengths known (no -u): copied into its mapped
         # pages, where the file system gives space by fallocate.
         if [ "$to" != pipe ] && [ "$opts" != '-r -u' ] && [ "$can_falloc" = 1 ] &&
-            ! grep -q "stats: $(wc -c <exp.out) bytes of text written mapped" "$RUN_ERR"; then
+            ! grep -q "stats: $(wc -c <exp.out) bytes written mapped" "$RUN_ERR"; then
             fail "spilled, $opts, to $to: not written mapped: $(head -c 2000 "$RUN_ERR")"
         fi
         stats_only "$RUN_ERR"

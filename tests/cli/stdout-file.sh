@@ -23,7 +23,7 @@ bytes=$(wc -c <exp.txt)
 # placed ERRFILE WHAT: --stats in ERRFILE says the output's bytes were placed.
 placed() {
     [ "$can_fallocate" = yes ] || return 0
-    grep -q "stats: $bytes bytes of text written mapped" "$1" ||
+    grep -q "stats: $bytes bytes written mapped" "$1" ||
         fail "$2: not placed: $(cat "$1")"
 }
 

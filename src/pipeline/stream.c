@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* stream.c: binary keys streamed through a GPU, never whole in host memory.
+ *
+ * Where every input is a regular file of binary keys, the output is binary too, and
+ * one GPU holds every key at once, the sort needs no chunk in host memory: the
+ * sorter (sorter_stream_load) has each slice of the inputs read by the reader's
+ * threads straight into the GPU's pinned staging buffers, and decoded there, while
+ * the slice before crosses PCIe; it sorts the keys on the GPU and hands them back a
+ * slice at a time, each one written (placed in the file by every thread where it
+ * can be, else written) while the next crosses. Nothing is written before every
+ * input is read: the output is opened only then, so an input error leaves no output
+ * and -o may name an input. Anything else, or a sorter that declines (the CPU,
+ * several GPUs, more keys than one holds), takes the chunked sort (sort.c), which
+ * then reads the inputs from their start.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "pipeline/ctx.h"
+
+typedef struct {
+    ctx_t *c;
+    size_t w;
+    /* the inputs, read in turn (fill) */
+    kreader_cfg_t cfg;
+    carry_t carry;           /* a partial key carried from one input to the next */
+    int next;                /* the next input to open */
+    kreader_t *r;            /* the input being read, or NULL */
+    int ended;               /* 1: every input was read to its end */
+    char *odd_name;          /* the first input whose bytes are not whole keys, */
+    uint64_t odd_bytes;      /* its bytes, */
+    uint64_t total;          /* and every input's bytes so far */
+    /* the output (drain) */
+    output_t *out;
+    char *base, *at, *end, *released;   /* placed: the file mapped, and where it is */
+    uint64_t placed;         /* its bytes */
+    int unique;              /* -u: the first of each run of equal keys */
+    uint64_t last;           /* with -u: the last key written, */
+    int have_last;           /* once there is one */
+    int writing;             /* 1 once the first slice came back */
+} stream_t;
+
+/* The input read to its end: its bytes counted, a partial key's input noted. */
+static int stream_close_input(stream_t *s)
+{
+    uint64_t bytes = kreader_bytes(s->r);
+    int rc = GS_OK;
+    s->total += bytes;
+    if (!s->odd_name && bytes % s->w) {
+        s->odd_bytes = bytes;
+        if (!(s->odd_name = strdup(kreader_name(s->r))))
+            rc = err_set(GS_ENOMEM, "out of memory");
+    }
+    kreader_close(s->r);
+    s->r = NULL;
+    return rc;
+}
+
+/* sorter_stream_t.fill: the next keys of the inputs, read straight into buf. */
+static int stream_fill(void *self, void *buf, size_t max, size_t *n)
+{
+    stream_t *s = self;
+    const settings_t *set = s->c->set;
+    int rc;
+    *n = 0;
+    while (*n < max && !s->ended) {
+        if (!s->r) {
+            if (s->next == set->ninputs) {
+                s->ended = 1;
+                break;
+            }
+            if ((rc = kreader_open(&s->r, set->inputs[s->next++], &s->cfg)) != GS_OK)
+                return rc;
+            if (!kreader_direct(s->r))   /* stream_run asked for regular files */
+                return err_set(GS_EIO, "internal error: '%s' cannot be read directly",
+                               kreader_name(s->r));
+        }
+        size_t got;
+        if ((rc = kreader_read_keys(s->r, (char *)buf + *n * s->w, max - *n, &got)) != GS_OK)
+            return rc;
+        if (got == 0 && (rc = stream_close_input(s)) != GS_OK)
+            return rc;
+        *n += got;
+    }
+    return GS_OK;
+}
+
+/* After the load: every input read to its end (a file that grew past what the GPU
+ * took is an error, not a key dropped), and whole keys. */
+static int stream_check_end(stream_t *s)
+{
+    uint64_t k;
+    size_t got;
+    int rc = stream_fill(s, &k, 1, &got);
+    if (rc == GS_OK && got)
+        rc = err_set(GS_EINPUT, "%s: grew while it was read, past the keys the GPU took",
+                     s->r ? kreader_name(s->r) : "input");
+    if (rc == GS_OK && s->carry.n)
+        rc = ctx_odd_keys(s->c, s->odd_name, s->odd_bytes, s->total);
+    return rc;
+}
+
+/* sorter_stream_t.drain: the next sorted keys, written. */
+static int stream_drain(void *self, void *buf, size_t n)
+{
+    stream_t *s = self;
+    if (!s->writing) {
+        s->writing = 1;
+        progress_phase("writing");
+    }
+    char *k = buf;
+    if (s->unique) {
+        /* A run of equal keys may cross from the slice before. */
+        size_t skip = 0;
+        while (skip < n && s->have_last && memcmp(k + skip * s->w, &s->last, s->w) == 0)
+            skip++;
+        k += skip * s->w;
+        n = key_unique(k, n - skip, (int)s->w);
+        if (n) {
+            memcpy(&s->last, k + (n - 1) * s->w, s->w);
+            s->have_last = 1;
+        }
+    }
+    if (!s->base)
+        return output_write(s->out, k, n);
+    double t0 = stats_now();
+    output_place_binary(s->out, k, n, &s->at, s->end, &s->released);
+    stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_place_binary() */
+    return GS_OK;
+}
+
+/* Open the output, placing the keys in the file where it can be. */
+static int stream_open_output(stream_t *s, size_t n)
+{
+    output_cfg_t ocfg = ctx_output_cfg(s->c);
+    int rc = output_open(&s->out, &ocfg);
+    if (rc)
+        return rc;
+    s->placed = (uint64_t)n * s->w;
+    if (s->unique || !output_can_place_binary(s->out, s->placed))
+        return GS_OK;
+    if ((rc = output_place_begin(s->out, s->placed, &s->base)) != GS_OK || !s->base)
+        return rc;
+    s->at = s->released = s->base;
+    s->end = s->base + s->placed;
+    return GS_OK;
+}
+
+int stream_run(ctx_t *c, int *done)
+{
+    const settings_t *set = c->set;
+    uint64_t bytes;
+    *done = 0;
+    if (set->in_format != FMT_BINARY || set->out_format != FMT_BINARY ||
+        !ctx_input_bytes(c, &bytes))
+        return GS_OK;
+    stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
+    s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
+    s.cfg.carry = &s.carry;
+    sorter_stream_t st = { stream_fill, stream_drain, &s };
+    size_t n;
+    progress_phase("reading");
+    int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &n, done);
+    if (*done) {
+        if (rc == GS_OK)
+            rc = stream_check_end(&s);
+        progress_phase("sorting");
+        if (rc == GS_OK)
+            rc = stream_open_output(&s, n);
+        if (rc == GS_OK)
+            rc = sorter_stream_sort(c->sorter, &st);
+        if (s.base) {
+            int rc2 = output_place_end(s.out, s.base, s.placed, rc == GS_OK);
+            rc = rc ? rc : rc2;
+        }
+        if (s.out)
+            rc = ctx_finish(rc, s.out);
+    }
+    if (s.r)
+        kreader_close(s.r);
+    free(s.odd_name);
+    return rc;
+}
