@@ -140,19 +140,6 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
  * for disjoint ranges. */
 void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
 
-/* ---- binary keys placed: encoded into the file's pages by many threads ----------- */
-
-/* 1 where bytes of binary keys may be placed: to -o's temporary or a regular file on
- * standard output, on two threads or more, WRITE_PLACE_BINARY_MIN bytes or more.
- * output_write() places them itself where it can. */
-int output_can_place_binary(const output_t *o, uint64_t bytes);
-
-/* Encode keys[0..n) at *at, inside the mapping from output_place_begin() and no
- * byte at or past end, by every thread of the pool; *at moved past them, counted,
- * and the pages filled since *released let go of as they add up. */
-void output_place_binary(const output_t *o, const void *keys, size_t n, char **at, char *end,
-                         char **released);
-
 /* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
 
 /* Where the output is a file written from a position (-o's temporary, or standard

@@ -102,9 +102,12 @@ int output_ahead_cut(output_t *o);
 #define OUTPUT_PLAIN (-1)
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
 
-/* placed.c: binary keys[0..n) placed in the file, encoded by every thread: GS_OK, an
- * error, or OUTPUT_PLAIN where placing does not apply (few bytes, one thread, not a
- * file written from a position, a position in the middle of a page). */
+/* placed.c: binary keys[0..n), a whole sorted chunk, placed in the file, encoded by
+ * every thread (ext4 takes one write(2) at a time per file: doc/perf/RESULTS.md,
+ * "Binary keys streamed"): GS_OK, an error,
+ * or OUTPUT_PLAIN where placing does not apply (few bytes, one thread, a writer on
+ * another thread (solo), not a file written from a position, a position in the
+ * middle of a page). Slices streamed from a GPU are not placed (pipeline/stream.c). */
 int output_write_binary_placed(output_t *o, const void *keys, size_t n);
 
 #endif

@@ -48,7 +48,8 @@ int output_can_place(const output_t *o, uint64_t keys)
 #endif
 }
 
-int output_can_place_binary(const output_t *o, uint64_t bytes)
+/* 1 where binary keys of bytes may be placed: see output_write_binary_placed(). */
+static int output_can_place_binary(const output_t *o, uint64_t bytes)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
     return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
@@ -195,8 +196,10 @@ static void output_bin_share(void *arg, int t, int nt)
                    j->o->cfg.big_endian);
 }
 
-void output_place_binary(const output_t *o, const void *keys, size_t n, char **at, char *end,
-                         char **released)
+/* Encode keys[0..n) at *at by every thread, *at moved past them, counted, and the
+ * pages filled since *released let go of as they add up. */
+static void output_place_binary(const output_t *o, const void *keys, size_t n, char **at,
+                                char *end, char **released)
 {
     bin_job_t j = { o, keys, n, *at };
     pool_run(o->cfg.pool, output_bin_share, &j);

@@ -213,7 +213,7 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
     int rc = output_target_fd(o);
     if (rc)
         return rc;
-    if (o->cfg.binary && (rc = output_write_binary_placed(o, keys, n)) != OUTPUT_PLAIN)
+    if (o->cfg.binary && sorted && (rc = output_write_binary_placed(o, keys, n)) != OUTPUT_PLAIN)
         return rc;
     if (output_identity(o)) {
         /* The keys are written as they are: no encoding, no copy of ours. */

@@ -6,8 +6,10 @@
  * sorter (sorter_stream_load) has each slice of the inputs read by the reader's
  * threads straight into the GPU's pinned staging buffers, and decoded there, while
  * the slice before crosses PCIe; it sorts the keys on the GPU and hands them back a
- * slice at a time, each one written (placed in the file by every thread where it
- * can be, else written) while the next crosses. Nothing is written before every
+ * slice at a time, each one written while the next crosses. A slice goes out by
+ * write(2) from this one thread, not placed in -o's file by every thread as a whole
+ * chunk is: measured, the pool's page faults on the mapping, slice after slice,
+ * were the slower way by half (doc/perf/RESULTS.md, "Binary keys streamed"). Nothing is written before every
  * input is read: the output is opened only then, so an input error leaves no output
  * and -o may name an input. Anything else, or a sorter that declines (the CPU,
  * several GPUs, more keys than one holds), takes the chunked sort (sort.c), which
@@ -20,7 +22,6 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-#include "core/stats.h"
 #include "core/tuning.h"
 #include "pipeline/ctx.h"
 
@@ -38,8 +39,6 @@ typedef struct {
     uint64_t total;          /* and every input's bytes so far */
     /* the output (drain) */
     output_t *out;
-    char *base, *at, *end, *released;   /* placed: the file mapped, and where it is */
-    uint64_t placed;         /* its bytes */
     int unique;              /* -u: the first of each run of equal keys */
     uint64_t last;           /* with -u: the last key written, */
     int have_last;           /* once there is one */
@@ -127,29 +126,7 @@ static int stream_drain(void *self, void *buf, size_t n)
             s->have_last = 1;
         }
     }
-    if (!s->base)
-        return output_write(s->out, k, n);
-    double t0 = stats_now();
-    output_place_binary(s->out, k, n, &s->at, s->end, &s->released);
-    stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_place_binary() */
-    return GS_OK;
-}
-
-/* Open the output, placing the keys in the file where it can be. */
-static int stream_open_output(stream_t *s, size_t n)
-{
-    output_cfg_t ocfg = ctx_output_cfg(s->c);
-    int rc = output_open(&s->out, &ocfg);
-    if (rc)
-        return rc;
-    s->placed = (uint64_t)n * s->w;
-    if (s->unique || !output_can_place_binary(s->out, s->placed))
-        return GS_OK;
-    if ((rc = output_place_begin(s->out, s->placed, &s->base)) != GS_OK || !s->base)
-        return rc;
-    s->at = s->released = s->base;
-    s->end = s->base + s->placed;
-    return GS_OK;
+    return output_write(s->out, k, n);
 }
 
 int stream_run(ctx_t *c, int *done)
@@ -164,21 +141,18 @@ int stream_run(ctx_t *c, int *done)
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     s.cfg.carry = &s.carry;
     sorter_stream_t st = { stream_fill, stream_drain, &s };
-    size_t n;
+    size_t loaded;   /* the sorter keeps the count */
     progress_phase("reading");
-    int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &n, done);
+    int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &loaded, done);
     if (*done) {
         if (rc == GS_OK)
             rc = stream_check_end(&s);
         progress_phase("sorting");
+        output_cfg_t ocfg = ctx_output_cfg(c);
         if (rc == GS_OK)
-            rc = stream_open_output(&s, n);
+            rc = output_open(&s.out, &ocfg);
         if (rc == GS_OK)
             rc = sorter_stream_sort(c->sorter, &st);
-        if (s.base) {
-            int rc2 = output_place_end(s.out, s.base, s.placed, rc == GS_OK);
-            rc = rc ? rc : rc2;
-        }
         if (s.out)
             rc = ctx_finish(rc, s.out);
     }

@@ -14,6 +14,7 @@
 #   bin16g    16 GiB of random binary u32 (tests/bench/genkeys, seed 7) from the page
 #             cache to /dev/null; B's output checked once for order, count and sum
 #             against the generator's (tests/tools/gscheck).
+#   bin16gf   the same keys file to file (-o, the page cache); outputs compared once.
 #   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
 #             1) by -t, -k2,2, file to file, as text100m; A's and B's outputs
 #             compared once.
@@ -116,6 +117,16 @@ bin16g() {
     echo "bin16g: command: gpusort $ARGS --binary --type=u32 $in -o /dev/null"
 }
 
+bin16gf() {
+    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
+    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    files "$in" bin16gf --binary --type=u32
+    report bin16gf "$ta" "$tb" "$(wc -c <"$in")"
+    echo "bin16gf: command: gpusort $ARGS --binary --type=u32 $in -o OUT"
+}
+
 csv100m() {
     local in=$BENCH_DIR/rec-$CSV_N.csv
     [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
@@ -137,7 +148,7 @@ rec16() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | csv100m | rec16) "$w" ;;
+    text100m | bin16g | bin16gf | csv100m | rec16) "$w" ;;
     *) die "unknown workload '$w'" ;;
     esac
 done
