@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* stream.c: binary keys streamed through a GPU, never whole in host memory.
  *
- * Where every input is a regular file of binary keys, the output is binary too, and
+ * Where every input is a named regular file of binary keys (standard input is read
+ * from where it stands, the plain way), the output is binary too, and
  * one GPU holds every key at once, the sort needs no chunk in host memory: the
  * sorter (sorter_stream_load) has each slice of the inputs read by the reader's
  * threads straight into the GPU's pinned staging buffers, and decoded there, while
@@ -137,6 +138,9 @@ int stream_run(ctx_t *c, int *done)
     if (set->in_format != FMT_BINARY || set->out_format != FMT_BINARY ||
         !ctx_input_bytes(c, &bytes))
         return GS_OK;
+    for (int i = 0; i < set->ninputs; i++)
+        if (strcmp(set->inputs[i], "-") == 0)   /* read from where it stands, not direct */
+            return GS_OK;
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     s.cfg.carry = &s.carry;

@@ -6,7 +6,8 @@
 # slice by slice: pipeline/stream.c); elsewhere, sorted as one chunk, they are
 # placed in a file on two threads (--stats counts every byte as written mapped).
 # Checked by gscheck (order, -u's strictness) against gsgen's sums (--distinct for
-# -u) for every type and byte order; -r; several files with a key across two;
+# -u) for every type and byte order; -r; standard input that is a regular file
+# (read the plain way, never streamed); several files with a key across two;
 # standard output to a pipe and to a file; -o naming its input; and an input whose
 # last key is partial: exit 2, one line, -o untouched, nothing left behind.
 # shellcheck source=tests/cli/lib.sh
@@ -67,6 +68,12 @@ for t in i32 u32 i64 u64; do
     placed out.bin "$t -r to a file on standard output"
     sums_equal "$want" "$("$GSCHECK" -t $t -r out.bin)" "$t -r to a file on standard output"
 done
+
+# Standard input redirected from a regular file is read from where it stands, the
+# plain way (not streamed), and sorted all the same.
+run_cmd sh -c '"$0" --parallel=2 -B --type=u64 - <in.bin >out.bin' "$GPUSORT"
+ok "standard input, a regular file"
+sums_equal "$want" "$("$GSCHECK" -t u64 out.bin)" "standard input, a regular file"
 
 # -u: keys from a small range, so that runs of equal keys cross the slices.
 "$GSGEN" -b -n $n -t u64 -s 93 --min=0 --max=200000 >dup.bin
