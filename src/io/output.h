@@ -135,6 +135,11 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 
+/* Copy len bytes (a header, say) to the mapping's first byte, base, and count
+ * them as placed; end is the mapping's end. */
+void output_place_copy(const output_t *o, char *base, const void *bytes, size_t len,
+                       char *end);
+
 /* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
  * moved to p, and the pages filled let go of as output_place() does. Thread-safe
  * for disjoint ranges. */

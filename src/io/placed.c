@@ -150,6 +150,14 @@ void output_placed(const output_t *o, char **at, char *p, char *end, char **rele
     }
 }
 
+void output_place_copy(const output_t *o, char *base, const void *bytes, size_t len,
+                       char *end)
+{
+    char *at = base, *released = base;
+    memcpy(base, bytes, len);
+    output_placed(o, &at, base + len, end, &released);
+}
+
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released)
 {

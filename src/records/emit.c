@@ -77,11 +77,33 @@ static void emit_gather(void *arg, int i, int n)
 #define EMIT_SPREAD_BUF ((size_t)4 << 20)   /* a thread's bytes between two writes */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)   /* fewer records: written in order */
 
+/* Where a line of text lies, in one word: its offset in the arena above
+ * WHERE_LEN_BITS bits of its length (lines under 1 MiB, arenas under 2^44 bytes). */
+#define WHERE_LEN_BITS 20
+#define WHERE_LEN_MAX ((size_t)1 << WHERE_LEN_BITS)      /* a line this long: no word */
+#define WHERE_ARENA_MAX ((uint64_t)1 << (64 - WHERE_LEN_BITS))
+
+static inline uint64_t where_pack(size_t off, size_t len)
+{
+    return (uint64_t)off << WHERE_LEN_BITS | len;
+}
+
+static inline size_t where_off(uint64_t w)
+{
+    return (size_t)(w >> WHERE_LEN_BITS);
+}
+
+static inline size_t where_len(uint64_t w)
+{
+    return (size_t)(w & (WHERE_LEN_MAX - 1));
+}
+
 typedef struct {
     const rtable_t *t;
     const uint64_t *order;
-    uint64_t *where;        /* text: order[r]'s offset << 20 | its length, or NULL */
-    int long_line;          /* 1: a line of 1 MiB or more, where[] not used (atomic) */
+    uint64_t *where;        /* text: where order[r]'s line lies (where_pack), or NULL */
+    int long_line;          /* 1: a line of WHERE_LEN_MAX or more, where[] not used
+                               (atomic) */
     size_t n;
     output_t *out;
     char *map;              /* placed: the file mapped from the header's first byte */
@@ -98,21 +120,15 @@ static void emit_measure(void *arg, int i, int n)
     size_t lo, hi, len;
     pool_share(j->n, i, n, &lo, &hi);
     uint64_t sum = 0;
-    if (j->where) {
-        for (size_t r = lo; r < hi; r++) {
-            rtable_ahead_start(j->t, j->order, r, hi);
-            const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-            j->where[r] = (uint64_t)(s - j->t->arena) << 20 | len;
-            if (len >= ((size_t)1 << 20))
+    for (size_t r = lo; r < hi; r++) {
+        rtable_ahead_start(j->t, j->order, r, hi);
+        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        if (j->where) {
+            j->where[r] = where_pack((size_t)(s - j->t->arena), len);
+            if (len >= WHERE_LEN_MAX)
                 __atomic_store_n(&j->long_line, 1, __ATOMIC_RELAXED);
-            sum += len;
         }
-    } else {
-        for (size_t r = lo; r < hi; r++) {
-            rtable_ahead_start(j->t, j->order, r, hi);
-            rtable_line(j->t, (size_t)j->order[r], &len);
-            sum += len;
-        }
+        sum += len;
     }
     j->bytes[i] = sum;
 }
@@ -165,9 +181,9 @@ static void emit_place(void *arg, int i, int n)
         const char *s;
         if (j->where) {
             if (r + RTABLE_AHEAD < hi)
-                __builtin_prefetch(arena + (j->where[r + RTABLE_AHEAD] >> 20));
-            s = arena + (j->where[r] >> 20);
-            len = (size_t)(j->where[r] & 0xFFFFF);
+                __builtin_prefetch(arena + where_off(j->where[r + RTABLE_AHEAD]));
+            s = arena + where_off(j->where[r]);
+            len = where_len(j->where[r]);
         } else {
             rtable_ahead(j->t, j->order, r, hi);
             s = rtable_line(j->t, (size_t)j->order[r], &len);
@@ -192,11 +208,8 @@ static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const c
         return rc;
     *done = 1;
     j->map = base;
-    if (j->skip) {
-        char *at = base, *released = base;
-        memcpy(base, h, j->skip);
-        output_placed(j->out, &at, base + j->skip, base + total, &released);
-    }
+    if (j->skip)
+        output_place_copy(j->out, base, h, j->skip, base + total);
     pool_run(pool, emit_place, j);
     stats_add(ST_WRITE, 0, stats_now() - t0);
     return output_place_end(j->out, base, total, 1);
@@ -220,11 +233,10 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, const uint64_t *orde
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    /* Text: the measure notes each record's place and length (lines under 1 MiB, an
-     * arena under 2^44 bytes), so that the copy reads the line alone, one random
-     * read a record where it took two (the line's start, then its bytes). Without
-     * the memory, as before. */
-    if (!t->rsize && t->bytes < ((uint64_t)1 << 44))
+    /* Text: the measure notes where each record's line lies (where_pack), so that
+     * the copy reads the line alone, one random read a record where it took two
+     * (the line's start, then its bytes). Without the memory, as before. */
+    if (!t->rsize && t->bytes < WHERE_ARENA_MAX)
         j.where = mem_alloc(sizeof *j.where * n);
     pool_run(pool, emit_measure, &j);
     if (j.long_line) {

@@ -511,9 +511,7 @@ static int merge_place(smerge_t *m, const char *header, size_t hlen, uint64_t *b
             m->at[p + 1] = m->at[p] + len;
         }
         if (hlen && m->map) {
-            char *at = m->map, *released = m->map;
-            memcpy(m->map, header, hlen);
-            output_placed(m->out, &at, m->map + hlen, m->map + *total, &released);
+            output_place_copy(m->out, m->map, header, hlen, m->map + *total);
         } else if (hlen) {
             rc = output_spread_write(m->out, m->fd, header, hlen, *base);
         }
