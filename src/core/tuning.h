@@ -32,7 +32,7 @@
 #define WRITE_BINARY_A_THREAD ((size_t)1 << 20) /* bytes of binary keys a thread encodes a batch, */
 #define WRITE_BINARY_MIN ((size_t)4 << 20)      /*   and a binary batch's bytes at least */
 #define WRITE_PARALLEL_KEYS 4096                /* fewer keys in a text batch: formatted by one thread */
-#define WRITE_PLACE_BINARY_MIN ((size_t)8 << 20) /* binary keys placed from this many bytes, a step at a time */
+#define WRITE_PLACE_BINARY_MIN ((size_t)8 << 20) /* a sorted chunk of binary keys placed from this many bytes */
 #define WRITE_RELEASE ((size_t)4 << 20)         /* placed text: bytes a thread fills between releases */
 #define WRITE_AHEAD_PIECE ((size_t)4 << 20)     /* zeros written ahead this many bytes a call */
 #define WRITE_AHEAD_MIN_THREADS 16              /* zeros are written ahead on this many threads or more */

@@ -184,34 +184,33 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
 }
 
 /* Binary keys placed: each pool thread's share encoded (or, unsigned in the host's
- * order, copied) at its offset. */
+ * order, copied) at its offset, one contiguous part of the file a thread, a
+ * WRITE_RELEASE at a time, each let go of once filled (as placed text is: threads
+ * that meet at every step, or share one stretch of pages, wait on one another's
+ * page faults). */
 typedef struct {
     const output_t *o;
     const char *keys;
     size_t n;
-    char *dst;
+    char *map;               /* the file mapped from keys[0]'s first byte */
 } bin_job_t;
 
 static void output_bin_share(void *arg, int t, int nt)
 {
     bin_job_t *j = arg;
-    size_t lo, hi, w = (size_t)j->o->cfg.km->width;
+    const output_t *o = j->o;
+    size_t lo, hi, w = (size_t)o->cfg.km->width, step = WRITE_RELEASE / w;
     pool_share(j->n, t, nt, &lo, &hi);
-    if (key_identity(j->o->cfg.km, j->o->cfg.big_endian))
-        memcpy(j->dst + lo * w, j->keys + lo * w, (hi - lo) * w);
-    else
-        key_encode(j->keys + lo * w, j->dst + lo * w, hi - lo, j->o->cfg.km,
-                   j->o->cfg.big_endian);
-}
-
-/* Encode keys[0..n) at *at by every thread, *at moved past them, counted, and the
- * pages filled since *released let go of as they add up. */
-static void output_place_binary(const output_t *o, const void *keys, size_t n, char **at,
-                                char *end, char **released)
-{
-    bin_job_t j = { o, keys, n, *at };
-    pool_run(o->cfg.pool, output_bin_share, &j);
-    output_placed(o, at, *at + n * (size_t)o->cfg.km->width, end, released);
+    int identity = key_identity(o->cfg.km, o->cfg.big_endian);
+    char *at = j->map + lo * w, *released = at, *end = j->map + hi * w;
+    for (size_t k = lo; k < hi; k += step) {
+        size_t m = hi - k < step ? hi - k : step;
+        if (identity)
+            memcpy(at, j->keys + k * w, m * w);
+        else
+            key_encode(j->keys + k * w, at, m, o->cfg.km, o->cfg.big_endian);
+        output_placed(o, &at, at + m * w, end, &released);
+    }
 }
 
 int output_write_binary_placed(output_t *o, const void *keys, size_t n)
@@ -222,17 +221,13 @@ int output_write_binary_placed(output_t *o, const void *keys, size_t n)
      * would wait for the writer only to decline. */
     if (!output_can_place_binary(o, total) || o->bytes % o->page != 0)
         return OUTPUT_PLAIN;
-    char *map;
     double t0 = stats_now();
-    int rc = output_place_begin(o, total, &map);
-    if (rc || !map)
+    bin_job_t j = { o, keys, n, NULL };
+    int rc = output_place_begin(o, total, &j.map);
+    if (rc || !j.map)
         return rc ? rc : OUTPUT_PLAIN;
-    char *at = map, *released = map, *end = map + total;
-    size_t step = WRITE_PLACE_BINARY_MIN / w;
-    for (size_t k = 0; k < n; k += step)
-        output_place_binary(o, (const char *)keys + k * w, n - k < step ? n - k : step, &at, end,
-                            &released);
-    rc = output_place_end(o, map, total, 1);
+    pool_run(o->cfg.pool, output_bin_share, &j);
+    rc = output_place_end(o, j.map, total, 1);
     stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_placed() */
     return rc;
 }

@@ -187,10 +187,7 @@ static void sorter_cuda_report(const sorter_t *s)
     if (c->pinned_bytes)
         fprintf(stderr, "gpusort: stats: pinned %llu bytes of host memory for DMA, %.3f s "
                 "with unpinning\n", c->pinned_bytes, c->pin_s);
-    if (c->streamed_keys)
-        fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its "
-                "pinned buffers as they crossed, sorted there, written back as they came\n",
-                c->streamed_keys, c->devs[0].dev);
+    cuda_stream_report(c);
     for (int d = 0; d < c->ndev; d++) {
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "

@@ -32,6 +32,9 @@ typedef struct {
     char name[128];          /* the device's name */
     gk_stream_t stream[2];
     gk_event_t staged[2];    /* staging buffer i may be refilled once this fires */
+    gk_event_t began[2];     /* the last copy through buffer i began (its time) */
+    int timed[2];            /* 1: buffer i's last copy was timed and not yet counted */
+    double dma_s;            /* seconds those copies took on the device, counted */
     void *h_stage[2];
     void *d_keys, *d_alt, *d_scratch;
     void *d_tmp;             /* 16 bytes: gk_minmax's */
@@ -88,7 +91,10 @@ struct sorter_cuda {
     /* a chunk streamed (cuda_stream.c): its keys on the first device */
     size_t stream_n;
     int streamed;            /* 1: stream_n keys loaded and not yet sorted */
-    unsigned long long streamed_keys;   /* for --stats: keys of every chunk streamed */
+    /* for --stats: every chunk streamed, its stages' seconds (wall: the stage from
+     * its first slice to its last; busy: each side's own time) */
+    unsigned long long streamed_keys;
+    double in_wall, in_fill, in_dma, sort_s, out_wall, out_drain, out_dma;
 };
 
 /* cuda_part.c: a CUDA failure on device g, its message kept in g->err: GS_ENOMEM
@@ -103,6 +109,12 @@ int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes);
  * to keys the same way. GS_OK, or cuda_fail's code. */
 int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min, uint64_t *max);
 int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w);
+
+/* cuda_part.c: a copy through staging buffer b timed: cuda_dma_begin() before it is
+ * issued (on stream), cuda_dma_end() once g->staged[b] has fired, adding its time
+ * to g->dma_s. */
+int cuda_dma_begin(gdev_t *g, int b, gk_stream_t stream);
+void cuda_dma_end(gdev_t *g, int b);
 
 /* cuda_part.c: d_src[0..n) (width w) back through the staging buffers, each slice
  * handed to drain (sorter.h's sorter_stream_t.drain) while the next one crosses.
@@ -120,6 +132,8 @@ int cuda_route(sorter_cuda_t *c, size_t n, int *gpu);
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                      int *done);
 int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st);
+/* cuda_stream.c: --stats lines on the chunks streamed, if any. */
+void cuda_stream_report(const sorter_cuda_t *c);
 
 /* cuda_index.c: sorter_sort_index on device g (set up, the keys' width 8): *done
  * 0 where the keys do not fit its buffers. */

@@ -109,6 +109,21 @@ int cuda_copy_in(gdev_t *g, const char *keys, size_t n, int w, uint64_t *min,
     return GS_OK;
 }
 
+int cuda_dma_begin(gdev_t *g, int b, gk_stream_t stream)
+{
+    int gk = gk_event_record(g->began[b], stream);
+    g->timed[b] = gk == GK_OK;
+    return gk;
+}
+
+void cuda_dma_end(gdev_t *g, int b)
+{
+    float ms;
+    if (g->timed[b] && gk_event_ms(g->began[b], g->staged[b], &ms) == GK_OK)
+        g->dma_s += ms / 1e3;
+    g->timed[b] = 0;
+}
+
 int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
                    void *self)
 {
@@ -117,12 +132,14 @@ int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn 
     int rc, b = 0, prev = -1;
     for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
         size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
-        if ((rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
+        if ((rc = cuda_dma_begin(g, b, g->stream[0])) ||
+            (rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
             (rc = gk_event_record(g->staged[b], g->stream[0])))
             return cuda_fail(g, rc);
         if (prev >= 0) {   /* drain the slice before while this one crosses */
             if ((rc = gk_event_sync(g->staged[prev])))
                 return cuda_fail(g, rc);
+            cuda_dma_end(g, prev);
             if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
                 return cuda_drained(g, rc);
         }
@@ -132,6 +149,7 @@ int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn 
     if (prev >= 0) {
         if ((rc = gk_event_sync(g->staged[prev])))
             return cuda_fail(g, rc);
+        cuda_dma_end(g, prev);
         if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
             return cuda_drained(g, rc);
     }

@@ -35,9 +35,11 @@ void gdev_release(gdev_t *g)
         gk_host_free(g->h_stage[i]);
         gk_stream_destroy(g->stream[i]);
         gk_event_destroy(g->staged[i]);
+        gk_event_destroy(g->began[i]);
         g->h_stage[i] = NULL;
         g->stream[i] = NULL;
         g->staged[i] = NULL;
+        g->began[i] = NULL;
     }
 }
 
@@ -111,6 +113,7 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     snprintf(g->name, sizeof g->name, "%s", info.name);
     for (int i = 0; i < 2; i++) {
         if ((gk = gk_stream_create(&g->stream[i])) || (gk = gk_event_create(&g->staged[i])) ||
+            (gk = gk_event_create(&g->began[i])) ||
             (gk = gk_host_alloc(&g->h_stage[i], CUDA_STAGE_BYTES)))
             return cuda_fail(g, gk);
     }

@@ -16,9 +16,37 @@
  */
 #include <config.h>
 
+#include <stdio.h>
+
 #include "core/error.h"
 #include "core/stats.h"
 #include "sorter/cuda_impl.h"
+
+/* --stats: one stage of the stream, its two sides' busy seconds against its wall
+ * clock, and which side bounds it. */
+static void cuda_stream_stage(const char *what, double wall, uint64_t bytes, const char *a,
+                              double a_s, const char *b, double b_s)
+{
+    double both = a_s + b_s - wall;
+    fprintf(stderr, "gpusort: stats: stream %s %.3f s: %s %.3f s busy (%.2f GB/s), %s %.3f "
+            "s busy (%.2f GB/s), both at once %.3f s; bound by %s\n", what, wall, a, a_s,
+            a_s > 0 ? bytes / a_s / 1e9 : 0.0, b, b_s, b_s > 0 ? bytes / b_s / 1e9 : 0.0,
+            both > 0 ? both : 0.0, a_s >= b_s ? a : b);
+}
+
+void cuda_stream_report(const sorter_cuda_t *c)
+{
+    if (!c->streamed_keys)
+        return;
+    uint64_t bytes = c->streamed_keys * (uint64_t)c->width;
+    fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its pinned "
+            "buffers as they crossed, sorted there, written back as they came\n",
+            c->streamed_keys, c->devs[0].dev);
+    cuda_stream_stage("in", c->in_wall, bytes, "reading", c->in_fill, "PCIe", c->in_dma);
+    fprintf(stderr, "gpusort: stats: stream sort %.3f s (%.2f GB/s)\n", c->sort_s,
+            c->sort_s > 0 ? bytes / c->sort_s / 1e9 : 0.0);
+    cuda_stream_stage("out", c->out_wall, bytes, "PCIe", c->out_dma, "writing", c->out_drain);
+}
 
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                      int *done)
@@ -37,7 +65,7 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
         return err_set(cuda_fail(g, gk), "%s", g->err);
     *done = 1;
     size_t w = (size_t)c->width, slice = CUDA_STAGE_BYTES / w, have = 0;
-    double t0 = stats_now(), filling = 0;
+    double t0 = stats_now(), filling = 0, dma0 = g->dma_s;
     int b = 0;
     while (rc == GS_OK && have < g->cap) {
         size_t max = g->cap - have < slice ? g->cap - have : slice, got;
@@ -45,12 +73,14 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
             rc = err_set(cuda_fail(g, gk), "%s", g->err);
             break;
         }
+        cuda_dma_end(g, b);
         double t1 = stats_now();
         rc = st->fill(st->self, g->h_stage[b], max, &got);
         filling += stats_now() - t1;
         if (rc || got == 0)
             break;
-        if ((gk = gk_copy_h2d((char *)g->d_keys + have * w, g->h_stage[b], got * w,
+        if ((gk = cuda_dma_begin(g, b, g->stream[b])) ||
+            (gk = gk_copy_h2d((char *)g->d_keys + have * w, g->h_stage[b], got * w,
                               g->stream[b])) ||
             (gk = gk_event_record(g->staged[b], g->stream[b])))
             rc = err_set(cuda_fail(g, gk), "%s", g->err);
@@ -61,7 +91,12 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     int gk0 = gk_stream_sync(g->stream[0]), gk1 = gk_stream_sync(g->stream[1]);
     if (rc == GS_OK && (gk0 || gk1))
         rc = err_set(cuda_fail(g, gk0 ? gk0 : gk1), "%s", g->err);
+    cuda_dma_end(g, 0);
+    cuda_dma_end(g, 1);
     double wall = stats_now() - t0;
+    c->in_wall += wall;
+    c->in_fill += filling;
+    c->in_dma += g->dma_s - dma0;
     g->bytes_in += have * w;
     g->xfer_s += wall - filling;
     stats_add(ST_TRANSFER, have * w, wall - filling);   /* the time not hidden by fill */
@@ -116,13 +151,17 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
             (gk = gk_stream_sync(g->stream[0])))
             return err_set(cuda_fail(g, gk), "%s", g->err);
     }
-    double t1 = stats_now();
+    double t1 = stats_now(), dma0 = g->dma_s;
     g->sort_s += t1 - t0;
+    c->sort_s += t1 - t0;
     g->chunks++;
     stats_add(ST_SORT, n * (uint64_t)w, t1 - t0);
     stream_drain_t d = { .st = st };
     int rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
     double wall = stats_now() - t1;
+    c->out_wall += wall;
+    c->out_drain += d.spent;
+    c->out_dma += g->dma_s - dma0;
     g->bytes_out += n * (uint64_t)w;
     g->xfer_s += wall - d.spent;
     stats_add(ST_TRANSFER, n * (uint64_t)w, wall - d.spent);

@@ -3,7 +3,8 @@
 # binary-stream.sh: binary keys from regular files to binary output, large enough
 # for a GPU (3M keys). Where a GPU sorts them (--stats names it), they must have
 # been streamed through it (read into its pinned buffers, sorted there, written back
-# slice by slice: pipeline/stream.c); elsewhere, sorted as one chunk, they are
+# slice by slice: pipeline/stream.c; --stats gives each stage's sides and its
+# bound); elsewhere, sorted as one chunk, they are
 # placed in a file on two threads (--stats counts every byte as written mapped).
 # Checked by gscheck (order, -u's strictness) against gsgen's sums (--distinct for
 # -u) for every type and byte order; -r; standard input that is a regular file
@@ -27,6 +28,9 @@ streamed() {
     if grep -q 'stats: gpu [0-9]* (' "$RUN_ERR"; then
         grep -Eq "stats: $n keys streamed through gpu" "$RUN_ERR" ||
             fail "$1: a GPU sorted, but did not stream the keys: $(cat "$RUN_ERR")"
+        grep -Eq "stats: stream in [0-9.]+ s: reading [0-9.]+ s busy .* bound by (reading|PCIe)$" "$RUN_ERR" &&
+            grep -Eq "stats: stream out [0-9.]+ s: PCIe [0-9.]+ s busy .* bound by (PCIe|writing)$" "$RUN_ERR" ||
+            fail "$1: --stats lacks the stream's stages: $(cat "$RUN_ERR")"
     fi
 }
 
