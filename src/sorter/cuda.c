@@ -182,8 +182,9 @@ static void sorter_cuda_report(const sorter_t *s)
                     "the CPU\n");
         return;
     }
-    fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for\n",
-            c->setup_s, c->wait_s);
+    fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for (CUDA's "
+            "start %.3f s, staging buffers pinned %.3f s, device buffers %.3f s)\n",
+            c->setup_s, c->wait_s, c->setup_start_s, c->setup_pin_s, c->setup_mem_s);
     if (c->pinned_bytes)
         fprintf(stderr, "gpusort: stats: pinned %llu bytes of host memory for DMA, %.3f s "
                 "with unpinning\n", c->pinned_bytes, c->pin_s);

@@ -36,6 +36,7 @@ typedef struct {
     int timed[2];            /* 1: buffer i's last copy was timed and not yet counted */
     double dma_s;            /* seconds those copies took on the device, counted */
     void *h_stage[2];
+    int stage_own[2];        /* 1: h_stage[i] is ours (mem_map), registered; 0: CUDA's */
     void *d_keys, *d_alt, *d_scratch;
     void *d_tmp;             /* 16 bytes: gk_minmax's */
     size_t scratch_bytes;
@@ -65,7 +66,10 @@ struct sorter_cuda {
     int ready;               /* 0: not set up yet; 1: set up; -1: fell back to the CPU */
     int *ids;                /* [ndev] device numbers */
     gdev_t *devs;            /* [ndev] once set up */
-    double setup_s;          /* seconds the set-up took (CUDA's start included) */
+    double setup_s;          /* seconds the set-up took (CUDA's start included), */
+    double setup_start_s;    /* of them: the devices' contexts made, */
+    double setup_pin_s;      /* the staging buffers pinned, */
+    double setup_mem_s;      /* the device buffers allocated */
     double wait_s;           /* seconds the pipeline waited for it */
     job_t setup;             /* sets the devices up in the background */
     int pending;             /* 1: the set-up was posted and not yet waited for */

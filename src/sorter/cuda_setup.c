@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "core/progress.h"
 #include "core/stats.h"
 #include "sorter/cuda_impl.h"
@@ -32,7 +33,13 @@ void gdev_release(gdev_t *g)
     gk_free(g->d_tmp);
     g->d_keys = g->d_alt = g->d_scratch = g->d_tmp = NULL;
     for (int i = 0; i < 2; i++) {
-        gk_host_free(g->h_stage[i]);
+        if (g->stage_own[i]) {
+            gk_host_unregister(g->h_stage[i]);
+            mem_unmap(g->h_stage[i], CUDA_STAGE_BYTES);
+        } else {
+            gk_host_free(g->h_stage[i]);
+        }
+        g->stage_own[i] = 0;
         gk_stream_destroy(g->stream[i]);
         gk_event_destroy(g->staged[i]);
         gk_event_destroy(g->began[i]);
@@ -102,21 +109,41 @@ static size_t gdev_budget(const sorter_cuda_cfg_t *cfg, const gk_device_t *info)
     return budget > info->free_bytes ? info->free_bytes : budget;
 }
 
+/* Staging buffer i: memory of our own, page-locked by registering it (CUDA pins
+ * memory it allocates itself at a tenth of that rate: doc/perf/RESULTS.md, "The
+ * host's ceilings"), else CUDA's pinned allocation. */
+static int gdev_stage_alloc(gdev_t *g, int i)
+{
+    void *p = mem_map(CUDA_STAGE_BYTES);
+    if (p && gk_host_register(p, CUDA_STAGE_BYTES) == GK_OK) {
+        g->h_stage[i] = p;
+        g->stage_own[i] = 1;
+        return GK_OK;
+    }
+    mem_unmap(p, CUDA_STAGE_BYTES);
+    return gk_host_alloc(&g->h_stage[i], CUDA_STAGE_BYTES);
+}
+
 static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg)
 {
     g->dev = dev;
     g->width = width;
     gk_device_t info;
-    int gk = gk_device_info(dev, &info);
+    double t0 = stats_now();
+    int gk = gk_device_info(dev, &info);   /* the device's context made: CUDA's start */
     if (gk)
         return cuda_fail(g, gk);
+    double t1 = stats_now();
+    g->owner->setup_start_s += t1 - t0;
     snprintf(g->name, sizeof g->name, "%s", info.name);
     for (int i = 0; i < 2; i++) {
         if ((gk = gk_stream_create(&g->stream[i])) || (gk = gk_event_create(&g->staged[i])) ||
             (gk = gk_event_create(&g->began[i])) ||
-            (gk = gk_host_alloc(&g->h_stage[i], CUDA_STAGE_BYTES)))
+            (gk = gdev_stage_alloc(g, i)))
             return cuda_fail(g, gk);
     }
+    double t2 = stats_now();
+    g->owner->setup_pin_s += t2 - t1;
     if ((gk = gk_malloc(&g->d_tmp, 16)))
         return cuda_fail(g, gk);
     size_t budget = gdev_budget(cfg, &info), want_keys = cfg->input_keys;
@@ -138,7 +165,9 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     size_t least = 2 * CUDA_MIN_KEYS * (size_t)width + ((size_t)64 << 20);
     if (budget < least)
         budget = least;
-    return gdev_buffers(g, budget);
+    int rc = gdev_buffers(g, budget);
+    g->owner->setup_mem_s += stats_now() - t2;
+    return rc;
 }
 
 /* ---- every device ----------------------------------------------------------------------- */
