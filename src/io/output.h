@@ -145,6 +145,19 @@ void output_place_copy(const output_t *o, char *base, const void *bytes, size_t 
  * for disjoint ranges. */
 void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
 
+/* ---- binary keys placed at their offsets, from any thread ----------------------- */
+
+/* 1 where binary keys of this many bytes may be placed: to -o's temporary or a
+ * regular file on standard output, on two threads or more, WRITE_PLACE_BINARY_MIN
+ * bytes or more. (output_write_sorted() places a whole chunk itself.) */
+int output_can_place_binary(const output_t *o, uint64_t bytes);
+
+/* Encode keys[0..n), the keys of ranks first on, into the mapping base (from
+ * output_place_begin(); end its end) at their offset, counted, their pages let go
+ * of as they fill. From any thread, several at once on ranges of their own. */
+void output_place_keys(const output_t *o, char *base, uint64_t first, const void *keys,
+                       size_t n, char *end);
+
 /* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
 
 /* Where the output is a file written from a position (-o's temporary, or standard

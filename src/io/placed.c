@@ -48,8 +48,7 @@ int output_can_place(const output_t *o, uint64_t keys)
 #endif
 }
 
-/* 1 where binary keys of bytes may be placed: see output_write_binary_placed(). */
-static int output_can_place_binary(const output_t *o, uint64_t bytes)
+int output_can_place_binary(const output_t *o, uint64_t bytes)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
     return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
@@ -195,22 +194,28 @@ typedef struct {
     char *map;               /* the file mapped from keys[0]'s first byte */
 } bin_job_t;
 
+void output_place_keys(const output_t *o, char *base, uint64_t first, const void *keys,
+                       size_t n, char *end)
+{
+    size_t w = (size_t)o->cfg.km->width, step = WRITE_RELEASE / w;
+    int identity = key_identity(o->cfg.km, o->cfg.big_endian);
+    char *at = base + first * w, *released = at, *stop = at + n * w;
+    for (size_t k = 0; k < n; k += step) {
+        size_t m = n - k < step ? n - k : step;
+        if (identity)
+            memcpy(at, (const char *)keys + k * w, m * w);
+        else
+            key_encode((const char *)keys + k * w, at, m, o->cfg.km, o->cfg.big_endian);
+        output_placed(o, &at, at + m * w, stop < end ? stop : end, &released);
+    }
+}
+
 static void output_bin_share(void *arg, int t, int nt)
 {
     bin_job_t *j = arg;
-    const output_t *o = j->o;
-    size_t lo, hi, w = (size_t)o->cfg.km->width, step = WRITE_RELEASE / w;
+    size_t lo, hi, w = (size_t)j->o->cfg.km->width;
     pool_share(j->n, t, nt, &lo, &hi);
-    int identity = key_identity(o->cfg.km, o->cfg.big_endian);
-    char *at = j->map + lo * w, *released = at, *end = j->map + hi * w;
-    for (size_t k = lo; k < hi; k += step) {
-        size_t m = hi - k < step ? hi - k : step;
-        if (identity)
-            memcpy(at, j->keys + k * w, m * w);
-        else
-            key_encode(j->keys + k * w, at, m, o->cfg.km, o->cfg.big_endian);
-        output_placed(o, &at, at + m * w, end, &released);
-    }
+    output_place_keys(j->o, j->map, lo, j->keys + lo * w, hi - lo, j->map + j->n * w);
 }
 
 int output_write_binary_placed(output_t *o, const void *keys, size_t n)

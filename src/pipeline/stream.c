@@ -7,10 +7,10 @@
  * sorter (sorter_stream_load) has each slice of the inputs read by the reader's
  * threads straight into the GPU's pinned staging buffers, and decoded there, while
  * the slice before crosses PCIe; it sorts the keys on the GPU and hands them back a
- * slice at a time, each one written while the next crosses. A slice goes out by
- * write(2) from this one thread, not placed in -o's file by every thread as a whole
- * chunk is: measured, the pool's page faults on the mapping, slice after slice,
- * were the slower way by half (doc/perf/RESULTS.md, "Binary keys streamed"). Nothing is written before every
+ * slice at a time, each one written while the next crosses; or, bound for a file
+ * (-o, or a regular file on standard output) with every key kept, every thread
+ * brings its own range of ranks back and places it in the file mapped (ext4 takes
+ * one write(2) at a time per file). Nothing is written before every
  * input is read: the output is opened only then, so an input error leaves no output
  * and -o may name an input. Anything else, or a sorter that declines (the CPU,
  * several GPUs, more keys than one holds), takes the chunked sort (sort.c), which
@@ -38,8 +38,10 @@ typedef struct {
     char *odd_name;          /* the first input whose bytes are not whole keys, */
     uint64_t odd_bytes;      /* its bytes, */
     uint64_t total;          /* and every input's bytes so far */
-    /* the output (drain) */
+    /* the output (drain, or place) */
     output_t *out;
+    char *base;              /* placed: the file mapped, */
+    uint64_t placed;         /* its bytes */
     int unique;              /* -u: the first of each run of equal keys */
     uint64_t last;           /* with -u: the last key written, */
     int have_last;           /* once there is one */
@@ -130,6 +132,30 @@ static int stream_drain(void *self, void *buf, size_t n)
     return output_write(s->out, k, n);
 }
 
+/* sorter_stream_t.place: sorted keys from rank first on, put in the file mapped. */
+static int stream_place(void *self, size_t first, const void *buf, size_t n)
+{
+    stream_t *s = self;
+    if (!__atomic_exchange_n(&s->writing, 1, __ATOMIC_RELAXED))
+        progress_phase("writing");   /* the first piece back, on whichever thread */
+    output_place_keys(s->out, s->base, first, buf, n, s->base + s->placed);
+    return GS_OK;
+}
+
+/* Open the output; every key kept (no -u) and bound for a file: mapped whole, to be
+ * placed by every thread (st->place). */
+static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
+{
+    output_cfg_t ocfg = ctx_output_cfg(s->c);
+    int rc = output_open(&s->out, &ocfg);
+    s->placed = (uint64_t)n * s->w;
+    if (rc || s->unique || !output_can_place_binary(s->out, s->placed))
+        return rc;
+    if ((rc = output_place_begin(s->out, s->placed, &s->base)) == GS_OK && s->base)
+        st->place = stream_place;
+    return rc;
+}
+
 int stream_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
@@ -144,19 +170,22 @@ int stream_run(ctx_t *c, int *done)
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     s.cfg.carry = &s.carry;
-    sorter_stream_t st = { stream_fill, stream_drain, &s };
-    size_t loaded;   /* the sorter keeps the count */
+    sorter_stream_t st = { .fill = stream_fill, .drain = stream_drain, .self = &s };
+    size_t loaded;
     progress_phase("reading");
     int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &loaded, done);
     if (*done) {
         if (rc == GS_OK)
             rc = stream_check_end(&s);
         progress_phase("sorting");
-        output_cfg_t ocfg = ctx_output_cfg(c);
         if (rc == GS_OK)
-            rc = output_open(&s.out, &ocfg);
+            rc = stream_open_output(&s, loaded, &st);
         if (rc == GS_OK)
             rc = sorter_stream_sort(c->sorter, &st);
+        if (s.base) {
+            int rc2 = output_place_end(s.out, s.base, s.placed, rc == GS_OK);
+            rc = rc ? rc : rc2;
+        }
         if (s.out)
             rc = ctx_finish(rc, s.out);
     }

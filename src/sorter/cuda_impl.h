@@ -99,6 +99,7 @@ struct sorter_cuda {
      * its first slice to its last; busy: each side's own time) */
     unsigned long long streamed_keys;
     double in_wall, in_fill, in_dma, sort_s, out_wall, out_drain, out_dma;
+    int placed_by;           /* 0, or the threads that placed the way back */
 };
 
 /* cuda_part.c: a CUDA failure on device g, its message kept in g->err: GS_ENOMEM

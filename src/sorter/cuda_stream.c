@@ -17,6 +17,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/error.h"
 #include "core/stats.h"
@@ -45,7 +46,15 @@ void cuda_stream_report(const sorter_cuda_t *c)
     cuda_stream_stage("in", c->in_wall, bytes, "reading", c->in_fill, "PCIe", c->in_dma);
     fprintf(stderr, "gpusort: stats: stream sort %.3f s (%.2f GB/s)\n", c->sort_s,
             c->sort_s > 0 ? bytes / c->sort_s / 1e9 : 0.0);
-    cuda_stream_stage("out", c->out_wall, bytes, "PCIe", c->out_dma, "writing", c->out_drain);
+    if (c->placed_by)   /* each thread its pieces: waited for PCIe, then placed them */
+        fprintf(stderr, "gpusort: stats: stream out %.3f s, placed by %d threads, a thread's "
+                "mean: %.3f s waiting for PCIe, %.3f s placing (%.2f GB/s all told); bound "
+                "by %s\n", c->out_wall, c->placed_by, c->out_dma, c->out_drain,
+                c->out_drain > 0 ? bytes / c->out_drain / 1e9 : 0.0,
+                c->out_dma >= c->out_drain ? "PCIe" : "placing");
+    else
+        cuda_stream_stage("out", c->out_wall, bytes, "PCIe", c->out_dma, "writing",
+                          c->out_drain);
 }
 
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
@@ -127,6 +136,93 @@ static int cuda_stream_drain(void *self, void *buf, size_t n)
     return rc;
 }
 
+/* ---- the way back placed: every thread a range of ranks of its own ----------------- */
+
+/* Where st->place is set, each of the pool's threads brings its contiguous range of
+ * the sorted keys back a piece at a time, through its own part of the staging
+ * buffers on a stream of its own, and hands each piece to place(): pieces cross
+ * PCIe while other threads put theirs in place, and each thread fills one stretch
+ * of the output (handed over slice by slice in order, the threads met at every
+ * slice and waited on one another's page faults: doc/perf/RESULTS.md, "Binary keys
+ * streamed"). */
+typedef struct {
+    gdev_t *g;
+    const sorter_stream_t *st;
+    const char *res;         /* the sorted keys, on the device */
+    size_t n;
+    int w, per;              /* key bytes; threads' pieces in each staging buffer */
+    size_t piece;            /* bytes of a thread's piece */
+    gk_stream_t *streams;    /* [nt]: one a thread */
+    double *waited, *placed; /* [nt]: seconds each waited for PCIe, and placed */
+    int *rc;                 /* [nt]: each thread's result (its message set) */
+} back_job_t;
+
+static void cuda_back_share(void *arg, int t, int nt)
+{
+    back_job_t *j = arg;
+    gdev_t *g = j->g;
+    size_t lo, hi, w = (size_t)j->w, step = j->piece / w;
+    pool_share(j->n, t, nt, &lo, &hi);
+    char *buf = (char *)g->h_stage[t / j->per] + (size_t)(t % j->per) * j->piece;
+    int gk = gk_set_device(g->dev);
+    for (size_t k = lo; k < hi && !gk && j->rc[t] == GS_OK; k += step) {
+        size_t m = hi - k < step ? hi - k : step;
+        double t0 = stats_now();
+        if ((gk = gk_copy_d2h(buf, j->res + k * w, m * w, j->streams[t])) ||
+            (gk = gk_stream_sync(j->streams[t])))
+            break;
+        double t1 = stats_now();
+        j->rc[t] = j->st->place(j->st->self, k, buf, m);
+        j->waited[t] += t1 - t0;
+        j->placed[t] += stats_now() - t1;
+    }
+    if (gk)
+        j->rc[t] = err_set(gk == GK_ENOMEM ? GS_ENOMEM : GS_EIO, "GPU %d: %s", g->dev,
+                           gk_error_text());
+}
+
+/* The way back placed (above): GS_OK or the first error, its message set; the
+ * seconds the threads waited for PCIe and placed, a thread's mean, in *waited and
+ * *placed. */
+static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t n,
+                            const sorter_stream_t *st, double *waited, double *placed)
+{
+    int nt = pool_size(c->pool);
+    back_job_t j = { .g = g, .st = st, .res = res, .n = n, .w = c->width,
+                     .per = (nt + 1) / 2 };
+    j.piece = CUDA_STAGE_BYTES / (size_t)j.per;
+    j.piece -= j.piece % 4096;   /* whole pages, so whole keys of any width */
+    j.streams = calloc((size_t)nt, sizeof *j.streams);
+    j.waited = calloc((size_t)nt, sizeof *j.waited);
+    j.placed = calloc((size_t)nt, sizeof *j.placed);
+    j.rc = calloc((size_t)nt, sizeof *j.rc);
+    int rc = GS_OK, made = 0, gk = GK_OK;
+    if (!j.streams || !j.waited || !j.placed || !j.rc)
+        rc = err_set(GS_ENOMEM, "out of memory");
+    for (; rc == GS_OK && made < nt && !gk; made++)
+        gk = gk_stream_create(&j.streams[made]);
+    if (gk) {
+        made--;
+        rc = err_set(cuda_fail(g, gk), "%s", g->err);
+    }
+    if (rc == GS_OK)
+        pool_run(c->pool, cuda_back_share, &j);
+    for (int t = 0; rc == GS_OK && t < nt; t++)
+        rc = j.rc[t];
+    for (int t = 0; j.waited && j.placed && t < nt; t++) {
+        *waited += j.waited[t] / nt;
+        *placed += j.placed[t] / nt;
+    }
+    gk_set_device(g->dev);
+    for (int t = 0; t < made; t++)
+        gk_stream_destroy(j.streams[t]);
+    free(j.streams);
+    free(j.waited);
+    free(j.placed);
+    free(j.rc);
+    return rc;
+}
+
 int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
@@ -156,8 +252,18 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     c->sort_s += t1 - t0;
     g->chunks++;
     stats_add(ST_SORT, n * (uint64_t)w, t1 - t0);
+    int rc;
     stream_drain_t d = { .st = st };
-    int rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
+    if (st->place) {
+        double waited = 0;
+        rc = cuda_back_placed(c, g, res, n, st, &waited, &d.spent);
+        g->dma_s += waited;
+        c->placed_by = pool_size(c->pool);
+    } else {
+        rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
+        if (rc && !d.failed)
+            rc = err_set(rc, "%s", g->err);
+    }
     double wall = stats_now() - t1;
     c->out_wall += wall;
     c->out_drain += d.spent;
@@ -165,7 +271,5 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->bytes_out += n * (uint64_t)w;
     g->xfer_s += wall - d.spent;
     stats_add(ST_TRANSFER, n * (uint64_t)w, wall - d.spent);
-    if (rc && !d.failed)
-        return err_set(rc, "%s", g->err);
     return rc;
 }

@@ -83,6 +83,10 @@ typedef struct {
     /* The next n sorted keys, at buf; buf is the drain's to change (-u) until it
      * returns. */
     int (*drain)(void *self, void *buf, size_t n);
+    /* NULL, or instead of drain: the n sorted keys from rank first on, at buf,
+     * handed over in any order and from any of the pool's threads at once (a
+     * contiguous range of ranks to each), for the caller to put in their place. */
+    int (*place)(void *self, size_t first, const void *buf, size_t n);
     void *self;
 } sorter_stream_t;
 
@@ -94,7 +98,8 @@ typedef struct {
 int sorter_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                        int *done);
 
-/* Sort the keys sorter_stream_load() took and hand them, in order, to st->drain. */
+/* Sort the keys sorter_stream_load() took and hand them to st->place where it is
+ * set, else in order to st->drain. */
 int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st);
 
 /* Begin sorting job aside and return at once: 1; or, where the backend sorts these
