@@ -107,7 +107,7 @@ int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
  * "Binary keys streamed"): GS_OK, an error,
  * or OUTPUT_PLAIN where placing does not apply (few bytes, one thread, a writer on
  * another thread (solo), not a file written from a position, a position in the
- * middle of a page). Slices streamed from a GPU are not placed (pipeline/stream.c). */
+ * middle of a page). */
 int output_write_binary_placed(output_t *o, const void *keys, size_t n);
 
 #endif

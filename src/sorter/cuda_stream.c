@@ -150,7 +150,8 @@ typedef struct {
     const sorter_stream_t *st;
     const char *res;         /* the sorted keys, on the device */
     size_t n;
-    int w, per;              /* key bytes; threads' pieces in each staging buffer */
+    int w, used, per;        /* key bytes; the threads that take part, and their
+                                pieces in each staging buffer */
     size_t piece;            /* bytes of a thread's piece */
     gk_stream_t *streams;    /* [nt]: one a thread */
     double *waited, *placed; /* [nt]: seconds each waited for PCIe, and placed */
@@ -162,7 +163,10 @@ static void cuda_back_share(void *arg, int t, int nt)
     back_job_t *j = arg;
     gdev_t *g = j->g;
     size_t lo, hi, w = (size_t)j->w, step = j->piece / w;
-    pool_share(j->n, t, nt, &lo, &hi);
+    (void)nt;
+    if (t >= j->used)
+        return;
+    pool_share(j->n, t, j->used, &lo, &hi);
     char *buf = (char *)g->h_stage[t / j->per] + (size_t)(t % j->per) * j->piece;
     int gk = gk_set_device(g->dev);
     for (size_t k = lo; k < hi && !gk && j->rc[t] == GS_OK; k += step) {
@@ -187,9 +191,9 @@ static void cuda_back_share(void *arg, int t, int nt)
 static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t n,
                             const sorter_stream_t *st, double *waited, double *placed)
 {
-    int nt = pool_size(c->pool);
-    back_job_t j = { .g = g, .st = st, .res = res, .n = n, .w = c->width,
-                     .per = (nt + 1) / 2 };
+    int nt = pool_size(c->pool), used = nt < CUDA_PLACE_THREADS ? nt : CUDA_PLACE_THREADS;
+    back_job_t j = { .g = g, .st = st, .res = res, .n = n, .w = c->width, .used = used,
+                     .per = (used + 1) / 2 };
     j.piece = CUDA_STAGE_BYTES / (size_t)j.per;
     j.piece -= j.piece % 4096;   /* whole pages, so whole keys of any width */
     j.streams = calloc((size_t)nt, sizeof *j.streams);
@@ -209,9 +213,9 @@ static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t
         pool_run(c->pool, cuda_back_share, &j);
     for (int t = 0; rc == GS_OK && t < nt; t++)
         rc = j.rc[t];
-    for (int t = 0; j.waited && j.placed && t < nt; t++) {
-        *waited += j.waited[t] / nt;
-        *placed += j.placed[t] / nt;
+    for (int t = 0; j.waited && j.placed && t < used; t++) {
+        *waited += j.waited[t] / used;
+        *placed += j.placed[t] / used;
     }
     gk_set_device(g->dev);
     for (int t = 0; t < made; t++)
@@ -258,7 +262,8 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
         double waited = 0;
         rc = cuda_back_placed(c, g, res, n, st, &waited, &d.spent);
         g->dma_s += waited;
-        c->placed_by = pool_size(c->pool);
+        c->placed_by = pool_size(c->pool) < CUDA_PLACE_THREADS ? pool_size(c->pool)
+                                                                : CUDA_PLACE_THREADS;
     } else {
         rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
         if (rc && !d.failed)
