@@ -4,7 +4,9 @@
 # our bitonic sort), then the whole command-line suite with --device=0 added to every
 # gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).
 # TESTS="a b" runs only those command-line tests (names without .sh), and not the
-# GPU programs.
+# GPU programs. PART=K/N runs the K-th of N parts of the command-line tests (every
+# N-th in name order, from the K-th), the GPU programs with part 1 only: the whole
+# suite takes longer than one call of the lent machine (600 s).
 # Run from a built tree (the build dir is BUILD, default .): prints each result and
 # "N passed, N failed, N skipped".
 set -u
@@ -26,14 +28,21 @@ record() {   # name status
     *) fail=$((fail + 1)); echo "FAIL: $1 (exit $2)" ;;
     esac
 }
+part=${PART:-1/1}
+pk=${part%/*} pn=${part#*/}
+case $pk$pn in *[!0-9]*) echo "suite.sh: PART must be K/N, e.g. 1/2" >&2; exit 2 ;; esac
+[ "$pk" -ge 1 ] && [ "$pk" -le "$pn" ] || { echo "suite.sh: PART $part: K must be 1 to N" >&2; exit 2; }
 for p in sorter bitonic; do
-    if [ -z "${TESTS:-}" ] && [ -x "$BUILD/tests/gpu/$p" ]; then
+    if [ -z "${TESTS:-}" ] && [ "$pk" -eq 1 ] && [ -x "$BUILD/tests/gpu/$p" ]; then
         "$BUILD/tests/gpu/$p"
         record "$p" $?
     fi
 done
+i=0
 for t in "$here"/../cli/*.sh; do
     case $(basename "$t") in lib.sh | extlib.sh) continue ;; esac
+    i=$((i + 1))
+    [ $(((i - 1) % pn + 1)) -eq "$pk" ] || continue
     if [ -n "${TESTS:-}" ]; then
         case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac
     fi
