@@ -56,6 +56,14 @@ static int sorter_cuda_sort(sorter_t *s, sort_job_t *job)
     return cuda_sort_on(c, c->pool, job);
 }
 
+int cuda_first_device(sorter_cuda_t *c, gdev_t **g)
+{
+    *g = &c->devs[0];
+    (*g)->pool = c->pool;
+    int gk = gk_set_device((*g)->dev);
+    return gk ? err_set(cuda_fail(*g, gk), "%s", (*g)->err) : GS_OK;
+}
+
 /* Records' wide keys with their indices, on the first device: where the devices
  * are set up (or get set up now) and no sort runs aside. */
 static int sorter_cuda_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n,
@@ -66,11 +74,9 @@ static int sorter_cuda_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *p
     int gpu, rc = cuda_route(c, n, &gpu);
     if (rc || !gpu || c->aside_posted || c->width != 8 || n > UINT32_MAX)
         return rc;
-    gdev_t *g = &c->devs[0];
-    g->pool = c->pool;
-    int gk = gk_set_device(g->dev);
-    if (gk)
-        return err_set(cuda_fail(g, gk), "%s", g->err);
+    gdev_t *g;
+    if ((rc = cuda_first_device(c, &g)) != GS_OK)
+        return rc;
     if ((rc = cuda_index_on(g, keys, perm, n, done)) != GS_OK)
         return err_set(rc, "%s", g->err);
     g->chunks += (unsigned long long)*done;

@@ -127,11 +127,14 @@ void cuda_dma_end(gdev_t *g, int b);
 typedef int (*cuda_drain_fn)(void *self, void *buf, size_t n);
 int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
                    void *self);
-int cuda_drained(gdev_t *g, int rc);
 
 /* cuda.c: where n keys go: *gpu 1 to the devices (set up first where they are not
  * yet), 0 to the CPU (few keys, or no device); GS_OK or the set-up's error. */
 int cuda_route(sorter_cuda_t *c, size_t n, int *gpu);
+
+/* cuda.c: *g the first device, made the calling thread's, staging on c's pool:
+ * GS_OK, or CUDA's error with its message set. */
+int cuda_first_device(sorter_cuda_t *c, gdev_t **g);
 
 /* cuda_stream.c: sorter.h's sorter_stream_load and sorter_stream_sort. */
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,

@@ -124,6 +124,26 @@ void cuda_dma_end(gdev_t *g, int b)
     g->timed[b] = 0;
 }
 
+/* A drain's failure: its message stands; the device waits for what it was doing. */
+static int cuda_drained(gdev_t *g, int rc)
+{
+    gk_stream_sync(g->stream[0]);
+    gk_stream_sync(g->stream[1]);
+    return rc;
+}
+
+/* Staging buffer b's copy back done: waited for, timed, its n keys drained. */
+static int cuda_copy_took(gdev_t *g, int b, size_t n, cuda_drain_fn drain, void *self)
+{
+    int rc = gk_event_sync(g->staged[b]);
+    if (rc)
+        return cuda_fail(g, rc);
+    cuda_dma_end(g, b);
+    if ((rc = drain(self, g->h_stage[b], n)) != GS_OK)
+        return cuda_drained(g, rc);
+    return GS_OK;
+}
+
 int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
                    void *self)
 {
@@ -136,32 +156,13 @@ int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn 
             (rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
             (rc = gk_event_record(g->staged[b], g->stream[0])))
             return cuda_fail(g, rc);
-        if (prev >= 0) {   /* drain the slice before while this one crosses */
-            if ((rc = gk_event_sync(g->staged[prev])))
-                return cuda_fail(g, rc);
-            cuda_dma_end(g, prev);
-            if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
-                return cuda_drained(g, rc);
-        }
+        /* drain the slice before while this one crosses */
+        if (prev >= 0 && (rc = cuda_copy_took(g, prev, prev_len / (size_t)w, drain, self)))
+            return rc;
         prev = b;
         prev_len = len;
     }
-    if (prev >= 0) {
-        if ((rc = gk_event_sync(g->staged[prev])))
-            return cuda_fail(g, rc);
-        cuda_dma_end(g, prev);
-        if ((rc = drain(self, g->h_stage[prev], prev_len / (size_t)w)) != GS_OK)
-            return cuda_drained(g, rc);
-    }
-    return GS_OK;
-}
-
-/* A drain's failure: its message stands; the device waits for what it was doing. */
-int cuda_drained(gdev_t *g, int rc)
-{
-    gk_stream_sync(g->stream[0]);
-    gk_stream_sync(g->stream[1]);
-    return rc;
+    return prev >= 0 ? cuda_copy_took(g, prev, prev_len / (size_t)w, drain, self) : GS_OK;
 }
 
 /* cuda_copy_out's drain: each slice copied on by the pool, to dst and on. */

@@ -67,12 +67,11 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     int gpu, rc = cuda_route(c, n, &gpu);
     if (rc || !gpu || c->ndev != 1 || c->aside_posted || n > c->devs[0].cap)
         return rc;
-    gdev_t *g = &c->devs[0];
-    g->pool = c->pool;
-    int gk = gk_set_device(g->dev);
-    if (gk)
-        return err_set(cuda_fail(g, gk), "%s", g->err);
+    gdev_t *g;
+    if ((rc = cuda_first_device(c, &g)) != GS_OK)
+        return rc;
     *done = 1;
+    int gk;
     size_t w = (size_t)c->width, slice = CUDA_STAGE_BYTES / w, have = 0;
     double t0 = stats_now(), filling = 0, dma0 = g->dma_s;
     int b = 0;
@@ -185,13 +184,14 @@ static void cuda_back_share(void *arg, int t, int nt)
                            gk_error_text());
 }
 
-/* The way back placed (above): GS_OK or the first error, its message set; the
- * seconds the threads waited for PCIe and placed, a thread's mean, in *waited and
- * *placed. */
+/* The way back placed (above), by c->placed_by threads: GS_OK or the first error,
+ * its message set; the seconds the threads waited for PCIe and placed, a thread's
+ * mean, in *waited and *placed. */
 static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t n,
                             const sorter_stream_t *st, double *waited, double *placed)
 {
     int nt = pool_size(c->pool), used = nt < CUDA_PLACE_THREADS ? nt : CUDA_PLACE_THREADS;
+    c->placed_by = used;
     back_job_t j = { .g = g, .st = st, .res = res, .n = n, .w = c->width, .used = used,
                      .per = (used + 1) / 2 };
     j.piece = CUDA_STAGE_BYTES / (size_t)j.per;
@@ -233,11 +233,11 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     if (!c->streamed)
         return err_set(GS_EIO, "internal error: a stream sorted before it was loaded");
     c->streamed = 0;
-    gdev_t *g = &c->devs[0];
+    gdev_t *g;
     size_t n = c->stream_n;
-    int w = c->width, gk;
-    if ((gk = gk_set_device(g->dev)))
-        return err_set(cuda_fail(g, gk), "%s", g->err);
+    int w = c->width, gk, rc;
+    if ((rc = cuda_first_device(c, &g)) != GS_OK)
+        return rc;
     double t0 = stats_now();
     void *res = g->d_keys;
     if (n >= 2) {
@@ -256,14 +256,11 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     c->sort_s += t1 - t0;
     g->chunks++;
     stats_add(ST_SORT, n * (uint64_t)w, t1 - t0);
-    int rc;
     stream_drain_t d = { .st = st };
     if (st->place) {
         double waited = 0;
         rc = cuda_back_placed(c, g, res, n, st, &waited, &d.spent);
         g->dma_s += waited;
-        c->placed_by = pool_size(c->pool) < CUDA_PLACE_THREADS ? pool_size(c->pool)
-                                                                : CUDA_PLACE_THREADS;
     } else {
         rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
         if (rc && !d.failed)
