@@ -133,6 +133,19 @@ int gk_copy_d2d(void *d_dst, const void *d_src, size_t bytes, gk_stream_t stream
 int gk_rebase(const void *d_in, int in_width, void *d_out, int out_width, size_t n,
               uint64_t base, int subtract, gk_stream_t stream);
 
+/* ---- binary records (records.cu) ------------------------------------------------------ */
+
+/* d_keys[i] (64-bit) = the key of record i of d_recs[0..n) (size bytes each): width
+ * (4 or 8) bytes at offset off, little- or big-endian, XOR mask (keys.h's mapping).
+ * Asynchronous on stream. */
+int gk_record_keys(const void *d_recs, size_t n, size_t size, size_t off, int width,
+                   int big_endian, uint64_t mask, void *d_keys, gk_stream_t stream);
+
+/* Record j of d_out[0..m) = record d_perm[j] of d_recs (size bytes each). Asynchronous
+ * on stream. */
+int gk_gather(const void *d_recs, size_t size, const uint32_t *d_perm, size_t m, void *d_out,
+              gk_stream_t stream);
+
 /* ---- bitonic sort (bitonic.cu) ------------------------------------------------------- */
 
 /* Scratch bytes gk_bitonic_sort needs for n keys of width (4 or 8) bytes: 0 in this

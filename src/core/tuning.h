@@ -86,6 +86,7 @@
 #define CUDA_SAMPLES 4096                       /* keys sampled a device to deal a chunk by key range */
 #define CUDA_FREE_TENTHS 9                      /* default: this many tenths of a device's free memory */
 #define CUDA_PLACE_THREADS 64                   /* threads that place a stream's way back, at most */
+#define CUDA_STREAM_RECORD_MAX ((size_t)64 << 10) /* larger binary records are not streamed */
 #define CUDA_SLACK_BYTES ((size_t)16 << 20)     /* device memory left to spare beside the input's */
 #define CUDA_MERGE_BUDGET ((size_t)256 << 20)   /* bytes the CPU merge of a chunk's parts holds */
 

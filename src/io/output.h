@@ -135,10 +135,10 @@ int output_place_begin(output_t *o, uint64_t total, char **base);
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
                  char **released);
 
-/* Copy len bytes (a header, say) to the mapping's first byte, base, and count
- * them as placed; end is the mapping's end. */
-void output_place_copy(const output_t *o, char *base, const void *bytes, size_t len,
-                       char *end);
+/* Copy len bytes to at inside the mapping (end its end): a header at its first
+ * byte, or a caller's records at theirs; counted as placed, their pages let go of.
+ * Thread-safe for disjoint ranges. */
+void output_place_copy(const output_t *o, char *at, const void *bytes, size_t len, char *end);
 
 /* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
  * moved to p, and the pages filled let go of as output_place() does. Thread-safe
@@ -147,9 +147,11 @@ void output_placed(const output_t *o, char **at, char *p, char *end, char **rele
 
 /* ---- binary keys placed at their offsets, from any thread ----------------------- */
 
-/* 1 where binary keys of this many bytes may be placed: to -o's temporary or a
- * regular file on standard output, on two threads or more, WRITE_PLACE_BINARY_MIN
- * bytes or more. (output_write_sorted() places a whole chunk itself.) */
+/* 1 where bytes the caller lays out (binary records) may be placed: to -o's
+ * temporary or a regular file on standard output, on two threads or more,
+ * WRITE_PLACE_BINARY_MIN bytes or more; output_can_place_binary() the same for binary
+ * keys (binary output). (output_write_sorted() places a whole chunk itself.) */
+int output_can_place_bytes(const output_t *o, uint64_t bytes);
 int output_can_place_binary(const output_t *o, uint64_t bytes);
 
 /* Encode keys[0..n), the keys of ranks first on, into the mapping base (from

@@ -48,16 +48,21 @@ int output_can_place(const output_t *o, uint64_t keys)
 #endif
 }
 
-int output_can_place_binary(const output_t *o, uint64_t bytes)
+int output_can_place_bytes(const output_t *o, uint64_t bytes)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
+    return (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
            bytes >= (uint64_t)WRITE_PLACE_BINARY_MIN;
 #else
     (void)o;
     (void)bytes;
     return 0;
 #endif
+}
+
+int output_can_place_binary(const output_t *o, uint64_t bytes)
+{
+    return o->cfg.binary && output_can_place_bytes(o, bytes);
 }
 
 size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
@@ -149,12 +154,11 @@ void output_placed(const output_t *o, char **at, char *p, char *end, char **rele
     }
 }
 
-void output_place_copy(const output_t *o, char *base, const void *bytes, size_t len,
-                       char *end)
+void output_place_copy(const output_t *o, char *at, const void *bytes, size_t len, char *end)
 {
-    char *at = base, *released = base;
-    memcpy(base, bytes, len);
-    output_placed(o, &at, base + len, end, &released);
+    char *released = at;
+    memcpy(at, bytes, len);
+    output_placed(o, &at, at + len, end, &released);
 }
 
 int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,

@@ -90,7 +90,7 @@ int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
     r->cfg = *cfg;
     if (!r->cfg.block_bytes)
         r->cfg.block_bytes = READ_BLOCK_DEFAULT;
-    r->width = cfg->km->width;
+    r->width = cfg->record_size ? (int)cfg->record_size : cfg->km->width;
     r->name = err_escaped(path);   /* for messages */
     if (!r->name) {
         kreader_close(r);
@@ -470,7 +470,7 @@ static void kreader_decode_share(void *arg, int t, int nt)
  * Unsigned keys in the host's order are their own mapping: nothing to do. */
 static void kreader_decode(kreader_t *r, char *keys, size_t n)
 {
-    if (key_identity(r->cfg.km, r->cfg.big_endian))
+    if (r->cfg.record_size || key_identity(r->cfg.km, r->cfg.big_endian))
         return;
     double t0 = stats_now();
     if (n * (size_t)r->width < READ_PARALLEL_MIN) {
@@ -486,7 +486,10 @@ static void kreader_decode(kreader_t *r, char *keys, size_t n)
  * error reported after the whole keys before it (r->pending). */
 static void kreader_partial(kreader_t *r, const char *p, size_t part)
 {
-    if (r->cfg.carry) {
+    if (r->cfg.record_size) {
+        r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte records",
+                             r->name, (unsigned long long)r->bytes, r->width);
+    } else if (r->cfg.carry) {
         r->cfg.carry->n = (int)part;
         memcpy(r->cfg.carry->bytes, p, part);
     } else {

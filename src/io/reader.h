@@ -33,6 +33,9 @@ typedef struct {
     size_t block_bytes;  /* bytes read per block (0: a default) */
     carry_t *carry;      /* binary only: NULL, each input must hold whole keys; else
                             partial keys carry over from one input to the next */
+    size_t record_size;  /* binary, kreader_read_keys() only: 0, or the items are
+                            records of this many bytes, read as they are (not
+                            decoded), never carried */
     int zero_terminated; /* text: lines end with NUL (-z), and LF is white space like
                             any other */
     int header;          /* text: the first line is a header, not keys (--header) */

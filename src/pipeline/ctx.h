@@ -60,8 +60,9 @@ int engine_create(ctx_t *c);
 
 /* The modes. */
 int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
-/* stream.c: the sort of binary keys streamed through a GPU that holds them all
- * (*done 1), else nothing done (*done 0; nothing read): sort_run goes on. */
+/* stream.c: the sort of binary keys (or binary records) streamed through a GPU that
+ * holds them all (*done 1), else nothing done (*done 0; nothing read): sort_run (or
+ * records_run) goes on. */
 int stream_run(ctx_t *c, int *done);
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */

@@ -6,7 +6,8 @@
  * written out at once (records/emit.h); else every chunk becomes a run on disk and
  * the runs are merged into the output (records/spill.h). -m checks that each input
  * is in order as its chunks go by, then sorts as a sort does; -c and -C only check,
- * and stop at the first record out of order.
+ * and stop at the first record out of order. A sort of binary records that one GPU
+ * holds streams them through it instead (stream.c).
  */
 #include <config.h>
 
@@ -166,6 +167,12 @@ int records_run(ctx_t *c)
     rprev_t prev = { 0 };
     char *header = NULL;
     size_t hlen = 0;
+    if (set->mode == MODE_SORT && set->record_size) {
+        int streamed;   /* binary records through a GPU that holds them all */
+        int rc = stream_run(c, &streamed);
+        if (rc || streamed)
+            return rc;
+    }
     int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
     if (rc == GS_OK && !checking)
         rc = records_warm_sorter(c);

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* stream.c: binary keys streamed through a GPU, never whole in host memory.
+/* stream.c: binary keys, or binary records, streamed through a GPU, never whole in
+ * host memory.
  *
  * Where every input is a named regular file of binary keys (standard input is read
- * from where it stands, the plain way), the output is binary too, and
- * one GPU holds every key at once, the sort needs no chunk in host memory: the
- * sorter (sorter_stream_load) has each slice of the inputs read by the reader's
- * threads straight into the GPU's pinned staging buffers, and decoded there, while
- * the slice before crosses PCIe; it sorts the keys on the GPU and hands them back a
+ * from where it stands, the plain way), the output is binary too, and one GPU holds
+ * every key at once, the sort needs no chunk in host memory: the sorter
+ * (sorter_stream_load) has each slice of the inputs read by the reader's threads
+ * straight into the GPU's pinned staging buffers, and decoded there, while the
+ * slice before crosses PCIe; it sorts the keys on the GPU and hands them back a
  * slice at a time, each one written while the next crosses; or, bound for a file
  * (-o, or a regular file on standard output) with every key kept, every thread
  * brings its own range of ranks back and places it in the file mapped (ext4 takes
- * one write(2) at a time per file). Nothing is written before every
- * input is read: the output is opened only then, so an input error leaves no output
- * and -o may name an input. Anything else, or a sorter that declines (the CPU,
- * several GPUs, more keys than one holds), takes the chunked sort (sort.c), which
- * then reads the inputs from their start.
+ * one write(2) at a time per file). Binary records (--record-size) of a sort go the
+ * same way, read as they are: the GPU takes their keys out, sorts them with their
+ * indices (equal keys in input order), and gathers the records in that order as
+ * they go back; -u keeps the first record of each run of equal keys.
+ *
+ * Nothing is written before every input is read: the output is opened only then,
+ * so an input error leaves no output and -o may name an input. Anything else, or
+ * a sorter that declines (the CPU, several GPUs, more than one holds), takes the
+ * chunked sort (sort.c) or the records' table (records.c), which then read the
+ * inputs from their start.
  */
 #include <config.h>
 
@@ -28,7 +34,8 @@
 
 typedef struct {
     ctx_t *c;
-    size_t w;
+    size_t w;                /* an item's bytes: a key's, or a record's */
+    const sorter_records_t *rec;   /* records: their shape; NULL: keys */
     /* the inputs, read in turn (fill) */
     kreader_cfg_t cfg;
     carry_t carry;           /* a partial key carried from one input to the next */
@@ -43,7 +50,8 @@ typedef struct {
     char *base;              /* placed: the file mapped, */
     uint64_t placed;         /* its bytes */
     int unique;              /* -u: the first of each run of equal keys */
-    uint64_t last;           /* with -u: the last key written, */
+    uint64_t last;           /* with -u: the last key written (a record's key's bytes
+                                as they are), */
     int have_last;           /* once there is one */
     int writing;             /* 1 once the first slice came back */
 } stream_t;
@@ -64,7 +72,7 @@ static int stream_close_input(stream_t *s)
     return rc;
 }
 
-/* sorter_stream_t.fill: the next keys of the inputs, read straight into buf. */
+/* sorter_stream_t.fill: the next items of the inputs, read straight into buf. */
 static int stream_fill(void *self, void *buf, size_t max, size_t *n)
 {
     stream_t *s = self;
@@ -94,12 +102,14 @@ static int stream_fill(void *self, void *buf, size_t max, size_t *n)
 }
 
 /* After the load: every input read to its end (a file that grew past what the GPU
- * took is an error, not a key dropped), and whole keys. */
+ * took is an error, not a key dropped), and whole keys (records: each input's
+ * reader said so as it ended). */
 static int stream_check_end(stream_t *s)
 {
-    uint64_t k;
     size_t got;
-    int rc = stream_fill(s, &k, 1, &got);
+    char *one = malloc(s->w);
+    int rc = one ? stream_fill(s, one, 1, &got) : err_set(GS_ENOMEM, "out of memory");
+    free(one);
     if (rc == GS_OK && got)
         rc = err_set(GS_EINPUT, "%s: grew while it was read, past the keys the GPU took",
                      s->r ? kreader_name(s->r) : "input");
@@ -108,7 +118,25 @@ static int stream_check_end(stream_t *s)
     return rc;
 }
 
-/* sorter_stream_t.drain: the next sorted keys, written. */
+/* -u on records: the first of each run of equal keys (their bytes equal) kept,
+ * moved up over those dropped; a run may cross from the slice before. */
+static size_t stream_unique_records(stream_t *s, char *recs, size_t n)
+{
+    size_t w = s->w, off = s->rec->off, kw = (size_t)s->rec->width, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *r = recs + i * w;
+        if (s->have_last && memcmp(r + off, &s->last, kw) == 0)
+            continue;
+        memcpy(&s->last, r + off, kw);
+        s->have_last = 1;
+        if (kept != i)
+            memmove(recs + kept * w, r, w);
+        kept++;
+    }
+    return kept;
+}
+
+/* sorter_stream_t.drain: the next sorted items, written. */
 static int stream_drain(void *self, void *buf, size_t n)
 {
     stream_t *s = self;
@@ -117,7 +145,9 @@ static int stream_drain(void *self, void *buf, size_t n)
         progress_phase("writing");
     }
     char *k = buf;
-    if (s->unique) {
+    if (s->unique && s->rec) {
+        n = stream_unique_records(s, k, n);
+    } else if (s->unique) {
         /* A run of equal keys may cross from the slice before. */
         size_t skip = 0;
         while (skip < n && s->have_last && memcmp(k + skip * s->w, &s->last, s->w) == 0)
@@ -129,27 +159,35 @@ static int stream_drain(void *self, void *buf, size_t n)
             s->have_last = 1;
         }
     }
-    return output_write(s->out, k, n);
+    return s->rec ? output_write_bytes(s->out, k, n * s->w) : output_write(s->out, k, n);
 }
 
-/* sorter_stream_t.place: sorted keys from rank first on, put in the file mapped. */
+/* sorter_stream_t.place: sorted items from rank first on, put in the file mapped. */
 static int stream_place(void *self, size_t first, const void *buf, size_t n)
 {
     stream_t *s = self;
     if (!__atomic_exchange_n(&s->writing, 1, __ATOMIC_RELAXED))
         progress_phase("writing");   /* the first piece back, on whichever thread */
-    output_place_keys(s->out, s->base, first, buf, n, s->base + s->placed);
+    if (s->rec)
+        output_place_copy(s->out, s->base + first * s->w, buf, n * s->w,
+                          s->base + s->placed);
+    else
+        output_place_keys(s->out, s->base, first, buf, n, s->base + s->placed);
     return GS_OK;
 }
 
-/* Open the output; every key kept (no -u) and bound for a file: mapped whole, to be
- * placed by every thread (st->place). */
+/* Open the output (records: their bytes written as they are); every item kept (no
+ * -u) and bound for a file: mapped whole, to be placed by every thread
+ * (st->place). */
 static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
 {
     output_cfg_t ocfg = ctx_output_cfg(s->c);
+    if (s->rec)
+        ocfg.binary = 0;   /* as records.c opens it */
     int rc = output_open(&s->out, &ocfg);
     s->placed = (uint64_t)n * s->w;
-    if (rc || s->unique || !output_can_place_binary(s->out, s->placed))
+    if (rc || s->unique ||
+        !(s->rec ? output_can_place_bytes : output_can_place_binary)(s->out, s->placed))
         return rc;
     if ((rc = output_place_begin(s->out, s->placed, &s->base)) == GS_OK && s->base)
         st->place = stream_place;
@@ -169,8 +207,24 @@ int stream_run(ctx_t *c, int *done)
             return GS_OK;
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
-    s.cfg.carry = &s.carry;
-    sorter_stream_t st = { .fill = stream_fill, .drain = stream_drain, .self = &s };
+    sorter_records_t rec;
+    if (set->record_size) {
+        /* Records, read as they are; a partial one is the reader's error. */
+        keymap_t km;
+        key_map_init(&km, set->type, set->reverse || set->key_reverse);
+        rec = (sorter_records_t){ .size = set->record_size, .off = set->key_offset,
+                                  .width = km.width, .big_endian = set->big_endian,
+                                  .mask = km.mask };
+        s.rec = &rec;
+        s.w = rec.size;
+        s.cfg.record_size = rec.size;
+        if (bytes % rec.size)
+            return GS_OK;   /* the table says which input is not whole records */
+    } else {
+        s.cfg.carry = &s.carry;
+    }
+    sorter_stream_t st = { .rec = s.rec, .fill = stream_fill, .drain = stream_drain,
+                           .self = &s };
     size_t loaded;
     progress_phase("reading");
     int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &loaded, done);

@@ -212,6 +212,10 @@ static void sorter_cuda_destroy(sorter_t *s)
     while (c->npins > 0)
         sorter_cuda_unpin(s, c->pins[0].p);
     pthread_mutex_destroy(&c->pin_lock);
+    if (c->d_recs) {   /* records loaded, never sorted (an input error came after) */
+        gk_set_device(c->devs[0].dev);
+        gk_free(c->d_recs);
+    }
     if (c->devs)
         for (int d = 0; d < c->ndev; d++) {
             if (c->devs[d].stream[0] || c->devs[d].h_stage[0] || c->devs[d].d_keys)

@@ -41,6 +41,7 @@ typedef struct {
     void *d_tmp;             /* 16 bytes: gk_minmax's */
     size_t scratch_bytes;
     size_t cap;              /* keys per part */
+    size_t allowed;          /* device bytes the settings allow (--gpu-memory) */
     /* for --stats */
     unsigned long long chunks, bytes_in, bytes_out;
     double xfer_s, sort_s;
@@ -92,12 +93,15 @@ struct sorter_cuda {
     pool_t *aside_pool;      /* its staging threads */
     sort_job_t *a_job;       /* the job submitted, */
     int a_rc;                /* and its result */
-    /* a chunk streamed (cuda_stream.c): its keys on the first device */
+    /* a chunk streamed (cuda_stream.c): its items on the first device, in d_keys
+     * (keys) or d_recs (binary records: rec) */
     size_t stream_n;
-    int streamed;            /* 1: stream_n keys loaded and not yet sorted */
+    int streamed;            /* 1: stream_n items loaded and not yet sorted */
+    sorter_records_t rec;    /* the records' shape (rec.size 0: keys) */
+    void *d_recs;            /* the records, then room to gather two slices */
     /* for --stats: every chunk streamed, its stages' seconds (wall: the stage from
      * its first slice to its last; busy: each side's own time) */
-    unsigned long long streamed_keys;
+    unsigned long long streamed_keys, streamed_records, streamed_bytes;
     double in_wall, in_fill, in_dma, sort_s, out_wall, out_drain, out_dma;
     int placed_by;           /* 0, or the threads that placed the way back */
 };
@@ -121,12 +125,23 @@ int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w);
 int cuda_dma_begin(gdev_t *g, int b, gk_stream_t stream);
 void cuda_dma_end(gdev_t *g, int b);
 
-/* cuda_part.c: d_src[0..n) (width w) back through the staging buffers, each slice
- * handed to drain (sorter.h's sorter_stream_t.drain) while the next one crosses.
- * GS_OK, cuda_fail's code, or drain's (its message set, the device idle). */
+/* Records on their way back: each slice gathered on the device, records
+ * perm[k..k + m) of recs (size bytes each) into a buffer of its own, before it
+ * crosses. */
+typedef struct {
+    const void *recs;
+    size_t size;
+    const uint32_t *perm;
+} cuda_gather_t;
+
+/* cuda_part.c: d_src[0..n) (items of w bytes) back through the staging buffers, each
+ * slice handed to drain (sorter.h's sorter_stream_t.drain) while the next one
+ * crosses; where gather is set, d_src is room for two staging buffers' bytes on
+ * the device, each slice's records gathered there first. GS_OK, cuda_fail's code,
+ * or drain's (its message set, the device idle). */
 typedef int (*cuda_drain_fn)(void *self, void *buf, size_t n);
-int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
-                   void *self);
+int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, size_t w,
+                   const cuda_gather_t *gather, cuda_drain_fn drain, void *self);
 
 /* cuda.c: where n keys go: *gpu 1 to the devices (set up first where they are not
  * yet), 0 to the CPU (few keys, or no device); GS_OK or the set-up's error. */

@@ -144,25 +144,32 @@ static int cuda_copy_took(gdev_t *g, int b, size_t n, cuda_drain_fn drain, void 
     return GS_OK;
 }
 
-int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, int w, cuda_drain_fn drain,
-                   void *self)
+int cuda_copy_back(gdev_t *g, const void *d_src, size_t n, size_t w,
+                   const cuda_gather_t *gather, cuda_drain_fn drain, void *self)
 {
-    size_t total = n * (size_t)w;
-    size_t prev_len = 0;
+    size_t per = CUDA_STAGE_BYTES / w, prev_n = 0;
     int rc, b = 0, prev = -1;
-    for (size_t off = 0; off < total; off += CUDA_STAGE_BYTES, b ^= 1) {
-        size_t len = total - off < CUDA_STAGE_BYTES ? total - off : CUDA_STAGE_BYTES;
+    for (size_t k = 0; k < n; k += per, b ^= 1) {
+        size_t m = n - k < per ? n - k : per;
+        const char *src = (const char *)d_src + k * w;
+        if (gather) {
+            /* In stream order after the slice that last used this buffer crossed. */
+            src = (const char *)d_src + (size_t)b * CUDA_STAGE_BYTES;
+            if ((rc = gk_gather(gather->recs, gather->size, gather->perm + k, m, (void *)src,
+                                g->stream[0])))
+                return cuda_fail(g, rc);
+        }
         if ((rc = cuda_dma_begin(g, b, g->stream[0])) ||
-            (rc = gk_copy_d2h(g->h_stage[b], (const char *)d_src + off, len, g->stream[0])) ||
+            (rc = gk_copy_d2h(g->h_stage[b], src, m * w, g->stream[0])) ||
             (rc = gk_event_record(g->staged[b], g->stream[0])))
             return cuda_fail(g, rc);
         /* drain the slice before while this one crosses */
-        if (prev >= 0 && (rc = cuda_copy_took(g, prev, prev_len / (size_t)w, drain, self)))
+        if (prev >= 0 && (rc = cuda_copy_took(g, prev, prev_n, drain, self)))
             return rc;
         prev = b;
-        prev_len = len;
+        prev_n = m;
     }
-    return prev >= 0 ? cuda_copy_took(g, prev, prev_len / (size_t)w, drain, self) : GS_OK;
+    return prev >= 0 ? cuda_copy_took(g, prev, prev_n, drain, self) : GS_OK;
 }
 
 /* cuda_copy_out's drain: each slice copied on by the pool, to dst and on. */
@@ -184,7 +191,7 @@ static int cuda_copy_drain(void *self, void *buf, size_t n)
 int cuda_copy_out(gdev_t *g, const void *d_src, char *keys, size_t n, int w)
 {
     copy_drain_t d = { g, keys, w };
-    return cuda_copy_back(g, d_src, n, w, cuda_copy_drain, &d);
+    return cuda_copy_back(g, d_src, n, (size_t)w, NULL, cuda_copy_drain, &d);
 }
 
 /* 1 if keys[0..bytes) lies in memory pinned by pin(). */

@@ -147,6 +147,7 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     if ((gk = gk_malloc(&g->d_tmp, 16)))
         return cuda_fail(g, gk);
     size_t budget = gdev_budget(cfg, &info), want_keys = cfg->input_keys;
+    g->allowed = budget;
     size_t w = (size_t)width, a = cuda_alt_bytes(g->bitonic, width);
     if (want_keys && want_keys < budget / (w + a)) {
         /* No more than the input needs: the rest stays free for others. */

@@ -10,9 +10,15 @@
  * and the way in overlap, as do the way back and writing; the sort is between them,
  * since no key may be written before every key is read.
  *
+ * Binary records (sorter_stream_t.rec) go the same way into memory of their own on
+ * the device; there their keys are taken out and mapped (gk_record_keys), sorted
+ * with their indices (gk_sort_index, stable), and each slice of the way back is
+ * gathered on the device in that order before it crosses: the host never touches
+ * a record but to read and write it.
+ *
  * Only where one device holds the whole chunk: several devices, or a chunk larger
  * than a device's buffers, are declined before fill() is called, and the caller
- * reads the chunk into memory as ever (chunks.h).
+ * reads the chunk into memory as ever (chunks.h, or records/table.h).
  */
 #include <config.h>
 
@@ -37,12 +43,17 @@ static void cuda_stream_stage(const char *what, double wall, uint64_t bytes, con
 
 void cuda_stream_report(const sorter_cuda_t *c)
 {
-    if (!c->streamed_keys)
+    uint64_t bytes = c->streamed_bytes;
+    if (c->streamed_keys)
+        fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its "
+                "pinned buffers as they crossed, sorted there, written back as they came\n",
+                c->streamed_keys, c->devs[0].dev);
+    else if (c->streamed_records)
+        fprintf(stderr, "gpusort: stats: %llu records streamed through gpu %d: read into its "
+                "pinned buffers as they crossed, their keys sorted there with their indices, "
+                "gathered there as they went back\n", c->streamed_records, c->devs[0].dev);
+    else
         return;
-    uint64_t bytes = c->streamed_keys * (uint64_t)c->width;
-    fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its pinned "
-            "buffers as they crossed, sorted there, written back as they came\n",
-            c->streamed_keys, c->devs[0].dev);
     cuda_stream_stage("in", c->in_wall, bytes, "reading", c->in_fill, "PCIe", c->in_dma);
     fprintf(stderr, "gpusort: stats: stream sort %.3f s (%.2f GB/s)\n", c->sort_s,
             c->sort_s > 0 ? bytes / c->sort_s / 1e9 : 0.0);
@@ -57,6 +68,27 @@ void cuda_stream_report(const sorter_cuda_t *c)
                           c->out_drain);
 }
 
+/* Room on device g for n binary records r streamed: their keys and indices in its
+ * buffers, laid out as cuda_index_on() lays them (a key, its index and their
+ * alternates, 24 bytes), the records and room to gather two slices in memory of
+ * their own (c->d_recs), all within what --gpu-memory allows: 1, else 0. */
+static int cuda_records_room(sorter_cuda_t *c, gdev_t *g, size_t n, const sorter_records_t *r)
+{
+    size_t scratch, alt = g->cap * (size_t)(g->bitonic ? 4 : 8);
+    if (c->width != 8 || n > UINT32_MAX || r->size > CUDA_STREAM_RECORD_MAX ||
+        n * 12 > g->cap * 8 || n * 12 > alt || gk_index_scratch(n, &scratch) != GK_OK ||
+        scratch > g->scratch_bytes)
+        return 0;
+    size_t used = g->cap * 8 + alt + g->scratch_bytes, want = n * r->size + 2 * CUDA_STAGE_BYTES;
+    if (used > g->allowed || want > g->allowed - used)
+        return 0;
+    if (gk_malloc(&c->d_recs, want) != GK_OK) {   /* no room after all: not streamed */
+        c->d_recs = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                      int *done)
 {
@@ -65,18 +97,24 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     *done = 0;
     c->streamed = 0;
     int gpu, rc = cuda_route(c, n, &gpu);
-    if (rc || !gpu || c->ndev != 1 || c->aside_posted || n > c->devs[0].cap)
+    if (rc || !gpu || c->ndev != 1 || c->aside_posted || (!st->rec && n > c->devs[0].cap))
         return rc;
     gdev_t *g;
     if ((rc = cuda_first_device(c, &g)) != GS_OK)
         return rc;
+    if (st->rec && !cuda_records_room(c, g, n, st->rec))
+        return GS_OK;
     *done = 1;
-    int gk;
-    size_t w = (size_t)c->width, slice = CUDA_STAGE_BYTES / w, have = 0;
+    c->rec = st->rec ? *st->rec : (sorter_records_t){ 0 };
+    /* Keys into d_keys, up to its room; records into d_recs, as many as were
+     * counted (a file that grew past them is the caller's to find). */
+    char *dst = st->rec ? c->d_recs : g->d_keys;
+    size_t w = st->rec ? st->rec->size : (size_t)c->width, room = st->rec ? n : g->cap;
+    size_t slice = CUDA_STAGE_BYTES / w, have = 0;
     double t0 = stats_now(), filling = 0, dma0 = g->dma_s;
-    int b = 0;
-    while (rc == GS_OK && have < g->cap) {
-        size_t max = g->cap - have < slice ? g->cap - have : slice, got;
+    int b = 0, gk;
+    while (rc == GS_OK && have < room) {
+        size_t max = room - have < slice ? room - have : slice, got;
         if ((gk = gk_event_sync(g->staged[b]))) {
             rc = err_set(cuda_fail(g, gk), "%s", g->err);
             break;
@@ -88,8 +126,7 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
         if (rc || got == 0)
             break;
         if ((gk = cuda_dma_begin(g, b, g->stream[b])) ||
-            (gk = gk_copy_h2d((char *)g->d_keys + have * w, g->h_stage[b], got * w,
-                              g->stream[b])) ||
+            (gk = gk_copy_h2d(dst + have * w, g->h_stage[b], got * w, g->stream[b])) ||
             (gk = gk_event_record(g->staged[b], g->stream[b])))
             rc = err_set(cuda_fail(g, gk), "%s", g->err);
         have += got;
@@ -112,7 +149,8 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
         return rc;
     c->stream_n = have;
     c->streamed = 1;
-    c->streamed_keys += have;
+    *(st->rec ? &c->streamed_records : &c->streamed_keys) += have;
+    c->streamed_bytes += have * w;
     *loaded = have;
     return GS_OK;
 }
@@ -147,10 +185,12 @@ static int cuda_stream_drain(void *self, void *buf, size_t n)
 typedef struct {
     gdev_t *g;
     const sorter_stream_t *st;
-    const char *res;         /* the sorted keys, on the device */
-    size_t n;
-    int w, used, per;        /* key bytes; the threads that take part, and their
-                                pieces in each staging buffer */
+    const char *res;         /* the sorted keys, on the device; records: room to
+                                gather two staging buffers' bytes */
+    const cuda_gather_t *gather;   /* records: gathered first; NULL: keys */
+    size_t n, w;             /* items, and an item's bytes */
+    int used, per;           /* the threads that take part, and their pieces in each
+                                staging buffer */
     size_t piece;            /* bytes of a thread's piece */
     gk_stream_t *streams;    /* [nt]: one a thread */
     double *waited, *placed; /* [nt]: seconds each waited for PCIe, and placed */
@@ -161,17 +201,23 @@ static void cuda_back_share(void *arg, int t, int nt)
 {
     back_job_t *j = arg;
     gdev_t *g = j->g;
-    size_t lo, hi, w = (size_t)j->w, step = j->piece / w;
+    size_t lo, hi, w = j->w, step = j->piece / w;
     (void)nt;
     if (t >= j->used)
         return;
     pool_share(j->n, t, j->used, &lo, &hi);
-    char *buf = (char *)g->h_stage[t / j->per] + (size_t)(t % j->per) * j->piece;
+    size_t off = (size_t)(t % j->per) * j->piece;
+    char *buf = (char *)g->h_stage[t / j->per] + off;
+    size_t at = (size_t)(t / j->per) * CUDA_STAGE_BYTES + off;   /* its like on the device */
+    const cuda_gather_t *ga = j->gather;
     int gk = gk_set_device(g->dev);
     for (size_t k = lo; k < hi && !gk && j->rc[t] == GS_OK; k += step) {
         size_t m = hi - k < step ? hi - k : step;
+        const char *src = ga ? j->res + at : j->res + k * w;
         double t0 = stats_now();
-        if ((gk = gk_copy_d2h(buf, j->res + k * w, m * w, j->streams[t])) ||
+        if ((ga && (gk = gk_gather(ga->recs, ga->size, ga->perm + k, m, (void *)src,
+                                   j->streams[t]))) ||
+            (gk = gk_copy_d2h(buf, src, m * w, j->streams[t])) ||
             (gk = gk_stream_sync(j->streams[t])))
             break;
         double t1 = stats_now();
@@ -187,15 +233,16 @@ static void cuda_back_share(void *arg, int t, int nt)
 /* The way back placed (above), by c->placed_by threads: GS_OK or the first error,
  * its message set; the seconds the threads waited for PCIe and placed, a thread's
  * mean, in *waited and *placed. */
-static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t n,
-                            const sorter_stream_t *st, double *waited, double *placed)
+static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t n, size_t w,
+                            const cuda_gather_t *gather, const sorter_stream_t *st,
+                            double *waited, double *placed)
 {
     int nt = pool_size(c->pool), used = nt < CUDA_PLACE_THREADS ? nt : CUDA_PLACE_THREADS;
     c->placed_by = used;
-    back_job_t j = { .g = g, .st = st, .res = res, .n = n, .w = c->width, .used = used,
-                     .per = (used + 1) / 2 };
+    back_job_t j = { .g = g, .st = st, .res = res, .gather = gather, .n = n, .w = w,
+                     .used = used, .per = (used + 1) / 2 };
     j.piece = CUDA_STAGE_BYTES / (size_t)j.per;
-    j.piece -= j.piece % 4096;   /* whole pages, so whole keys of any width */
+    j.piece -= j.piece % 4096;   /* whole pages: aligned for the gather, whole keys */
     j.streams = calloc((size_t)nt, sizeof *j.streams);
     j.waited = calloc((size_t)nt, sizeof *j.waited);
     j.placed = calloc((size_t)nt, sizeof *j.placed);
@@ -227,6 +274,35 @@ static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t
     return rc;
 }
 
+/* Records' keys taken out on device g, sorted with their indices: *perm the
+ * indices in key order (in g's buffers). */
+static int cuda_sort_records(sorter_cuda_t *c, gdev_t *g, size_t n, const uint32_t **perm)
+{
+    const sorter_records_t *r = &c->rec;
+    char *vals = (char *)g->d_keys + n * 8, *vals_alt = (char *)g->d_alt + n * 8;
+    uint64_t *mm = g->h_stage[1];   /* idle now */
+    gk_stream_t s = g->stream[0];
+    void *res;
+    int gk;
+    if ((gk = gk_record_keys(c->d_recs, n, r->size, r->off, r->width, r->big_endian, r->mask,
+                             g->d_keys, s)) ||
+        (gk = gk_minmax(g->d_keys, n, 8, g->d_tmp, mm, s)) || (gk = gk_stream_sync(s)))
+        return err_set(cuda_fail(g, gk), "%s", g->err);
+    /* Sorted on the bits the keys' range needs: offsets from the least key where
+     * that takes fewer bits than the keys as they are (timestamps, say). */
+    uint64_t min = mm[0], max = mm[1];
+    int bits = max ? 64 - __builtin_clzll(max) : 0;
+    int range = max > min ? 64 - __builtin_clzll(max - min) : 0;
+    if (range < bits && (gk = gk_rebase(g->d_keys, 8, g->d_keys, 8, n, min, 1, s)))
+        return err_set(cuda_fail(g, gk), "%s", g->err);
+    if ((gk = gk_sort_index(g->d_keys, g->d_alt, vals, vals_alt, n, range < bits ? range : bits,
+                            g->d_scratch, g->scratch_bytes, &res, s)) ||
+        (gk = gk_stream_sync(s)))
+        return err_set(cuda_fail(g, gk), "%s", g->err);
+    *perm = res;
+    return GS_OK;
+}
+
 int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
@@ -234,22 +310,29 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
         return err_set(GS_EIO, "internal error: a stream sorted before it was loaded");
     c->streamed = 0;
     gdev_t *g;
-    size_t n = c->stream_n;
-    int w = c->width, gk, rc;
+    size_t n = c->stream_n, w = c->rec.size ? c->rec.size : (size_t)c->width;
+    int gk, rc;
     if ((rc = cuda_first_device(c, &g)) != GS_OK)
         return rc;
     double t0 = stats_now();
     void *res = g->d_keys;
-    if (n >= 2) {
+    cuda_gather_t gather, *ga = NULL;
+    if (c->rec.size) {
+        /* The way back gathers each slice into the room after the records. */
+        gather = (cuda_gather_t){ .recs = c->d_recs, .size = w };
+        ga = &gather;
+        res = (char *)c->d_recs + n * w;
+        rc = cuda_sort_records(c, g, n, &gather.perm);
+    } else if (n >= 2) {
         /* The least and the greatest key, into a staging buffer (idle now). */
         uint64_t *mm = g->h_stage[1];
-        if ((gk = gk_minmax(g->d_keys, n, w, g->d_tmp, mm, g->stream[0])) ||
+        if ((gk = gk_minmax(g->d_keys, n, (int)w, g->d_tmp, mm, g->stream[0])) ||
             (gk = gk_stream_sync(g->stream[0])) ||
             (gk = (g->bitonic ? gk_bitonic_sort_range : gk_sort_range)(
-                 g->d_keys, g->d_alt, n, w, mm[0], mm[1], g->d_scratch, g->scratch_bytes,
+                 g->d_keys, g->d_alt, n, (int)w, mm[0], mm[1], g->d_scratch, g->scratch_bytes,
                  &res, g->stream[0])) ||
             (gk = gk_stream_sync(g->stream[0])))
-            return err_set(cuda_fail(g, gk), "%s", g->err);
+            rc = err_set(cuda_fail(g, gk), "%s", g->err);
     }
     double t1 = stats_now(), dma0 = g->dma_s;
     g->sort_s += t1 - t0;
@@ -257,12 +340,14 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->chunks++;
     stats_add(ST_SORT, n * (uint64_t)w, t1 - t0);
     stream_drain_t d = { .st = st };
-    if (st->place) {
+    if (rc) {
+        /* the sort's error stands */
+    } else if (st->place) {
         double waited = 0;
-        rc = cuda_back_placed(c, g, res, n, st, &waited, &d.spent);
+        rc = cuda_back_placed(c, g, res, n, w, ga, st, &waited, &d.spent);
         g->dma_s += waited;
     } else {
-        rc = cuda_copy_back(g, res, n, w, cuda_stream_drain, &d);
+        rc = cuda_copy_back(g, res, n, w, ga, cuda_stream_drain, &d);
         if (rc && !d.failed)
             rc = err_set(rc, "%s", g->err);
     }
@@ -273,5 +358,7 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->bytes_out += n * (uint64_t)w;
     g->xfer_s += wall - d.spent;
     stats_add(ST_TRANSFER, n * (uint64_t)w, wall - d.spent);
+    gk_free(c->d_recs);
+    c->d_recs = NULL;
     return rc;
 }

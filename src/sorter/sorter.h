@@ -72,34 +72,46 @@ int sorter_sort(sorter_t *s, sort_job_t *job);
  * them itself. GS_OK, or an error with its message set. */
 int sorter_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *perm, size_t n, int *done);
 
+/* Binary records streamed (sorter_stream_t.rec): each is size bytes, its key the
+ * width (4 or 8) bytes at off, in their byte order, mapped by XOR with mask
+ * (keys.h). */
+typedef struct {
+    size_t size, off;
+    int width;
+    int big_endian;
+    uint64_t mask;
+} sorter_records_t;
+
 /* A chunk streamed through the backend, never whole in host memory: the backend
- * takes its keys a slice at a time from fill() into buffers of its own (a GPU's
- * pinned staging buffers, each slice crossing PCIe while the next is filled), sorts
- * them where it holds them, and hands them back a slice at a time, in order, to
+ * takes its items (mapped keys, or binary records where rec is set) a slice at a
+ * time from fill() into buffers of its own (a GPU's pinned staging buffers, each
+ * slice crossing PCIe while the next is filled), sorts them where it holds them
+ * (records stably by key), and hands them back a slice at a time, in order, to
  * drain(). Both are called on the caller's thread and may use the pool. */
 typedef struct {
-    /* Put up to max more keys (mapped) at buf: *n of them, 0 at the inputs' end. */
+    const sorter_records_t *rec;   /* NULL: the items are mapped keys */
+    /* Put up to max more items at buf: *n of them, 0 at the inputs' end. */
     int (*fill)(void *self, void *buf, size_t max, size_t *n);
-    /* The next n sorted keys, at buf; buf is the drain's to change (-u) until it
+    /* The next n sorted items, at buf; buf is the drain's to change (-u) until it
      * returns. */
     int (*drain)(void *self, void *buf, size_t n);
-    /* NULL, or instead of drain: the n sorted keys from rank first on, at buf,
+    /* NULL, or instead of drain: the n sorted items from rank first on, at buf,
      * handed over in any order and from any of the pool's threads at once (a
      * contiguous range of ranks to each), for the caller to put in their place. */
     int (*place)(void *self, size_t first, const void *buf, size_t n);
     void *self;
 } sorter_stream_t;
 
-/* Take a chunk of about n keys through st->fill, where the backend holds them all at
- * once (a GPU's memory, one device): fill() is called until it gives no key or the
- * backend's room is full; *loaded says how many came, *done 1. Else *done 0 and
+/* Take a chunk of about n items through st->fill, where the backend holds them all
+ * at once (a GPU's memory, one device): fill() is called until it gives no item or
+ * the backend's room is full; *loaded says how many came, *done 1. Else *done 0 and
  * fill() was never called: the caller reads the chunk itself. GS_OK, or an error
  * (fill's, or the device's) with its message set. */
 int sorter_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                        int *done);
 
-/* Sort the keys sorter_stream_load() took and hand them to st->place where it is
- * set, else in order to st->drain. */
+/* Sort the items sorter_stream_load() took and hand them to st->place where it is
+ * set, else in order to st->drain (st as it was given to the load). */
 int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st);
 
 /* Begin sorting job aside and return at once: 1; or, where the backend sorts these
