@@ -21,6 +21,9 @@
 #   rec16     binary records: REC_MB MiB of 16-byte records with a random u64 key at
 #             byte 0 (gsrec --binary), --record-size=16 --type=u64, file to file
 #             as csv100m.
+#   rec16null, rec100null
+#             REC_MB MiB of 16- or 100-byte records (a random u64 key at byte 0),
+#             page cache to /dev/null: issue 24's binary records.
 # Environment:
 #   A, B       the two gpusort programs (required)
 #   R          rounds (default 5)
@@ -146,9 +149,32 @@ rec16() {
     echo "rec16: command: gpusort $ARGS ${args[*]} $in -o OUT"
 }
 
+# recnull SIZE: REC_MB MiB of SIZE-byte records to /dev/null, A and B alternating.
+recnull() {
+    local size=$1 w=rec${1}null n=$((REC_MB * 1048576 / $1)) ta="" tb="" t
+    local in=$BENCH_DIR/rec$size-$REC_MB.bin
+    [ -s "$in" ] || "$GSREC" --binary --record-size="$size" --key-offset=0 -t u64 -n "$n" \
+        -s 3 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    local args=(--binary --record-size="$size" --type=u64)
+    "$A" "${extra[@]}" "${args[@]}" "$in" -o /dev/null
+    "$B" "${extra[@]}" "${args[@]}" "$in" -o /dev/null
+    for ((i = 1; i <= R; i++)); do
+        t=$(seconds "$A" "${extra[@]}" "${args[@]}" "$in" -o /dev/null)
+        ta="$ta $t"
+        t=$(seconds "$B" "${extra[@]}" "${args[@]}" "$in" -o /dev/null)
+        tb="$tb $t"
+    done
+    report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+    echo "$w: command: gpusort $ARGS ${args[*]} $in -o /dev/null"
+}
+
 for w in $WORK; do
     case $w in
     text100m | bin16g | bin16gf | csv100m | rec16) "$w" ;;
+    rec16null) recnull 16 ;;
+    rec100null) recnull 100 ;;
     *) die "unknown workload '$w'" ;;
     esac
 done
