@@ -340,13 +340,11 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->chunks++;
     stats_add(ST_SORT, n * (uint64_t)w, t1 - t0);
     stream_drain_t d = { .st = st };
-    if (rc) {
-        /* the sort's error stands */
-    } else if (st->place) {
+    if (rc == GS_OK && st->place) {
         double waited = 0;
         rc = cuda_back_placed(c, g, res, n, w, ga, st, &waited, &d.spent);
         g->dma_s += waited;
-    } else {
+    } else if (rc == GS_OK) {
         rc = cuda_copy_back(g, res, n, w, ga, cuda_stream_drain, &d);
         if (rc && !d.failed)
             rc = err_set(rc, "%s", g->err);
