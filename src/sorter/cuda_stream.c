@@ -69,23 +69,28 @@ void cuda_stream_report(const sorter_cuda_t *c)
 }
 
 /* Room on device g for n binary records r streamed: their keys and indices in its
- * buffers, laid out as cuda_index_on() lays them (a key, its index and their
- * alternates, 24 bytes), the records and room to gather two slices in memory of
- * their own (c->d_recs), all within what --gpu-memory allows: 1, else 0. */
+ * buffers, laid out as cuda_index_on() lays them (a key and its index in d_keys,
+ * their alternates in d_alt, 12 bytes each); in memory of their own (c->d_recs) the
+ * records, room to gather two slices (c->d_gather), and the alternates where d_alt
+ * is too small for them (bitonic keeps little there: c->d_ralt); all within what
+ * --gpu-memory allows: 1, else 0. */
 static int cuda_records_room(sorter_cuda_t *c, gdev_t *g, size_t n, const sorter_records_t *r)
 {
     size_t scratch, alt = g->cap * (size_t)(g->bitonic ? 4 : 8);
     if (c->width != 8 || n > UINT32_MAX || r->size > CUDA_STREAM_RECORD_MAX ||
-        n * 12 > g->cap * 8 || n * 12 > alt || gk_index_scratch(n, &scratch) != GK_OK ||
+        n * 12 > g->cap * 8 || gk_index_scratch(n, &scratch) != GK_OK ||
         scratch > g->scratch_bytes)
         return 0;
-    size_t used = g->cap * 8 + alt + g->scratch_bytes, want = n * r->size + 2 * CUDA_STAGE_BYTES;
+    size_t gather = (n * r->size + 255) & ~(size_t)255, ralt = gather + 2 * CUDA_STAGE_BYTES;
+    size_t used = g->cap * 8 + alt + g->scratch_bytes, want = ralt + (n * 12 > alt ? n * 12 : 0);
     if (used > g->allowed || want > g->allowed - used)
         return 0;
     if (gk_malloc(&c->d_recs, want) != GK_OK) {   /* no room after all: not streamed */
         c->d_recs = NULL;
         return 0;
     }
+    c->d_gather = (char *)c->d_recs + gather;
+    c->d_ralt = n * 12 > alt ? (char *)c->d_recs + ralt : NULL;
     return 1;
 }
 
@@ -279,7 +284,8 @@ static int cuda_back_placed(sorter_cuda_t *c, gdev_t *g, const void *res, size_t
 static int cuda_sort_records(sorter_cuda_t *c, gdev_t *g, size_t n, const uint32_t **perm)
 {
     const sorter_records_t *r = &c->rec;
-    char *vals = (char *)g->d_keys + n * 8, *vals_alt = (char *)g->d_alt + n * 8;
+    char *alt = c->d_ralt ? c->d_ralt : g->d_alt;
+    char *vals = (char *)g->d_keys + n * 8, *vals_alt = alt + n * 8;
     uint64_t *mm = g->h_stage[1];   /* idle now */
     gk_stream_t s = g->stream[0];
     void *res;
@@ -295,7 +301,7 @@ static int cuda_sort_records(sorter_cuda_t *c, gdev_t *g, size_t n, const uint32
     int range = max > min ? 64 - __builtin_clzll(max - min) : 0;
     if (range < bits && (gk = gk_rebase(g->d_keys, 8, g->d_keys, 8, n, min, 1, s)))
         return err_set(cuda_fail(g, gk), "%s", g->err);
-    if ((gk = gk_sort_index(g->d_keys, g->d_alt, vals, vals_alt, n, range < bits ? range : bits,
+    if ((gk = gk_sort_index(g->d_keys, alt, vals, vals_alt, n, range < bits ? range : bits,
                             g->d_scratch, g->scratch_bytes, &res, s)) ||
         (gk = gk_stream_sync(s)))
         return err_set(cuda_fail(g, gk), "%s", g->err);
@@ -321,7 +327,7 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
         /* The way back gathers each slice into the room after the records. */
         gather = (cuda_gather_t){ .recs = c->d_recs, .size = w };
         ga = &gather;
-        res = (char *)c->d_recs + n * w;
+        res = c->d_gather;
         rc = cuda_sort_records(c, g, n, &gather.perm);
     } else if (n >= 2) {
         /* The least and the greatest key, into a staging buffer (idle now). */
@@ -357,6 +363,6 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->xfer_s += wall - d.spent;
     stats_add(ST_TRANSFER, n * (uint64_t)w, wall - d.spent);
     gk_free(c->d_recs);
-    c->d_recs = NULL;
+    c->d_recs = c->d_gather = c->d_ralt = NULL;
     return rc;
 }
