@@ -100,7 +100,9 @@ struct sorter_cuda {
     sorter_records_t rec;    /* the records' shape (rec.size 0: keys) */
     void *d_recs;            /* the records (memory of their own: cuda_stream.c), */
     char *d_gather;          /* in it: room to gather two slices, */
-    char *d_ralt;            /* and the keys' alternates, or NULL (in d_alt) */
+    char *d_ralt;            /* the keys' alternates, or NULL (in d_alt), */
+    char *d_rscratch;        /* and CUB's scratch, or NULL (d_scratch) */
+    size_t rscratch_bytes;
     /* for --stats: every chunk streamed, its stages' seconds (wall: the stage from
      * its first slice to its last; busy: each side's own time) */
     unsigned long long streamed_keys, streamed_records, streamed_bytes;

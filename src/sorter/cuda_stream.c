@@ -68,21 +68,29 @@ void cuda_stream_report(const sorter_cuda_t *c)
                           c->out_drain);
 }
 
+/* 256-byte aligned (cudaMalloc's alignment, kept for every part of one allocation). */
+static size_t cuda_align(size_t bytes)
+{
+    return (bytes + 255) & ~(size_t)255;
+}
+
 /* Room on device g for n binary records r streamed: their keys and indices in its
  * buffers, laid out as cuda_index_on() lays them (a key and its index in d_keys,
  * their alternates in d_alt, 12 bytes each); in memory of their own (c->d_recs) the
- * records, room to gather two slices (c->d_gather), and the alternates where d_alt
- * is too small for them (bitonic keeps little there: c->d_ralt); all within what
+ * records, room to gather two slices (c->d_gather), and where g's buffers are too
+ * small for them (bitonic keeps little in d_alt, and wants no scratch), the
+ * alternates (c->d_ralt) and CUB's scratch (c->d_rscratch); all within what
  * --gpu-memory allows: 1, else 0. */
 static int cuda_records_room(sorter_cuda_t *c, gdev_t *g, size_t n, const sorter_records_t *r)
 {
     size_t scratch, alt = g->cap * (size_t)(g->bitonic ? 4 : 8);
     if (c->width != 8 || n > UINT32_MAX || r->size > CUDA_STREAM_RECORD_MAX ||
-        n * 12 > g->cap * 8 || gk_index_scratch(n, &scratch) != GK_OK ||
-        scratch > g->scratch_bytes)
+        n * 12 > g->cap * 8 || gk_index_scratch(n, &scratch) != GK_OK)
         return 0;
-    size_t gather = (n * r->size + 255) & ~(size_t)255, ralt = gather + 2 * CUDA_STAGE_BYTES;
-    size_t used = g->cap * 8 + alt + g->scratch_bytes, want = ralt + (n * 12 > alt ? n * 12 : 0);
+    size_t gather = cuda_align(n * r->size), ralt = gather + 2 * CUDA_STAGE_BYTES;
+    size_t rscratch = ralt + (n * 12 > alt ? cuda_align(n * 12) : 0);
+    size_t want = rscratch + (scratch > g->scratch_bytes ? scratch : 0);
+    size_t used = g->cap * 8 + alt + g->scratch_bytes;
     if (used > g->allowed || want > g->allowed - used)
         return 0;
     if (gk_malloc(&c->d_recs, want) != GK_OK) {   /* no room after all: not streamed */
@@ -91,6 +99,8 @@ static int cuda_records_room(sorter_cuda_t *c, gdev_t *g, size_t n, const sorter
     }
     c->d_gather = (char *)c->d_recs + gather;
     c->d_ralt = n * 12 > alt ? (char *)c->d_recs + ralt : NULL;
+    c->d_rscratch = scratch > g->scratch_bytes ? (char *)c->d_recs + rscratch : NULL;
+    c->rscratch_bytes = scratch;
     return 1;
 }
 
@@ -301,8 +311,10 @@ static int cuda_sort_records(sorter_cuda_t *c, gdev_t *g, size_t n, const uint32
     int range = max > min ? 64 - __builtin_clzll(max - min) : 0;
     if (range < bits && (gk = gk_rebase(g->d_keys, 8, g->d_keys, 8, n, min, 1, s)))
         return err_set(cuda_fail(g, gk), "%s", g->err);
+    void *scratch = c->d_rscratch ? c->d_rscratch : g->d_scratch;
+    size_t scratch_bytes = c->d_rscratch ? c->rscratch_bytes : g->scratch_bytes;
     if ((gk = gk_sort_index(g->d_keys, alt, vals, vals_alt, n, range < bits ? range : bits,
-                            g->d_scratch, g->scratch_bytes, &res, s)) ||
+                            scratch, scratch_bytes, &res, s)) ||
         (gk = gk_stream_sync(s)))
         return err_set(cuda_fail(g, gk), "%s", g->err);
     *perm = res;
@@ -363,6 +375,6 @@ int cuda_stream_sort(sorter_t *s, const sorter_stream_t *st)
     g->xfer_s += wall - d.spent;
     stats_add(ST_TRANSFER, n * (uint64_t)w, wall - d.spent);
     gk_free(c->d_recs);
-    c->d_recs = c->d_gather = c->d_ralt = NULL;
+    c->d_recs = c->d_gather = c->d_ralt = c->d_rscratch = NULL;
     return rc;
 }

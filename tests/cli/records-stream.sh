@@ -35,10 +35,10 @@ rec_oracle() {
     python3 "$srcdir/recsort.py" "$@" || fail "the oracle failed"
 }
 
-# streamed WHAT COUNT: where a GPU sorted, --stats in RUN_ERR shows COUNT records
-# streamed and both stages.
+# streamed WHAT COUNT: where a GPU sorted (took a chunk), --stats in RUN_ERR shows
+# COUNT records streamed and both stages.
 streamed() {
-    if grep -q 'stats: gpu [0-9]* (' "$RUN_ERR"; then
+    if grep -Eq 'stats: gpu [0-9]+ \(.*\): [1-9][0-9]* chunks' "$RUN_ERR"; then
         grep -Eq "stats: $2 records streamed through gpu" "$RUN_ERR" ||
             fail "$1: a GPU sorted, but did not stream the records: $(cat "$RUN_ERR")"
         grep -Eq "stats: stream in [0-9.]+ s: reading [0-9.]+ s busy .* bound by (reading|PCIe)$" "$RUN_ERR" &&
