@@ -98,9 +98,8 @@ for err in ENOSPC EIO; do
         refused tdir "$what"
     done
 
-    # Records: -T is full while their runs spill (each round's space asked for by
-    # fallocate, then copied into the file mapped, where the file system has it):
-    # at once, and midway; the -o directory is full, for the merge of the spilled
+    # Records: -T is full while their runs spill (each round written in order by
+    # the spill's writer): at once, and midway; the -o directory is full, for the merge of the spilled
     # runs and for records sorted in memory (placed, the space asked for whole).
     for case in "T 0 1M" "T 2000000 1M" "o 0 1M" "o 0 1G" "o 2000000 1G"; do
         read -r where after mem <<<"$case"
