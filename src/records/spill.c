@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* spill.c: sorted runs of records written to one temporary file (see spill.h; the
  * file's layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
- * a share of a round's records into blocks of their own; then each copies its
- * blocks into the file at their offset, through a mapping of the round's bytes
- * reserved by fallocate (ext4 takes one write(2) at a time per file: a lone writer
- * went at 2.2-2.3 GB/s on the H100 machine). Where the file cannot be mapped, a
- * job writes each round, in order, from one of two sets of buffers while the next
- * round is packed into the other. Either way each block is noted in the index.
+ * a share of a round's records into blocks of their own, in one of two sets of
+ * buffers, while a job writes the round before from the other set, in order, and
+ * notes each block in the index.
  */
 #include <config.h>
 
@@ -15,7 +12,6 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -239,77 +235,6 @@ static void spill_write(void *arg)
     }
 }
 
-/* ---- a round placed ------------------------------------------------------------------ */
-
-typedef struct {
-    const spack_t *packs;
-    char *map;             /* the round's first byte, mapped */
-    const uint64_t *at;    /* [threads]: each pack's offset in the round */
-} splace_job_t;
-
-static void spill_copy(void *arg, int i, int nt)
-{
-    const splace_job_t *j = arg;
-    (void)nt;
-    memcpy(j->map + j->at[i], j->packs[i].buf, j->packs[i].len);
-}
-
-/* The packs of a round copied into the file after its last byte, each by the thread
- * that packed it, and noted in the index: GS_OK; GS_OK with s->unmapped set where
- * the file cannot be mapped (nothing done: the writer writes it); or an error (a
- * full disk, no memory). */
-static int spill_place(rspill_t *s, srun_t *run, const spack_t *packs)
-{
-#if defined(__linux__)
-    int nt = pool_size(s->pool);
-    uint64_t *at = malloc(sizeof *at * (size_t)nt), total = 0;
-    if (!at)
-        return err_set(GS_ENOMEM, "out of memory");
-    for (int i = 0; i < nt; i++) {
-        if (packs[i].failed) {
-            free(at);
-            return err_set(GS_ENOMEM, "out of memory");
-        }
-        at[i] = total;
-        total += packs[i].len;
-    }
-    int rc = GS_OK;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = s->bytes - s->bytes % page;
-    if (total == 0 || s->bytes + total - start > SIZE_MAX)
-        goto out;
-    if (fallocate(s->fd, 0, (off_t)s->bytes, (off_t)total) != 0) {
-        if (errno == EOPNOTSUPP || errno == ENOSYS)
-            s->unmapped = 1;
-        else
-            rc = err_sys(GS_EIO, errno, "write error on temporary file '%s'", s->path);
-        goto out;
-    }
-    size_t len = (size_t)(s->bytes + total - start);
-    char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)start);
-    if (map == MAP_FAILED) {   /* the space reserved goes back: written in order */
-        s->unmapped = 1;
-        if (ftruncate(s->fd, (off_t)s->bytes) != 0)
-            rc = err_sys(GS_EIO, errno, "write error on temporary file '%s'", s->path);
-        goto out;
-    }
-    splace_job_t j = { .packs = packs, .map = map + (s->bytes - start), .at = at };
-    pool_run(s->pool, spill_copy, &j);
-    munmap(map, len);   /* the pages stay in the page cache, out of our memory */
-    for (int i = 0; i < nt && rc == GS_OK; i++)
-        rc = spill_note(s, run, &packs[i], s->bytes + at[i]);
-    s->bytes += total;
-    stats_add(ST_SPILL, total, 0);
-out:
-    free(at);
-    return rc;
-#else
-    (void)run;
-    (void)packs;
-    s->unmapped = 1;
-    return GS_OK;
-#endif
-}
-
 int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
 {
     if (n == 0)
@@ -343,13 +268,8 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
                 spill_pack(&j, i, nt);
         if (posted)
             job_wait(&s->writer);   /* the round before, written from the other set */
-        posted = 0;
-        if (w.rc == GS_OK && !s->unmapped)
-            w.rc = spill_place(s, run, j.packs);
         if (w.rc != GS_OK)
             break;
-        if (!s->unmapped)
-            continue;
         w.packs = s->packs[cur];
         job_post(&s->writer, spill_write, &w);
         posted = 1;

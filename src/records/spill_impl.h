@@ -58,9 +58,7 @@ struct rspill {
     size_t nblocks, bcap;
     spack_t *packs[2];     /* one a thread, two sets: one packed while the other is
                               written */
-    job_t writer;          /* writes a round's blocks while the next round is packed,
-                              where the file cannot be mapped (unmapped) */
-    int unmapped;          /* 1: rounds written by the writer, not placed */
+    job_t writer;          /* writes a round's blocks while the next round is packed */
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
