@@ -111,7 +111,7 @@ static int stream_check_end(stream_t *s)
     int rc = one ? stream_fill(s, one, 1, &got) : err_set(GS_ENOMEM, "out of memory");
     free(one);
     if (rc == GS_OK && got)
-        rc = err_set(GS_EINPUT, "%s: grew while it was read, past the keys the GPU took",
+        rc = err_set(GS_EINPUT, "%s: grew while it was read, past what the GPU took",
                      s->r ? kreader_name(s->r) : "input");
     if (rc == GS_OK && s->carry.n)
         rc = ctx_odd_keys(s->c, s->odd_name, s->odd_bytes, s->total);
