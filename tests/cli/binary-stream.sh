@@ -18,27 +18,14 @@
 need_gscheck
 
 n=3000000
-can_fallocate=no
-if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; then
-    can_fallocate=yes
-fi
 
 # streamed WHAT: the --stats in RUN_ERR show the keys streamed wherever a GPU sorted.
 streamed() {
     if grep -q 'stats: gpu [0-9]* (' "$RUN_ERR"; then
         grep -Eq "stats: $n keys streamed through gpu" "$RUN_ERR" ||
             fail "$1: a GPU sorted, but did not stream the keys: $(cat "$RUN_ERR")"
-        grep -Eq "stats: stream in [0-9.]+ s: reading [0-9.]+ s busy .* bound by (reading|PCIe)$" "$RUN_ERR" &&
-            grep -Eq "stats: stream out [0-9.]+ s(: PCIe [0-9.]+ s busy|, placed by [0-9]+ threads).* bound by (PCIe|writing|placing)$" "$RUN_ERR" ||
-            fail "$1: --stats lacks the stream's stages: $(cat "$RUN_ERR")"
+        stream_stages "$1"
     fi
-}
-
-# placed FILE WHAT: --stats in RUN_ERR counts all of FILE's bytes as written mapped.
-placed() {
-    [ "$can_fallocate" = yes ] || return 0
-    grep -q "stats: $(wc -c <"$1") bytes written mapped, placed by 2 threads" "$RUN_ERR" ||
-        fail "$2: not placed: $(cat "$RUN_ERR")"
 }
 
 # ok WHAT: exit 0, nothing on stdout (the output went to -o).

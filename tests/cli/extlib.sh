@@ -32,6 +32,37 @@ need_faultfs() {
     export FAULTFS FAULT_PRELOAD
 }
 
+# need_gsrec: GSREC names the records' generator, or the test skips (a relative
+# GSREC must be made absolute before lib.sh moves into the test's directory).
+need_gsrec() {
+    : "${GSREC:=}"
+    [ -n "$GSREC" ] || skip "GSREC is not set"
+    [ -x "$GSREC" ] || skip "$GSREC is not built"
+}
+
+# placed FILE WHAT: where this file system has fallocate, --stats in RUN_ERR counts
+# all of FILE's bytes as written mapped, placed by 2 threads (--parallel=2).
+placed() {
+    if [ -z "${can_fallocate:-}" ]; then
+        can_fallocate=no
+        if command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null; then
+            can_fallocate=yes
+        fi
+        rm -f probe.bin
+    fi
+    [ "$can_fallocate" = yes ] || return 0
+    grep -q "stats: $(wc -c <"$1") bytes written mapped, placed by 2 threads" "$RUN_ERR" ||
+        fail "$2: not placed: $(cat "$RUN_ERR")"
+}
+
+# stream_stages WHAT: --stats in RUN_ERR gives both stages of a stream through a GPU
+# (pipeline/stream.c), each with its sides and its bound.
+stream_stages() {
+    grep -Eq "stats: stream in [0-9.]+ s: reading [0-9.]+ s busy .* bound by (reading|PCIe)$" "$RUN_ERR" &&
+        grep -Eq "stats: stream out [0-9.]+ s(: PCIe [0-9.]+ s busy|, placed by [0-9]+ threads).* bound by (PCIe|writing|placing)$" "$RUN_ERR" ||
+        fail "$1: --stats lacks the stream's stages: $(cat "$RUN_ERR")"
+}
+
 # dir_empty DIR WHAT: DIR exists and holds nothing.
 dir_empty() {
     [ -d "$1" ] || fail "$2: $1 is gone"

@@ -13,9 +13,7 @@ case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 
-: "${GSREC:=}"
-[ -n "$GSREC" ] || skip "GSREC is not set"
-[ -x "$GSREC" ] || skip "$GSREC is not built"
+need_gsrec
 command -v python3 >/dev/null 2>&1 || skip "python3 (the oracle) is missing"
 
 # rec_oracle SIZE OFFSET TYPE ENDIAN FILE...: the four expected outputs (recsort.py:

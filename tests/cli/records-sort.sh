@@ -17,9 +17,7 @@ case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 
-: "${GSREC:=}"
-[ -n "$GSREC" ] || skip "GSREC is not set"
-[ -x "$GSREC" ] || skip "$GSREC is not built"
+need_gsrec
 
 TAB=$(printf '\t')
 
