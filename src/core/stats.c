@@ -23,6 +23,7 @@ static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
 static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
 static double copied_s;         /* and the seconds it took (under stats_lock) */
 static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
+static uint64_t records_mapped; /* records' inputs mapped whole (under stats_lock) */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
@@ -89,6 +90,13 @@ void stats_note_read_mapped(uint64_t bytes)
 {
     pthread_mutex_lock(&stats_lock);
     read_mapped += bytes;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_records_mapped(uint64_t bytes)
+{
+    pthread_mutex_lock(&stats_lock);
+    records_mapped += bytes;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -179,6 +187,9 @@ void stats_print(double total)
     if (read_mapped)
         fprintf(stderr, "gpusort: stats: %llu bytes of text read mapped, scanned in place "
                 "(their reading is in the parse)\n", (unsigned long long)read_mapped);
+    if (records_mapped)
+        fprintf(stderr, "gpusort: stats: %llu bytes of records read mapped, indexed in place "
+                "(no copy)\n", (unsigned long long)records_mapped);
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
                 "threads\n", (unsigned long long)mapped_bytes, mapped_threads);

@@ -41,6 +41,10 @@ void stats_note_copy_out(uint64_t bytes, double seconds);
 /* Text read mapped (input.c): bytes scanned straight from the page cache. */
 void stats_note_read_mapped(uint64_t bytes);
 
+/* Records read mapped (records/loader.c): an input's bytes used where the page cache
+ * holds them, not copied. */
+void stats_note_records_mapped(uint64_t bytes);
+
 /* Text written mapped (output.c): bytes, formatted in place by this many threads. */
 void stats_note_mapped(uint64_t bytes, int threads);
 

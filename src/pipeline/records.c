@@ -122,7 +122,10 @@ static int records_in_memory(ctx_t *c, const rtable_t *t, const uint64_t *order,
 {
     output_t *out;
     int rc = records_output(c, &out);
-    return rc ? rc : ctx_finish(remit_write(t, c->pool, order, n, out), out);
+    if (rc)
+        return rc;
+    rc = remit_write(t, c->pool, order, n, out);
+    return ctx_finish(rc ? rc : rtable_intact(t), out);
 }
 
 /* The runs merged into the output, the header first. */

@@ -6,6 +6,15 @@
  * carry, the next chunk's first bytes). A regular file's piece of a chunk is read
  * with pread(2), by every thread at once where it is large; anything else (a pipe)
  * by read(2) in pieces.
+ *
+ * A lone regular input that fits in one chunk is not read at all but mapped: the
+ * arena is the page cache's pages of the file, private, with RTABLE_SLACK bytes
+ * and more of zeros after its end (an anonymous reservation the file is mapped over
+ * the start of). Reading it into memory of our own cost a copy of every byte and,
+ * worse, a freshly zeroed page for each page copied (doc/perf/RESULTS.md,
+ * 2026-11-25). A SIGBUS in the mapping (the file cut short by another program) is a
+ * read error of the file (cleanup_watch_map), and the file's bytes are those it had
+ * when opened: it is read to that size.
  */
 #include <config.h>
 
@@ -13,14 +22,17 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/mem.h"
 #include "core/stats.h"
 #include "core/stdfds.h"
+#include "core/tuning.h"
 #include "records/table.h"
 
 #define LOADER_READ ((size_t)16 << 20)            /* bytes one read(2) asks for */
@@ -38,6 +50,13 @@ struct rloader {
     char *carry;           /* the partial line (record) that ended the last chunk */
     size_t carry_len, carry_cap;
     char **names;          /* every input's escaped name, made as it is opened */
+    /* the arena, where it is the input mapped (NULL: memory of ours) */
+    char *map;
+    size_t map_len;        /* the reservation's bytes */
+    int map_watch;         /* its SIGBUS watch */
+    int map_fd;            /* the file, kept open to check its size (-1: none) */
+    uint64_t map_size;     /* its size when mapped */
+    const char *map_name;
 };
 
 /* ---- the arena --------------------------------------------------------------------- */
@@ -60,6 +79,82 @@ static int loader_reserve(rtable_t *t, size_t more)
     t->arena = a;
     t->cap = cap;
     return GS_OK;
+}
+
+/* ---- a lone input mapped ------------------------------------------------------------ */
+
+static size_t loader_page(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    return ps > 0 ? (size_t)ps : 4096;
+}
+
+/* Let the mapped arena go: its pages leave the process, not the page cache. */
+static void loader_unmap(rtable_t *t, rloader_t *ld)
+{
+    if (!ld->map)
+        return;
+    cleanup_unwatch_map(ld->map_watch);
+    munmap(ld->map, ld->map_len);
+    if (ld->map_fd > STDIN_FILENO)
+        close(ld->map_fd);
+    ld->map = NULL;
+    ld->map_len = 0;
+    ld->map_watch = -1;
+    ld->map_fd = -1;
+    t->arena = NULL;
+    t->bytes = t->cap = 0;
+}
+
+/* Where the open input is the only one, a regular file read from its start, of
+ * READ_MAP_MIN bytes or more and no more than a chunk: map it as the arena, size
+ * bytes then zeros, and count it read (*mapped 1). Anything that does not map, or
+ * cannot be watched, leaves *mapped 0: the input is read as any other. */
+static void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
+{
+    *mapped = 0;
+    struct stat st;
+    if (!ld->regular || t->set->ninputs != 1 || ld->pos != 0 || t->arena ||
+        fstat(ld->fd, &st) != 0)
+        return;
+    uint64_t size = (uint64_t)st.st_size;
+    size_t page = loader_page();
+    if (size < READ_MAP_MIN || size > ld->limit || size > SIZE_MAX - 2 * page - RTABLE_SLACK)
+        return;
+    double t0 = stats_now();
+    size_t file_len = ((size_t)size + page - 1) / page * page;
+    size_t len = ((size_t)size + 1 + RTABLE_SLACK + page - 1) / page * page;
+    char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a == MAP_FAILED)
+        return;
+    /* Private and writable: the terminator a last line lacks is written after it
+     * (loader_end_input), into a page of the process's own. */
+    if (mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, ld->fd, 0) ==
+        MAP_FAILED) {
+        munmap(a, len);
+        return;
+    }
+    int watch = cleanup_watch_map(a, file_len, ld->name);
+    if (watch < 0) {
+        munmap(a, len);
+        return;
+    }
+#ifdef MADV_WILLNEED
+    madvise(a, file_len, MADV_WILLNEED);   /* read from the disk ahead, where it must be */
+#endif
+    ld->map = a;
+    ld->map_len = len;
+    ld->map_watch = watch;
+    ld->map_size = size;
+    ld->map_name = ld->name;
+    t->arena = a;
+    t->cap = (size_t)size + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
+    t->bytes = (size_t)size;
+    ld->pos = size;
+    stats_add(ST_READ, size, stats_now() - t0);
+    stats_note_records_mapped(size);
+    *mapped = 1;
 }
 
 /* ---- reading ----------------------------------------------------------------------- */
@@ -243,6 +338,7 @@ static int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg)
 /* Fill the arena with the next chunk: segments of the inputs, whole lines. */
 static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
 {
+    loader_unmap(t, ld);   /* a mapped input was the whole of the last chunk */
     t->bytes = 0;
     t->nseg = 0;
     rseg_t *sg = NULL;
@@ -263,6 +359,15 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
             if ((rc = loader_open_next(t, ld)) != GS_OK)
                 return rc;
             sg = loader_segment(t, ld, 1);
+            int mapped;
+            loader_map(t, ld, &mapped);
+            if (mapped) {   /* the whole input, read to the size it had */
+                ld->map_fd = ld->fd;   /* kept with the mapping: rtable_intact() */
+                ld->fd = -1;
+                if ((rc = loader_end_input(t, ld, sg)) != GS_OK)
+                    return rc;
+                continue;
+            }
         }
         size_t room = t->bytes < ld->limit ? ld->limit - t->bytes : 0, got;
         if (room == 0) {
@@ -304,6 +409,17 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
         return err_set(GS_ENOMEM, "out of memory");
     ld->limit = limit ? limit : 1;
     ld->fd = -1;
+    ld->map_watch = ld->map_fd = -1;
+    return GS_OK;
+}
+
+int rtable_intact(const rtable_t *t)
+{
+    const rloader_t *ld = t->loader;
+    struct stat st;
+    if (ld && ld->map && fstat(ld->map_fd, &st) == 0 && (uint64_t)st.st_size < ld->map_size)
+        return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
+                       ld->map_name);
     return GS_OK;
 }
 
@@ -314,6 +430,11 @@ int rtable_next(rtable_t *t, int *more)
     int rc = loader_fill(t, ld, more);
     if (rc == GS_OK)
         rc = rtable_index(t);
+    /* A mapped file cut short in its last page reads as NUL bytes there: a bad key,
+     * say, that is really the read error. */
+    int intact = ld->map ? rtable_intact(t) : GS_OK;
+    if (intact)
+        return intact;
     if (rc)
         return rc;
     for (int i = 0; i < t->nseg; i++) {
@@ -336,6 +457,7 @@ void rtable_close(rtable_t *t)
 {
     rloader_t *ld = t->loader;
     if (ld) {
+        loader_unmap(t, ld);
         loader_close_input(ld);
         for (int i = 0; ld->names && i < t->set->ninputs; i++)
             free(ld->names[i]);

@@ -72,6 +72,11 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit);
  * field, a binary input not a whole number of records, no memory). */
 int rtable_next(rtable_t *t, int *more);
 
+/* GS_OK, or the read error of an input that was mapped (loader.c) and has been cut
+ * short since: the bytes read from its last page may be NULs where the file's were
+ * not. Called once the chunk's bytes have all been read (indexed, written out). */
+int rtable_intact(const rtable_t *t);
+
 /* Line (or record) l's bytes, its terminator included: its start, *len its length. */
 static inline const char *rtable_line(const rtable_t *t, size_t l, size_t *len)
 {

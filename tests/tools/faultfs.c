@@ -23,7 +23,8 @@
  *   GS_FAULT_READ_AFTER=N     after N bytes read in total from such files, reads
  *                             from them fail; the read that crosses N is cut short
  *   GS_FAULT_READ_ERRNO=EIO|ENOSPC|EMFILE  their errno (default EIO)
- * Mappings (mmap of such a file for reading, as gpusort reads a large text input):
+ * Mappings (mmap of such a file for reading, as gpusort reads a large text input, or
+ * any private mapping of it):
  *   with any read setting above, or GS_FAULT_REPORT, they fail (ENODEV), so that
  *                             the program reads the file with read(2) or pread(2)
  *                             and the settings apply
@@ -743,7 +744,9 @@ static void *_Atomic real_mmap64_p;
 static void *fault_mmap(mmap_fn real, void *addr, size_t len, int prot, int flags, int fd,
                         off_t off)
 {
-    if (fd < 0 || (prot & PROT_WRITE) || !fault_affects(fd))
+    /* A shared writable mapping writes the file (placed output); a private one,
+     * writable or not, only reads it (a records input, mapped as its table's arena). */
+    if (fd < 0 || ((prot & PROT_WRITE) && (flags & MAP_SHARED)) || !fault_affects(fd))
         return real(addr, len, prot, flags, fd, off);
     if (fault_read_max || fault_read_after != UINT64_MAX || fault_counting) {
         errno = ENODEV;
