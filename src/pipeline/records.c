@@ -118,7 +118,7 @@ static int records_output(ctx_t *c, output_t **out)
 }
 
 /* Everything fitted in the first chunk: ordered, written out at once. */
-static int records_in_memory(ctx_t *c, const rtable_t *t, const uint64_t *order, size_t n)
+static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n)
 {
     output_t *out;
     int rc = records_output(c, &out);

@@ -10,6 +10,10 @@
  * thread gathers its share into a buffer of its own and writes it at its offset
  * (pwrite). Elsewhere (a pipe), the threads copy batches into buffers of their own
  * that the calling thread writes in order.
+ *
+ * The measure turns order[] (the caller's, used up) into where words for text: each
+ * line's offset and length, so that the copies read each line alone, with no second
+ * random read of the table's starts, and no array of their own (fresh pages).
  */
 #include <config.h>
 
@@ -24,6 +28,49 @@
 
 #define EMIT_BATCH ((size_t)1 << 18)   /* records a thread copies between two writes */
 
+/* Where a line of text lies, in one word: its offset in the arena above
+ * WHERE_LEN_BITS bits of its length, or 0 there for a line of WHERE_LEN_MAX bytes or
+ * more (every line has its terminator, so no line's length is 0): arenas under 2^44
+ * bytes. */
+#define WHERE_LEN_BITS 20
+#define WHERE_LEN_MAX ((size_t)1 << WHERE_LEN_BITS)
+#define WHERE_ARENA_MAX ((uint64_t)1 << (64 - WHERE_LEN_BITS))
+
+static inline uint64_t where_pack(size_t off, size_t len)
+{
+    return (uint64_t)off << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
+}
+
+static inline size_t where_off(uint64_t w)
+{
+    return (size_t)(w >> WHERE_LEN_BITS);
+}
+
+/* Record r of the output, *len its length: order[r] a table line, or, where where is
+ * 1, a where word. */
+static inline const char *emit_record(const rtable_t *t, const uint64_t *order, int where,
+                                      size_t r, size_t *len)
+{
+    if (!where)
+        return rtable_line(t, (size_t)order[r], len);
+    const char *s = t->arena + where_off(order[r]);
+    *len = (size_t)(order[r] & (WHERE_LEN_MAX - 1));
+    if (*len == 0)   /* a long line: to its terminator, which the arena holds */
+        *len = (size_t)((const char *)memchr(s, t->term, t->bytes - (size_t)(s - t->arena)) -
+                        s) + 1;
+    return s;
+}
+
+/* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: table.h). */
+static inline void emit_ahead(const rtable_t *t, const uint64_t *order, int where, size_t r,
+                              size_t end)
+{
+    if (!where)
+        rtable_ahead(t, order, r, end);
+    else if (r + RTABLE_AHEAD < end)
+        __builtin_prefetch(t->arena + where_off(order[r + RTABLE_AHEAD]));
+}
+
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -33,6 +80,7 @@ typedef struct {
 typedef struct {
     const rtable_t *t;
     const uint64_t *order;
+    int where;              /* 1: order[] holds where words */
     size_t lo, hi;          /* the records of this round */
     emit_buf_t *bufs;       /* one a thread */
 } emit_job_t;
@@ -48,8 +96,9 @@ static void emit_gather(void *arg, int i, int n)
     hi += j->lo;
     size_t need = 0, len;
     for (size_t r = lo; r < hi; r++) {
-        rtable_ahead_start(j->t, j->order, r, hi);
-        rtable_line(j->t, (size_t)j->order[r], &len);
+        if (!j->where)
+            rtable_ahead_start(j->t, j->order, r, hi);
+        emit_record(j->t, j->order, j->where, r, &len);
         need += len;
     }
     b->len = 0;
@@ -64,8 +113,8 @@ static void emit_gather(void *arg, int i, int n)
     }
     char *d = b->buf;
     for (size_t r = lo; r < hi; r++) {
-        rtable_ahead(j->t, j->order, r, hi);
-        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        emit_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = emit_record(j->t, j->order, j->where, r, &len);
         rtable_copy(j->t, d, b->buf + b->cap, s, len);
         d += len;
     }
@@ -77,33 +126,10 @@ static void emit_gather(void *arg, int i, int n)
 #define EMIT_SPREAD_BUF ((size_t)4 << 20)   /* a thread's bytes between two writes */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)   /* fewer records: written in order */
 
-/* Where a line of text lies, in one word: its offset in the arena above
- * WHERE_LEN_BITS bits of its length (lines under 1 MiB, arenas under 2^44 bytes). */
-#define WHERE_LEN_BITS 20
-#define WHERE_LEN_MAX ((size_t)1 << WHERE_LEN_BITS)      /* a line this long: no word */
-#define WHERE_ARENA_MAX ((uint64_t)1 << (64 - WHERE_LEN_BITS))
-
-static inline uint64_t where_pack(size_t off, size_t len)
-{
-    return (uint64_t)off << WHERE_LEN_BITS | len;
-}
-
-static inline size_t where_off(uint64_t w)
-{
-    return (size_t)(w >> WHERE_LEN_BITS);
-}
-
-static inline size_t where_len(uint64_t w)
-{
-    return (size_t)(w & (WHERE_LEN_MAX - 1));
-}
-
 typedef struct {
     const rtable_t *t;
-    const uint64_t *order;
-    uint64_t *where;        /* text: where order[r]'s line lies (where_pack), or NULL */
-    int long_line;          /* 1: a line of WHERE_LEN_MAX or more, where[] not used
-                               (atomic) */
+    uint64_t *order;        /* table lines, made where words by the measure (where) */
+    int where;
     size_t n;
     output_t *out;
     char *map;              /* placed: the file mapped from the header's first byte */
@@ -119,15 +145,16 @@ static void emit_measure(void *arg, int i, int n)
     spread_job_t *j = arg;
     size_t lo, hi, len;
     pool_share(j->n, i, n, &lo, &hi);
+    if (j->t->rsize) {   /* records of one size */
+        j->bytes[i] = (uint64_t)(hi - lo) * j->t->rsize;
+        return;
+    }
     uint64_t sum = 0;
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead_start(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
-        if (j->where) {
-            j->where[r] = where_pack((size_t)(s - j->t->arena), len);
-            if (len >= WHERE_LEN_MAX)
-                __atomic_store_n(&j->long_line, 1, __ATOMIC_RELAXED);
-        }
+        if (j->where)
+            j->order[r] = where_pack((size_t)(s - j->t->arena), len);
         sum += len;
     }
     j->bytes[i] = sum;
@@ -147,8 +174,8 @@ static void emit_spread(void *arg, int i, int n)
         return;
     }
     for (size_t r = lo; r < hi && j->rc[i] == GS_OK; r++) {
-        rtable_ahead(j->t, j->order, r, hi);
-        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        emit_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = emit_record(j->t, j->order, j->where, r, &len);
         if (fill + len > EMIT_SPREAD_BUF && fill > 0) {
             j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);
             off += fill;
@@ -176,18 +203,9 @@ static void emit_place(void *arg, int i, int n)
     pool_share(j->n, i, n, &lo, &hi);
     char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
     char *p = at, *released = at;
-    const char *arena = j->t->arena;
     for (size_t r = lo; r < hi; r++) {
-        const char *s;
-        if (j->where) {
-            if (r + RTABLE_AHEAD < hi)
-                __builtin_prefetch(arena + where_off(j->where[r + RTABLE_AHEAD]));
-            s = arena + where_off(j->where[r]);
-            len = where_len(j->where[r]);
-        } else {
-            rtable_ahead(j->t, j->order, r, hi);
-            s = rtable_line(j->t, (size_t)j->order[r], &len);
-        }
+        emit_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = emit_record(j->t, j->order, j->where, r, &len);
         rtable_copy(j->t, p, end, s, len);
         p += len;
         if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
@@ -217,15 +235,19 @@ static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const c
 
 /* Write the header and the records at their offsets, where the output is a file that
  * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
- * error. */
-static int emit_spread_all(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
-                           output_t *out, const char *h, size_t hlen, int *done)
+ * error. *where 1 where order[] now holds where words (emit_record()). */
+static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
+                           output_t *out, const char *h, size_t hlen, int *done, int *where)
 {
-    *done = 0;
+    *done = *where = 0;
     int nt = pool_size(pool);
     if (nt < 2 || n < EMIT_SPREAD_MIN)
         return GS_OK;
+    /* Text: the measure notes where each record's line lies, so that the copy reads
+     * the line alone, one random read a record where it took two (the line's start,
+     * then its bytes). */
     spread_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
+                       .where = !t->rsize && t->bytes < WHERE_ARENA_MAX,
                        .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
                        .rc = calloc((size_t)nt, sizeof(int)) };
     int rc = GS_OK;
@@ -233,16 +255,8 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, const uint64_t *orde
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    /* Text: the measure notes where each record's line lies (where_pack), so that
-     * the copy reads the line alone, one random read a record where it took two
-     * (the line's start, then its bytes). Without the memory, as before. */
-    if (!t->rsize && t->bytes < WHERE_ARENA_MAX)
-        j.where = mem_alloc(sizeof *j.where * n);
     pool_run(pool, emit_measure, &j);
-    if (j.long_line) {
-        free(j.where);
-        j.where = NULL;
-    }
+    *where = j.where;
     uint64_t total = hlen;
     for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
         uint64_t b = j.bytes[i];
@@ -265,7 +279,6 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, const uint64_t *orde
     rc = rc ? rc : rc2;
     *done = 1;
 out:
-    free(j.where);
     free(j.bytes);
     free(j.rc);
     return rc;
@@ -273,19 +286,19 @@ out:
 
 /* ---- in order: batches copied by the threads, written by the caller ----------------- */
 
-int remit_write(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
-                output_t *out)
+int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, output_t *out)
 {
     size_t hlen = 0;
     const char *h = rtable_header(t, &hlen);
-    int done;
+    int done, where;
     progress_phase("writing");
-    int rc = emit_spread_all(t, pool, order, n, out, h, h ? hlen : 0, &done);
+    int rc = emit_spread_all(t, pool, order, n, out, h, h ? hlen : 0, &done, &where);
     if (rc || done)
         return rc;
     rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
     int nt = pool_size(pool);
-    emit_job_t j = { .t = t, .order = order, .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
+    emit_job_t j = { .t = t, .order = order, .where = where,
+                     .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
     if (!j.bufs)
         return err_set(GS_ENOMEM, "out of memory");
     for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {

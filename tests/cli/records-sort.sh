@@ -247,8 +247,9 @@ for f in wide.csv narrow.csv; do
     done
 done
 
-# A line of 1 MiB or more among many, to a file: the copy finds the lines through
-# the index, not through the offsets and lengths the measure notes for short ones.
+# A line of 1 MiB or more among many, to a file and to a pipe: the measure notes
+# each line's offset and length in one word, but for a line this long its offset
+# alone, and the copy finds its end by its terminator.
 {
     cat narrow.csv
     printf '7,123,%s\n' "$(head -c 1200000 /dev/zero | tr '\0' x)"
@@ -256,6 +257,9 @@ done
 LC_ALL=C sort -t, -k2,2 -n longl.csv >exp.out
 gs_ok /dev/null --parallel=4 -t, -k2,2 longl.csv -o got.out
 same exp.out got.out "a 1.2 MB line among 150,000, -o"
+"$GPUSORT" --parallel=4 -t, -k2,2 longl.csv 2>"$RUN_ERR" | cat >got.out
+[ ! -s "$RUN_ERR" ] || fail "a 1.2 MB line among 150,000, to a pipe: $(head -c 2000 "$RUN_ERR")"
+same exp.out got.out "a 1.2 MB line among 150,000, to a pipe"
 
 # To /dev/null (-o, and standard output), a file that cannot be mapped nor have its
 # space reserved: written in order, in memory and spilled.
