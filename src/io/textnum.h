@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
 #include "core/keys.h"
 
 /* Most bytes one formatted key takes, its '\n' included: "-9223372036854775808\n". */
@@ -29,6 +31,51 @@ typedef struct {
 
 /* 10^0 .. 10^19, for both directions. */
 extern const uint64_t tn_pow10[20];
+
+/* High bit set in each byte of x that is not an ASCII digit. Exact for every byte
+ * up to and including the first non-digit (carries only run upwards from bytes that
+ * are not digits), which is all the caller uses. */
+static inline uint64_t tn_nondigit_mask(uint64_t x)
+{
+    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, k30 = 0x3030303030303030ull;
+    uint64_t c = ((x & hi) ^ k30) | (((x + 0x0606060606060606ull) & hi) ^ k30);
+    return (((c & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | c) & 0x8080808080808080ull;
+}
+
+/* The value of the len (1..8) digits at the low bytes of x (first digit lowest). */
+static inline uint64_t tn_swar_value(uint64_t x, unsigned len)
+{
+    x = (x & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - len));
+    x = (x * 2561) >> 8;
+    x = ((x & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    return ((x & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+}
+
+/* Where s[0..n) is 1 to 16 ASCII digits and nothing else (the common key), 1 with
+ * their value in *v; else 0 (a sign, blanks, more digits, anything else: the caller
+ * parses it carefully). Reads the 16 bytes at s whatever n: they must be there. */
+static inline int tn_digits16(const char *s, size_t n, uint64_t *v)
+{
+    if (n - 1 >= 16)
+        return 0;
+    uint64_t x0, x1;
+    memcpy(&x0, s, 8);
+    uint64_t m0 = tn_nondigit_mask(x0);
+    unsigned d0 = m0 ? (unsigned)__builtin_ctzll(m0) >> 3 : 8;   /* digits first */
+    if (n <= 8) {
+        if (d0 < n)
+            return 0;
+        *v = tn_swar_value(x0, (unsigned)n);
+        return 1;
+    }
+    memcpy(&x1, s + 8, 8);
+    uint64_t m1 = tn_nondigit_mask(x1);
+    unsigned d1 = m1 ? (unsigned)__builtin_ctzll(m1) >> 3 : 8;
+    if (d0 < 8 || d1 < n - 8)
+        return 0;
+    *v = tn_swar_value(x0, 8) * tn_pow10[n - 8] + tn_swar_value(x1, (unsigned)(n - 8));
+    return 1;
+}
 
 /* An upper bound on the keys a block of len bytes can hold: out needs this room. */
 static inline size_t tn_max_keys(size_t len) { return len / 2 + 1; }

@@ -76,25 +76,6 @@ const uint64_t tn_pow10[20] = {
     100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
 };
 
-/* High bit set in each byte of x that is not an ASCII digit. Exact for every byte
- * up to and including the first non-digit (carries only run upwards from bytes that
- * are not digits), which is all the caller uses. */
-static inline uint64_t tn_nondigit_mask(uint64_t x)
-{
-    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, k30 = 0x3030303030303030ull;
-    uint64_t c = ((x & hi) ^ k30) | (((x + 0x0606060606060606ull) & hi) ^ k30);
-    return (((c & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | c) & 0x8080808080808080ull;
-}
-
-/* The value of the len (1..8) digits at the low bytes of x (first digit lowest). */
-static inline uint64_t tn_swar_value(uint64_t x, unsigned len)
-{
-    x = (x & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - len));
-    x = (x * 2561) >> 8;
-    x = ((x & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    return ((x & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
-}
-
 /* The careful path for long tokens: one digit at a time, every step checked. */
 static int tn_parse_slow(const unsigned char **pp, const unsigned char *end, uint64_t *mag)
 {

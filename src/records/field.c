@@ -53,7 +53,12 @@ int field_key(const char *line, size_t len, int f, int sep, key_type_t type, uin
 {
     if (!field_find(line, len, f, sep, b, e))
         return FIELD_MISSING;
-    size_t s = *b, t = *e;
+    return field_parse(line, *b, *e, type, raw);
+}
+
+int field_parse(const char *line, size_t b, size_t e, key_type_t type, uint64_t *raw)
+{
+    size_t s = b, t = e;
     while (s < t && (field_blank((unsigned char)line[s]) || line[s] == '\r'))
         s++;
     while (t > s && (field_blank((unsigned char)line[t - 1]) || line[t - 1] == '\r'))

@@ -22,6 +22,11 @@ enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE };
  * hold) then the non-blanks after it, here without the blanks. 1, or 0 where the line has fewer than f fields. */
 int field_find(const char *line, size_t len, int f, int sep, size_t *b, size_t *e);
 
+/* The integer of type in line[b..e) (a field), blanks (space, tab, LF, CR) around it
+ * allowed, into *raw: FIELD_OK, FIELD_EMPTY (blanks only), FIELD_NOT_INT or
+ * FIELD_RANGE. */
+int field_parse(const char *line, size_t b, size_t e, key_type_t type, uint64_t *raw);
+
 /* The key of line[0..len): field f's integer of type, blanks (space, tab, LF, CR)
  * around it allowed, into *raw (two's complement bits, as tn_parse()). FIELD_OK, or why
  * not: the field is missing or empty (blanks only), or not an integer, or out of

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
+#include "io/textnum.h"
 #include "records/field.h"
 #include "records/table.h"
 
@@ -80,58 +81,60 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
 
 /* ---- line ends, 64 bytes at a time -------------------------------------------------- */
 
-/* Bit i set where p[i] is c, for i < 64. */
-static inline uint64_t table_mask64(const char *p, char c)
+/* Bit i set where p[i] is c or d, for i < 64 (c == d: where it is c). */
+static inline uint64_t table_mask64(const char *p, char c, char d)
 {
 #ifdef __SSE2__
-    __m128i v = _mm_set1_epi8(c);
+    __m128i v = _mm_set1_epi8(c), w = _mm_set1_epi8(d);
     uint64_t m = 0;
     for (int i = 0; i < 4; i++) {
         __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * i));
-        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)) << (16 * i);
+        __m128i y = _mm_or_si128(_mm_cmpeq_epi8(x, v), _mm_cmpeq_epi8(x, w));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(y) << (16 * i);
     }
     return m;
 #else
     uint64_t m = 0;
     for (int i = 0; i < 64; i++)
-        m |= (uint64_t)(p[i] == c) << i;
+        m |= (uint64_t)(p[i] == c || p[i] == d) << i;
     return m;
 #endif
 }
 
 /* The same for the n < 64 bytes at p. */
-static inline uint64_t table_mask_tail(const char *p, size_t n, char c)
+static inline uint64_t table_mask_tail(const char *p, size_t n, char c, char d)
 {
     uint64_t m = 0;
     for (size_t i = 0; i < n; i++)
-        m |= (uint64_t)(p[i] == c) << i;
+        m |= (uint64_t)(p[i] == c || p[i] == d) << i;
     return m;
 }
 
-/* The terminators of buf[0..len), in order. */
+/* The terminators of buf[0..len) (and the separators, where sep is not term), in
+ * order. */
 typedef struct {
     const char *buf;
     size_t len;
     size_t at;             /* the window's start */
-    uint64_t mask;         /* its terminators not yet taken */
-    char term;
+    uint64_t mask;         /* its terminators (and separators) not yet taken */
+    char term, sep;
 } tends_t;
 
 static inline void tends_load(tends_t *e)
 {
     size_t left = e->len - e->at;
-    e->mask = left >= 64 ? table_mask64(e->buf + e->at, e->term)
-                         : table_mask_tail(e->buf + e->at, left, e->term);
+    e->mask = left >= 64 ? table_mask64(e->buf + e->at, e->term, e->sep)
+                         : table_mask_tail(e->buf + e->at, left, e->term, e->sep);
 }
 
-static inline void tends_init(tends_t *e, const char *buf, size_t len, char term)
+static inline void tends_init(tends_t *e, const char *buf, size_t len, char term, char sep)
 {
-    *e = (tends_t){ .buf = buf, .len = len, .term = term };
+    *e = (tends_t){ .buf = buf, .len = len, .term = term, .sep = sep };
     if (len)
         tends_load(e);
 }
 
-/* The next terminator's offset, or len where none is left. */
+/* The next terminator's (or separator's) offset, or len where none is left. */
 static inline size_t tends_next(tends_t *e)
 {
     while (!e->mask) {
@@ -152,8 +155,8 @@ static size_t table_count(const rtable_t *t, const tpart_t *p)
     const char *s = t->arena + p->lo;
     size_t len = (size_t)(p->hi - p->lo), n = 0, i = 0;
     for (; len - i >= 64; i += 64)
-        n += (size_t)__builtin_popcountll(table_mask64(s + i, t->term));
-    return n + (size_t)__builtin_popcountll(table_mask_tail(s + i, len - i, t->term));
+        n += (size_t)__builtin_popcountll(table_mask64(s + i, t->term, t->term));
+    return n + (size_t)__builtin_popcountll(table_mask_tail(s + i, len - i, t->term, t->term));
 }
 
 /* ---- a part's keys ------------------------------------------------------------------ */
@@ -196,26 +199,86 @@ static void table_index_binary(rtable_t *t, tpart_t *p)
     table_kept(p, &r);
 }
 
-/* The lines of part p: their starts and keys, up to the first bad key. */
+/* Note line l's bad key (st, its field [b, fe) within the line) in part p. */
+static inline void table_bad(tpart_t *p, size_t l, int st, size_t b, size_t fe)
+{
+    p->bad_line = l;
+    p->bad_status = st;
+    p->bad_b = b;
+    p->bad_e = fe;
+}
+
+/* The largest magnitude of a positive key of type. */
+static inline uint64_t table_pos_max(key_type_t type)
+{
+    switch (type) {
+    case KEY_I32: return 0x7FFFFFFFull;
+    case KEY_U32: return 0xFFFFFFFFull;
+    case KEY_I64: return 0x7FFFFFFFFFFFFFFFull;
+    default: return ~0ull;
+    }
+}
+
+/* The key of the line at line[0..len) whose field f is line[b..fe): the common key
+ * (1 to 16 digits, in range) read at once, anything else by field_parse(). */
+static inline int table_key(const rtable_t *t, const char *line, size_t b, size_t fe,
+                            uint64_t pos_max, uint64_t *raw)
+{
+    if (tn_digits16(line + b, fe - b, raw) && *raw <= pos_max)
+        return FIELD_OK;
+    return field_parse(line, b, fe, t->km.type, raw);
+}
+
+/* The lines of part p: their starts and keys, up to the first bad key. Where fields
+ * are split by one byte (-t), the terminators and separators are found together, 64
+ * bytes at a time, and walked in order: field f lies between the (f-1)th separator
+ * of its line and the next one or the line's end (no search a line). Else, or for a
+ * line short of fields (its message), field_key(). */
 static void table_index_text(rtable_t *t, tpart_t *p)
 {
     const settings_t *set = t->set;
     const rseg_t *sg = &t->seg[p->seg];
     const char *base = t->arena + p->lo;
+    int f = set->key_field, sep = set->field_sep;
+    int by_masks = sep >= 0 && (char)sep != t->term;
+    uint64_t pos_max = table_pos_max(t->km.type);
     tends_t ends;
-    tends_init(&ends, base, (size_t)(p->hi - p->lo), t->term);
+    tends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, by_masks ? (char)sep : t->term);
     trange_t r = { UINT64_MAX, 0 };
     size_t s = 0;   /* the line's start in the part */
     for (size_t l = p->first; l < p->first + p->lines; l++) {
-        size_t e = tends_next(&ends);
+        size_t e, fb = 0, fe = SIZE_MAX;   /* field f's bounds in the line */
+        int field = 1;
+        if (by_masks) {
+            if (f == 1)
+                fb = 0;
+            for (;;) {   /* the part ends with a terminator: one comes */
+                e = tends_next(&ends);
+                if (base[e] == t->term)
+                    break;
+                if (field == f)
+                    fe = e - s;
+                if (++field == f)
+                    fb = e + 1 - s;
+            }
+        } else {
+            e = tends_next(&ends);
+        }
         t->start[l] = p->lo + s;
         if (sg->header && l == sg->first) {
             t->key[l] = 0;
         } else {
+            const char *line = base + s;
             uint64_t raw;
-            size_t b, fe;
-            int st = field_key(base + s, e - s, set->key_field, set->field_sep, t->km.type,
-                               &raw, &b, &fe);
+            size_t b = fb;
+            int st;
+            if (by_masks && field >= f) {
+                if (fe == SIZE_MAX)
+                    fe = e - s;   /* the key is the last field */
+                st = table_key(t, line, b, fe, pos_max, &raw);
+            } else {
+                st = field_key(line, e - s, f, sep, t->km.type, &raw, &b, &fe);
+            }
             if (st != FIELD_OK) {
                 p->bad_line = l;
                 p->bad_status = st;
