@@ -213,9 +213,13 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
             return rc;
         }
         res = sort_job_result(&job);
-    } else if (!(res = radix_sort_cpu(pool, order, tmp, n, 8))) {
-        free(tmp);
-        return err_set(GS_ENOMEM, "out of memory");
+    } else {
+        /* The words are in line order: sorted stably on their keys alone, they come
+         * out as sorted on the whole words, with no passes over the lines' bits. */
+        if (!(res = radix_sort_cpu_from(pool, order, tmp, n, 8, bits))) {
+            free(tmp);
+            return err_set(GS_ENOMEM, "out of memory");
+        }
     }
     int rc = order_equal_keys(t, pool, res, &n, bits);
     if (rc) {

@@ -395,8 +395,16 @@ static uint64_t radix_sample_diff(const void *keys, size_t n, int width)
 
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
 {
+    return radix_sort_cpu_from(pool, keys, tmp, n, width, 0);
+}
+
+void *radix_sort_cpu_from(pool_t *pool, void *keys, void *tmp, size_t n, int width, int from)
+{
     if (n < 2)
         return keys;
+    /* Bits below from are never sorted on, as bits that do not vary are not: each
+     * pass is stable, so keys that agree above them keep their order. */
+    uint64_t above = from >= 64 ? 0 : ~(uint64_t)0 << from;
     radix_job_t *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
@@ -417,7 +425,7 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
             goto out;
         /* Count, in the census pass, the digit the sample foretells: the top mb
          * bits under its highest varying bit. */
-        uint64_t sd = radix_sample_diff(keys, n, width);
+        uint64_t sd = radix_sample_diff(keys, n, width) & above;
         if (sd && 64 - __builtin_clzll(sd) - __builtin_ctzll(sd) >= mb) {
             j->bits = mb;
             j->shift = 64 - __builtin_clzll(sd) - mb;
@@ -430,7 +438,7 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
         o |= j->or_[s];
         a &= j->and_[s];
     }
-    uint64_t diff = o ^ a;   /* the bits that vary */
+    uint64_t diff = (o ^ a) & above;   /* the bits that vary, and are sorted on */
     if (diff == 0) {
         res = keys;
         goto out;
@@ -472,7 +480,7 @@ void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width)
             if (bn * w <= RADIX_BUCKET_CACHE)
                 continue;
             char *bk = (char *)tmp + blo * w;
-            void *r = radix_sort_cpu(pool, bk, (char *)keys + blo * w, bn, width);
+            void *r = radix_sort_cpu_from(pool, bk, (char *)keys + blo * w, bn, width, from);
             if (!r)
                 goto out;
             if (r != bk)

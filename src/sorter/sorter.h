@@ -147,6 +147,10 @@ int sorter_cpu_create(sorter_t **s, pool_t *pool);
  * 11 bits; bits that are the same in every key are never sorted on. */
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width);
 
+/* The same on the bits from `from` up alone, stably: keys that agree on them keep
+ * their order (keys already in order by the bits below come out wholly sorted). */
+void *radix_sort_cpu_from(pool_t *pool, void *keys, void *tmp, size_t n, int width, int from);
+
 /* The GPU backend's settings. */
 typedef struct {
     const int *devices;      /* the GPUs to use, */

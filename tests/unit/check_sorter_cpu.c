@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* check_sorter_cpu.c: unit tests of the CPU chunk sorter (sorter/cpu.c): both
- * radix_sort_cpu and the sorter_t it backs, against qsort, for widths 4 and 8, pools
- * of 1, 2 and 3 threads, a sweep of sizes and the key distributions below.
+ * radix_sort_cpu, radix_sort_cpu_from and the sorter_t they back, against qsort, for
+ * widths 4 and 8, pools of 1, 2 and 3 threads, a sweep of sizes and the key
+ * distributions below.
  */
 #include <config.h>
 
@@ -182,6 +183,49 @@ START_TEST(test_sorter_cpu_matches_qsort)
 }
 END_TEST
 
+/* radix_sort_cpu_from on the records' packed words: each key's bits from FROM up, its
+ * index in the input below them (ascending, as the words are made in line order).
+ * Sorted on the bits from FROM alone, stably, they must come out as sorted whole: the
+ * qsorted copy. _i as above (but for 10^6 keys); width 8, FROM 21 (room for the 10^6 keys' indices) and
+ * 40 (the key then shares its bits with nothing but the index's top). */
+START_TEST(test_radix_from_matches_qsort)
+{
+    int si = _i / D_COUNT, dist = _i % D_COUNT;
+    uint64_t seed = 0x66726f6d + (uint64_t)_i * 7919;
+    size_t n = sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(&seed, 300000) | 1)
+                                       : (size_t)sizes[si];
+    pool_t *pools[3];
+    for (int t = 0; t < 3; t++)
+        ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
+    size_t bytes = (n + 1) * 8;
+    uint64_t *input = malloc(bytes), *want = malloc(bytes), *keys = malloc(bytes),
+             *tmp = malloc(bytes);
+    ck_assert(input && want && keys && tmp);
+    static const int froms[] = { 21, 40 };
+    for (int fi = 0; fi < 2; fi++) {
+        int from = froms[fi];
+        uint64_t low = ((uint64_t)1 << from) - 1;
+        generate(input, n, 8, dist, &seed);
+        for (size_t i = 0; i < n; i++)
+            input[i] = (input[i] & ~low) | (uint64_t)i;
+        memcpy(want, input, n * 8);
+        qsort(want, n, 8, cmp64);
+        for (int t = 0; t < 3; t++) {
+            memcpy(keys, input, n * 8);
+            memset(tmp, 0xee, n * 8);
+            void *res = radix_sort_cpu_from(pools[t], keys, tmp, n, 8, from);
+            check_result("radix_sort_cpu_from", res, keys, tmp, want, n, 8, dist, t + 1);
+        }
+    }
+    free(input);
+    free(want);
+    free(keys);
+    free(tmp);
+    for (int t = 0; t < 3; t++)
+        pool_destroy(pools[t]);
+}
+END_TEST
+
 /* One sorter sorts many chunks in a row (state must not leak between calls). */
 START_TEST(test_sorter_cpu_reuse)
 {
@@ -231,6 +275,8 @@ Suite *make_sorter_cpu_suite(void)
     Suite *s = suite_create("sorter_cpu");
     TCase *tc = tcase_create("sweep");
     tcase_add_loop_test(tc, test_sorter_cpu_matches_qsort, 0, NSIZES * D_COUNT);
+    /* All sizes but the last, 10^6: the sanitizers' builds run this too. */
+    tcase_add_loop_test(tc, test_radix_from_matches_qsort, 0, (NSIZES - 1) * D_COUNT);
     tcase_add_test(tc, test_sorter_cpu_reuse);
     tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
