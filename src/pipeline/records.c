@@ -109,44 +109,19 @@ static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet)
     return GS_OK;
 }
 
-/* The output's settings for records: bytes written as they are, placed as text is. */
-static output_cfg_t records_output_cfg(const ctx_t *c)
-{
-    output_cfg_t cfg = ctx_output_cfg(c);
-    cfg.binary = 0;
-    return cfg;
-}
-
+/* The output, opened for records: bytes written as they are. */
 static int records_output(ctx_t *c, output_t **out)
 {
-    output_cfg_t cfg = records_output_cfg(c);
+    output_cfg_t cfg = ctx_output_cfg(c);
+    cfg.binary = 0;   /* records are bytes written as they are: placed as text is */
     return output_open(out, &cfg);
 }
 
-/* Everything fits in the first chunk t, about to be ordered: where every record is
- * kept, open the output now and have zeros written ahead into -o's temporary while
- * the chunk sorts (output_write_ahead, as for one chunk of keys): the output is no
- * longer than the chunk's bytes, and its pages are then in the page cache, their
- * space reserved, when the records are placed into them. *out stays NULL where this
- * does not apply. */
-static int records_open_ahead(ctx_t *c, const rtable_t *t, output_t **out)
+/* Everything fitted in the first chunk: ordered, written out at once. */
+static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n)
 {
-    output_cfg_t cfg = records_output_cfg(c);
-    *out = NULL;
-    if (c->set->unique || !output_may_write_ahead(&cfg, t->nrec))
-        return GS_OK;
-    int rc = output_open(out, &cfg);
-    if (rc == GS_OK)
-        output_write_ahead(*out, t->bytes, t->nrec);
-    return rc;
-}
-
-/* Everything fitted in the first chunk: ordered, written out at once (to out where
- * records_open_ahead() opened it). */
-static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n,
-                             output_t *out)
-{
-    int rc = out ? GS_OK : records_output(c, &out);
+    output_t *out;
+    int rc = records_output(c, &out);
     if (rc)
         return rc;
     rc = remit_write(t, c->pool, order, n, out);
@@ -217,18 +192,11 @@ int records_run(ctx_t *c)
         }
         uint64_t *order;
         size_t n;
-        output_t *out = NULL;
         progress_phase("sorting");
-        if (first && !more && set->mode == MODE_SORT)
-            rc = records_open_ahead(c, &t, &out);
-        if (rc == GS_OK)
-            rc = rorder_sort(&t, c->pool, c->sorter, &order, &n);
-        if (rc != GS_OK) {
-            ctx_finish(rc, out);   /* the output opened ahead goes */
+        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
             break;
-        }
         if (first && !more) {
-            rc = records_in_memory(c, &t, order, n, out);
+            rc = records_in_memory(c, &t, order, n);
         } else {
             if (!sp)
                 rc = rspill_open(&sp, set, c->pool);

@@ -6,8 +6,7 @@
 # placed over them and the rest cut off. Whatever the inputs' shape (a last line
 # without its newline, tokens longer than their canonical lines, several files,
 # -o naming an input), the file holds exactly what sort -n would have written;
-# --stats says the zeros were written. Fewer threads, or -u, write none. Records
-# (-k) in one chunk have them too. A disk that
+# --stats says the zeros were written. Fewer threads, or -u, write none. A disk that
 # fills while the zeros are written is no error where the output itself fits, and
 # the usual one where it does not.
 # The zeros are written while the chunk sorts, and stopped when it is sorted: on a
@@ -85,39 +84,6 @@ none "$RUN_ERR" "-u"
 oracle -u -- c.txt >exp.txt
 same exp.txt out.txt "-u"
 rm out.txt
-
-# Records (-t, -k) in one chunk: zeros written ahead while the chunk is ordered,
-# bounded by the chunk's bytes; the records are then placed over them. A last line
-# without its newline (one byte more out than in), a header (--header: two inputs'
-# headers in, one out, so the zeros run past the output and are cut off), and -s,
-# against sort; -u writes none. Fields of few bytes, so that the 1.1M lines stay
-# small.
-case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
-if [ -n "${GSREC:-}" ] && [ -x "$GSREC" ]; then
-    "$GSREC" -s 803 -n $n -f 2 -k 2 -t u32 -w 2 --no-final-newline >r.csv
-    "$GSREC" -s 804 -n 300000 -f 3 -k 2 -t u32 -w 2 --header='id,key,x' >h1.csv
-    "$GSREC" -s 805 -n 900000 -f 3 -k 2 -t u32 -w 2 --header='id,key,y' >h2.csv
-    for opts in '' -s; do
-        # shellcheck disable=SC2086 # the options are words on purpose
-        LC_ALL=C sort -t, -k2,2 -n $opts r.csv >exp.txt
-        # shellcheck disable=SC2086
-        run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -t, -k2,2 $opts -o out.txt r.csv
-        [ "$STATUS" -eq 0 ] || fail "records $opts: exited $STATUS: $(cat "$RUN_ERR")"
-        ahead "$RUN_ERR" "records $opts"
-        same exp.txt out.txt "records $opts, zeros written ahead"
-    done
-    { head -n 1 h1.csv; tail -q -n +2 h1.csv h2.csv | LC_ALL=C sort -t, -k2,2 -n; } >exp.txt
-    run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats --header -t, -k2,2 -o out.txt h1.csv h2.csv
-    [ "$STATUS" -eq 0 ] || fail "records, --header: exited $STATUS: $(cat "$RUN_ERR")"
-    ahead "$RUN_ERR" "records, --header"
-    same exp.txt out.txt "records, two inputs with headers, zeros written ahead"
-    run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -u -t, -k2,2 -o out.txt r.csv
-    [ "$STATUS" -eq 0 ] || fail "records, -u: exited $STATUS: $(cat "$RUN_ERR")"
-    none "$RUN_ERR" "records, -u"
-    LC_ALL=C sort -t, -k2,2 -n -u r.csv >exp.txt
-    same exp.txt out.txt "records, -u"
-    rm out.txt
-fi
 
 # A full disk under -o's directory (tests/tools/faultfs.so: writes there fail past
 # GS_FAULT_WRITE_AFTER bytes).
