@@ -219,8 +219,8 @@ static inline uint64_t table_pos_max(key_type_t type)
     }
 }
 
-/* The key of the line at line[0..len) whose field f is line[b..fe): the common key
- * (1 to 16 digits, in range) read at once, anything else by field_parse(). */
+/* The key in line[b..fe), the key's field: the common key (1 to 16 digits, in range)
+ * read at once, anything else by field_parse(). */
 static inline int table_key(const rtable_t *t, const char *line, size_t b, size_t fe,
                             uint64_t pos_max, uint64_t *raw)
 {
@@ -250,8 +250,6 @@ static void table_index_text(rtable_t *t, tpart_t *p)
         size_t e, fb = 0, fe = SIZE_MAX;   /* field f's bounds in the line */
         int field = 1;
         if (by_masks) {
-            if (f == 1)
-                fb = 0;
             for (;;) {   /* the part ends with a terminator: one comes */
                 e = tends_next(&ends);
                 if (base[e] == t->term)
@@ -280,10 +278,7 @@ static void table_index_text(rtable_t *t, tpart_t *p)
                 st = field_key(line, e - s, f, sep, t->km.type, &raw, &b, &fe);
             }
             if (st != FIELD_OK) {
-                p->bad_line = l;
-                p->bad_status = st;
-                p->bad_b = b;
-                p->bad_e = fe;
+                table_bad(p, l, st, b, fe);
                 break;
             }
             t->key[l] = key_map(&t->km, raw);
