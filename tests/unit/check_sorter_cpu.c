@@ -134,17 +134,27 @@ static void check_result(const char *who, void *res, void *keys, void *tmp, cons
     }
 }
 
+/* The sweep's case _i (size index * D_COUNT + distribution): its distribution, its
+ * seed (from seed0), pools of 1, 2 and 3 threads, and its size. */
+static size_t sweep_case(int i, uint64_t seed0, int *dist, uint64_t *seed, pool_t *pools[3])
+{
+    int si = i / D_COUNT;
+    *dist = i % D_COUNT;
+    *seed = seed0 + (uint64_t)i * 7919;
+    for (int t = 0; t < 3; t++)
+        ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
+    return sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(seed, 300000) | 1)
+                                   : (size_t)sizes[si];
+}
+
 /* _i = size index * D_COUNT + distribution. For each width and pool size: sort a copy
  * with radix_sort_cpu and with the sorter, compare with the qsorted copy. */
 START_TEST(test_sorter_cpu_matches_qsort)
 {
-    int si = _i / D_COUNT, dist = _i % D_COUNT;
-    uint64_t seed = 0x736f7274 + (uint64_t)_i * 7919;
-    size_t n = sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(&seed, 300000) | 1)
-                                       : (size_t)sizes[si];
+    int dist;
+    uint64_t seed;
     pool_t *pools[3];
-    for (int t = 0; t < 3; t++)
-        ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
+    size_t n = sweep_case(_i, 0x736f7274, &dist, &seed, pools);
 
     for (int width = 4; width <= 8; width += 4) {
         size_t bytes = (n + 1) * (size_t)width;
@@ -186,17 +196,15 @@ END_TEST
 /* radix_sort_cpu_from on the records' packed words: each key's bits from FROM up, its
  * index in the input below them (ascending, as the words are made in line order).
  * Sorted on the bits from FROM alone, stably, they must come out as sorted whole: the
- * qsorted copy. _i as above (but for 10^6 keys); width 8, FROM 21 (room for the 10^6 keys' indices) and
- * 40 (the key then shares its bits with nothing but the index's top). */
+ * qsorted copy. _i as above (but for 10^6 keys); width 8, FROM 21 (room for the
+ * 10^6 keys' indices) and 40 (the key then shares its bits with nothing but the
+ * index's top). */
 START_TEST(test_radix_from_matches_qsort)
 {
-    int si = _i / D_COUNT, dist = _i % D_COUNT;
-    uint64_t seed = 0x66726f6d + (uint64_t)_i * 7919;
-    size_t n = sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(&seed, 300000) | 1)
-                                       : (size_t)sizes[si];
+    int dist;
+    uint64_t seed;
     pool_t *pools[3];
-    for (int t = 0; t < 3; t++)
-        ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
+    size_t n = sweep_case(_i, 0x66726f6d, &dist, &seed, pools);
     size_t bytes = (n + 1) * 8;
     uint64_t *input = malloc(bytes), *want = malloc(bytes), *keys = malloc(bytes),
              *tmp = malloc(bytes);
