@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* spill.c: sorted runs of records written to one temporary file (see spill.h; the
- * file's layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
+/* spill.c: sorted runs of records written to temporary files (see spill.h; the
+ * files' layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
  * a share of a round's records into blocks of their own, in one of two sets of
- * buffers, while a job writes the round before from the other set, in order, and
- * notes each block in the index.
+ * buffers, while the files' jobs write the round before from the other set, thread
+ * i's blocks to file i % nfiles. Where each block goes is settled, and noted in the
+ * index, before the jobs start.
  */
 #include <config.h>
 
@@ -20,6 +21,7 @@
 #include "core/keys.h"
 #include "core/stats.h"
 #include "core/tempfile.h"
+#include "core/tuning.h"
 #include "records/field.h"
 #include "records/order.h"
 #include "records/spill.h"
@@ -48,19 +50,26 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     if (!s)
         return err_set(GS_ENOMEM, "out of memory");
     *out = s;
-    s->fd = -1;
     s->set = set;
     s->pool = pool;
-    s->slot = -1;
     s->lz4 = set->compress != COMPRESS_NONE;
     s->probe = set->compress == COMPRESS_AUTO;
-    job_init(&s->writer);
+    int nf = pool_size(pool) < SPILL_RECORD_FILES ? pool_size(pool) : SPILL_RECORD_FILES;
+    if (!(s->files = calloc((size_t)nf, sizeof *s->files)))
+        return err_set(GS_ENOMEM, "out of memory");
     for (int k = 0; k < 2; k++)
         if (!(s->packs[k] = calloc((size_t)pool_size(pool), sizeof *s->packs[k])))
             return err_set(GS_ENOMEM, "out of memory");
-    s->fd = tempfile_make(AT_FDCWD, set->tmpdir, "gpusort-records-", &s->path, &s->slot);
-    if (s->fd < 0)
-        return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", set->tmpdir);
+    for (; s->nfiles < nf; s->nfiles++) {   /* each counted once it can be closed */
+        sfile_t *f = &s->files[s->nfiles];
+        job_init(&f->writer);
+        f->fd = tempfile_make(AT_FDCWD, set->tmpdir, "gpusort-records-", &f->path, &f->slot);
+        if (f->fd < 0) {
+            int e = errno;
+            job_end(&f->writer);
+            return err_sys(GS_EIO, e, "cannot create a temporary file in '%s'", set->tmpdir);
+        }
+    }
     return GS_OK;
 }
 
@@ -95,13 +104,14 @@ static int spill_block(spack_t *p, const char *raw, size_t len, uint64_t key, in
         p->blocks = b;
         p->bcap = cap;
     }
-    p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = len };
     char *h = p->buf + p->len, *d = h + SPILL_HEAD;
     int stored = lz4 ? LZ4_compress_default(raw, d, (int)len, bound) : 0;
     if (stored <= 0 || (size_t)stored >= len) {   /* not smaller: stored as it is */
         memcpy(d, raw, len);
         stored = (int)len;
     }
+    p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = len,
+                                          .stored = (uint32_t)stored };
     put32(h, (uint32_t)len);
     put32(h + 4, (uint32_t)stored);
     put64(h + 8, codec_checksum(d, (size_t)stored));
@@ -184,10 +194,12 @@ static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
     return pays;
 }
 
-/* p's blocks, just written at offset at, added to s's index (and their records'
- * bytes to run's). */
-static int spill_note(rspill_t *s, srun_t *run, const spack_t *p, uint64_t at)
+/* Pack i's blocks placed at the end of their file (p->at), and added to s's index
+ * (and their records' bytes to run's). */
+static int spill_note(rspill_t *s, srun_t *run, spack_t *p, int i)
 {
+    if (p->failed)
+        return err_set(GS_ENOMEM, "out of memory");
     if (s->bcap - s->nblocks < p->nblocks) {
         size_t cap = s->bcap ? s->bcap : 256;
         while (cap - s->nblocks < p->nblocks)
@@ -198,20 +210,26 @@ static int spill_note(rspill_t *s, srun_t *run, const spack_t *p, uint64_t at)
         s->blocks = b;
         s->bcap = cap;
     }
-    for (size_t i = 0; i < p->nblocks; i++) {
-        s->blocks[s->nblocks++] = (sblock_t){ .off = at + p->blocks[i].off,
-                                              .key = p->blocks[i].key, .raw = run->raw };
-        run->raw += p->blocks[i].raw;
+    sfile_t *f = &s->files[i % s->nfiles];
+    p->at = f->bytes;
+    for (size_t k = 0; k < p->nblocks; k++) {
+        sblock_t b = p->blocks[k];
+        s->blocks[s->nblocks++] = (sblock_t){ .off = p->at + b.off, .key = b.key,
+                                              .raw = run->raw, .file = (uint32_t)(i % s->nfiles),
+                                              .stored = b.stored };
+        run->raw += b.raw;
     }
+    f->bytes += p->len;
+    s->bytes += p->len;
     return GS_OK;
 }
 
-/* The writer's round: a set's blocks written at the file's end, in the threads'
- * order, and noted in the index. */
+/* A file's job for a round: its packs (i % nfiles == file) written where
+ * spill_note placed them. */
 typedef struct {
     rspill_t *s;
-    srun_t *run;
     spack_t *packs;
+    int file;
     int rc;
 } swrite_job_t;
 
@@ -219,20 +237,26 @@ static void spill_write(void *arg)
 {
     swrite_job_t *w = arg;
     rspill_t *s = w->s;
-    for (int i = 0; i < pool_size(s->pool) && w->rc == GS_OK; i++) {
+    sfile_t *f = &s->files[w->file];
+    for (int i = w->file; i < pool_size(s->pool) && w->rc == GS_OK; i += s->nfiles) {
         spack_t *p = &w->packs[i];
-        if (p->failed) {
-            w->rc = err_set(GS_ENOMEM, "out of memory");
-            break;
-        }
-        int e = p->len ? fdio_write(s->fd, p->buf, p->len, (int64_t)s->bytes, NULL) : 0;
+        int e = p->len ? fdio_write(f->fd, p->buf, p->len, (int64_t)p->at, NULL) : 0;
         if (e)
-            w->rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", s->path);
-        else
-            w->rc = spill_note(s, w->run, p, s->bytes);
-        s->bytes += p->len;
+            w->rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", f->path);
         stats_add(ST_SPILL, p->len, 0);
     }
+}
+
+/* Wait for the files' jobs: the first error of theirs, or GS_OK. */
+static int spill_wait(rspill_t *s, swrite_job_t *w)
+{
+    int rc = GS_OK;
+    for (int k = 0; k < s->nfiles; k++) {
+        job_wait(&s->files[k].writer);
+        if (rc == GS_OK)
+            rc = w[k].rc;
+    }
+    return rc;
 }
 
 int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
@@ -248,16 +272,15 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
         s->cap = cap;
     }
     srun_t *run = &s->runs[s->nruns++];
-    run->off = s->bytes;
     run->block0 = s->nblocks;
     run->raw = 0;
-    int nt = pool_size(s->pool), cur = 0, posted = 0;
+    int nt = pool_size(s->pool), cur = 0, posted = 0, rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
     spack_job_t j = { .s = s, .t = t, .order = order,
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
-    swrite_job_t w = { .s = s, .run = run, .rc = GS_OK };
+    swrite_job_t w[SPILL_RECORD_FILES];
     double t0 = stats_now();
-    for (size_t lo = 0; lo < n; lo += round, cur ^= 1) {   /* w is the writer's till waited for */
+    for (size_t lo = 0; lo < n && rc == GS_OK; lo += round, cur ^= 1) {
         j.lo = lo;
         j.hi = n - lo > round ? lo + round : n;
         j.packs = s->packs[cur];
@@ -266,20 +289,23 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
         else
             for (int i = 0; i < nt; i++)
                 spill_pack(&j, i, nt);
-        if (posted)
-            job_wait(&s->writer);   /* the round before, written from the other set */
-        if (w.rc != GS_OK)
-            break;
-        w.packs = s->packs[cur];
-        job_post(&s->writer, spill_write, &w);
-        posted = 1;
+        if (posted)   /* the round before, written from the other set */
+            rc = spill_wait(s, w);
+        for (int i = 0; i < nt && rc == GS_OK; i++)
+            rc = spill_note(s, run, &j.packs[i], i);
+        for (int k = 0; k < s->nfiles && rc == GS_OK; k++) {
+            w[k] = (swrite_job_t){ .s = s, .packs = j.packs, .file = k, .rc = GS_OK };
+            job_post(&s->files[k].writer, spill_write, &w[k]);
+            posted = 1;
+        }
     }
-    if (posted)
-        job_wait(&s->writer);
+    if (posted) {
+        int rc2 = spill_wait(s, w);
+        rc = rc ? rc : rc2;
+    }
     stats_add(ST_SPILL, 0, stats_now() - t0);
-    run->end = s->bytes;
     run->nblocks = s->nblocks - run->block0;
-    return w.rc;
+    return rc;
 }
 
 uint64_t rspill_bytes(const rspill_t *s)
@@ -291,11 +317,13 @@ void rspill_close(rspill_t *s)
 {
     if (!s)
         return;
-    job_end(&s->writer);
-    if (s->fd >= 0)
-        close(s->fd);
-    if (s->slot >= 0)
-        cleanup_remove(s->slot);
+    for (int k = 0; k < s->nfiles; k++) {
+        sfile_t *f = &s->files[k];
+        job_end(&f->writer);
+        close(f->fd);
+        cleanup_remove(f->slot);
+        free(f->path);
+    }
     for (int k = 0; k < 2; k++) {
         for (int i = 0; s->packs[k] && i < pool_size(s->pool); i++) {
             free(s->packs[k][i].buf);
@@ -304,8 +332,8 @@ void rspill_close(rspill_t *s)
         }
         free(s->packs[k]);
     }
+    free(s->files);
     free(s->blocks);
     free(s->runs);
-    free(s->path);
     free(s);
 }

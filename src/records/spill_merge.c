@@ -38,10 +38,10 @@
 
 /* A run's cursor inside one piece. */
 typedef struct {
-    uint64_t off, end;     /* the run's blocks still to read */
+    size_t blk, bend;      /* the run's blocks still to read, in the index */
     uint64_t rawoff;       /* the run's records' bytes before the block being read */
-    char *raw;             /* the block being read */
-    size_t raw_len, raw_cap, pos;
+    char *raw;             /* the block being read: its records from raw + base */
+    size_t raw_len, raw_cap, pos, base;
     const char *rec;       /* the record at hand (NULL: the run's part is done), */
     size_t len;            /* its length, terminator included, */
     uint64_t key;          /* its mapped key */
@@ -85,10 +85,10 @@ typedef struct {
     char *released;        /* with m->map: the piece's pages let go of up to here */
 } sthread_t;
 
-static int spill_damaged(const rspill_t *s)
+static int spill_damaged(const rspill_t *s, const sblock_t *b)
 {
     return err_set(GS_EIO, "read error on temporary file '%s': its contents are damaged",
-                   s->path);
+                   s->files[b->file].path);
 }
 
 /* ---- reading a run ------------------------------------------------------------------ */
@@ -106,37 +106,46 @@ static int spill_reserve(char **buf, size_t *cap, size_t n)
     return 1;
 }
 
-/* The next block of cursor c into c->raw: GS_OK (c->raw_len 0 at the run's end). */
+/* The next block of cursor c: its records at c->raw + c->pos up to c->raw_len (c->raw_len
+ * 0 at the run's end). A block and its header come in one read, at the offset and
+ * of the length the index gives; a block stored as it is stays where it was read,
+ * after its header, and a compressed one is decompressed into c->raw. */
 static int spill_load(sthread_t *t, scur_t *c)
 {
     rspill_t *s = t->m->s;
-    c->rawoff += c->raw_len;
-    c->raw_len = c->pos = 0;
-    if (c->off == c->end)
+    c->rawoff += c->raw_len - c->base;
+    c->raw_len = c->pos = c->base = 0;
+    if (c->blk == c->bend)
         return GS_OK;
-    char h[SPILL_HEAD];
-    size_t got;
-    int e = fdio_read(s->fd, h, SPILL_HEAD, (int64_t)c->off, &got);
-    if (e)
-        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->path);
-    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
-    if (got < SPILL_HEAD || len == 0 || stored > len ||
-        c->off + SPILL_HEAD + stored > c->end)
-        return spill_damaged(s);
-    if (!spill_reserve(&c->raw, &c->raw_cap, len) ||
-        (stored < len && !spill_reserve(&t->comp, &t->comp_cap, stored)))
+    const sblock_t *b = &s->blocks[c->blk];
+    size_t want = SPILL_HEAD + (size_t)b->stored, got;
+    if (!spill_reserve(&t->comp, &t->comp_cap, want))
         return err_set(GS_ENOMEM, "out of memory");
-    char *dst = stored == len ? c->raw : t->comp;
-    e = fdio_read(s->fd, dst, stored, (int64_t)(c->off + SPILL_HEAD), &got);
+    int e = fdio_read(s->files[b->file].fd, t->comp, want, (int64_t)b->off, &got);
     if (e)
-        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->path);
-    if (got < stored || codec_checksum(dst, stored) != sum)
-        return spill_damaged(s);
-    if (stored < len &&
-        LZ4_decompress_safe(t->comp, c->raw, (int)stored, (int)len) != (int)len)
-        return spill_damaged(s);
-    c->off += SPILL_HEAD + stored;
-    c->raw_len = len;
+        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->files[b->file].path);
+    const char *h = t->comp;
+    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
+    if (got < want || len == 0 || stored != b->stored || stored > len ||
+        codec_checksum(h + SPILL_HEAD, stored) != sum)
+        return spill_damaged(s, b);
+    if (stored == len) {   /* the records as they are: read where they lie */
+        char *x = c->raw;
+        size_t xc = c->raw_cap;
+        c->raw = t->comp;
+        c->raw_cap = t->comp_cap;
+        t->comp = x;
+        t->comp_cap = xc;
+        c->base = c->pos = SPILL_HEAD;
+        c->raw_len = SPILL_HEAD + len;
+    } else {
+        if (!spill_reserve(&c->raw, &c->raw_cap, len))
+            return err_set(GS_ENOMEM, "out of memory");
+        if (LZ4_decompress_safe(h + SPILL_HEAD, c->raw, (int)stored, (int)len) != (int)len)
+            return spill_damaged(s, b);
+        c->raw_len = len;
+    }
+    c->blk++;
     return GS_OK;
 }
 
@@ -160,7 +169,7 @@ static int spill_advance(sthread_t *t, scur_t *c)
     uint64_t raw = 0;
     if (set->record_size) {
         if (left < set->record_size)
-            return spill_damaged(m->s);
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = set->record_size;
         key_decode(p + set->key_offset, &raw, 1, &m->km, set->big_endian);
         c->key = m->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
@@ -169,7 +178,7 @@ static int spill_advance(sthread_t *t, scur_t *c)
         size_t b, fe;
         if (!e || field_key(p, (size_t)(e - p), set->key_field, set->field_sep, m->km.type,
                             &raw, &b, &fe) != FIELD_OK)
-            return spill_damaged(m->s);
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = (size_t)(e - p) + 1;
         c->key = key_map(&m->km, raw);
     }
@@ -197,9 +206,9 @@ static int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo
         else
             z = mid;
     }
-    c->off = run->nblocks ? b[a].off : run->end;
-    c->end = run->end;
-    c->raw_len = c->pos = 0;
+    c->blk = run->block0 + a;
+    c->bend = run->block0 + run->nblocks;
+    c->raw_len = c->pos = c->base = 0;
     c->rawoff = run->nblocks ? b[a].raw : 0;
     c->run = (int)r;
     int rc;
@@ -207,7 +216,7 @@ static int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo
         rc = spill_advance(t, c);
     while (rc == GS_OK && c->rec && has_lo && c->key < lo);
     if (at)
-        *at = c->rec ? c->rawoff + c->pos - c->len : run->raw;
+        *at = c->rec ? c->rawoff + (c->pos - c->base) - c->len : run->raw;
     return rc;
 }
 

@@ -12,6 +12,8 @@
  *   release    falloc, copying 4 MiB at a time and letting go of each 4 MiB after
  *              (madvise MADV_DONTNEED), as gpusort does to keep its RSS down
  *   populate   release, each 4 MiB faulted in at once first (MADV_POPULATE_WRITE)
+ *   files      T threads, each write(2) of its share into a file of its own (one
+ *              inode's lock no longer shared: the ceiling of a spill over T files)
  * Usage: writebw DIR MIB THREADS,...   (e.g. writebw /tmp 1024 1,4,16)
  */
 #define _GNU_SOURCE
@@ -30,6 +32,7 @@
 
 typedef struct {
     int fd;
+    const char *path;       /* files: the stem of the thread's own file */
     char *dst;              /* mmap modes: the file mapped */
     const char *src;
     size_t size;
@@ -68,6 +71,27 @@ static void *pwrite_share(void *arg)
             break;
         }
     }
+    return NULL;
+}
+
+static void *file_share(void *arg)
+{
+    job_t *j = arg;
+    size_t lo, hi;
+    char path[4200];
+    share(j, &lo, &hi);
+    snprintf(path, sizeof path, "%s.%d", j->path, j->t);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        j->err = 1;
+        return NULL;
+    }
+    for (size_t off = lo; off < hi && !j->err; off += PIECE) {
+        size_t want = hi - off < PIECE ? hi - off : PIECE;
+        j->err = write(fd, j->src + off, want) != (ssize_t)want;
+    }
+    if (close(fd) != 0)
+        j->err = 1;
     return NULL;
 }
 
@@ -114,10 +138,11 @@ static void *populate_share(void *arg)
     return piece_share(arg, 1);
 }
 
-enum { W_WRITE, W_PWRITE, W_MMAP, W_FALLOC, W_RELEASE, W_POPULATE };
-static const char *const names[] = { "write", "pwrite", "mmap", "falloc", "release", "populate" };
+enum { W_WRITE, W_PWRITE, W_MMAP, W_FALLOC, W_RELEASE, W_POPULATE, W_FILES };
+static const char *const names[] = { "write", "pwrite", "mmap", "falloc", "release", "populate",
+                                     "files" };
 static void *(*const shares[])(void *) = { NULL, pwrite_share, copy_share, copy_share,
-                                           release_share, populate_share };
+                                           release_share, populate_share, file_share };
 
 /* One round: seconds, or a negative number on failure. */
 static double round_once(const char *path, int way, const char *src, size_t size, int nt)
@@ -136,7 +161,7 @@ static double round_once(const char *path, int way, const char *src, size_t size
         char *map = NULL;
         if (way >= W_FALLOC && fallocate(fd, 0, 0, (off_t)size) != 0)
             bad = 1;
-        if (!bad && way != W_PWRITE) {
+        if (!bad && way != W_PWRITE && way != W_FILES) {
             if (way == W_MMAP && ftruncate(fd, (off_t)size) != 0)
                 bad = 1;
             map = bad ? MAP_FAILED : mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
@@ -146,7 +171,7 @@ static double round_once(const char *path, int way, const char *src, size_t size
         job_t jobs[256];
         pthread_t tid[256];
         for (int t = 0; t < nt && !bad; t++) {
-            jobs[t] = (job_t){ fd, map, src, size, t, nt, 0 };
+            jobs[t] = (job_t){ fd, path, map, src, size, t, nt, 0 };
             pthread_create(&tid[t], NULL, shares[way], &jobs[t]);
         }
         for (int t = 0; t < nt && !bad; t++) {
@@ -160,6 +185,11 @@ static double round_once(const char *path, int way, const char *src, size_t size
         bad = 1;
     double s = now() - t0;
     unlink(path);
+    for (int t = 0; way == W_FILES && t < nt; t++) {
+        char one[4200];
+        snprintf(one, sizeof one, "%s.%d", path, t);
+        unlink(one);
+    }
     return bad ? -1 : s;
 }
 
@@ -179,7 +209,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < size; i++)
         src[i] = (char)('0' + i % 10);
-    for (int way = W_WRITE; way <= W_POPULATE; way++) {
+    for (int way = W_WRITE; way <= W_FILES; way++) {
         char list[256];
         snprintf(list, sizeof list, "%s", way == W_WRITE ? "1" : argv[3]);
         for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
