@@ -82,7 +82,8 @@ typedef struct {
     uint64_t hi;           /* the piece's keys are below hi, */
     int has_hi;            /* where it has one */
     uint64_t at;           /* with m->fd: where the buffer's bytes go */
-    char *released;        /* with m->map: the piece's pages let go of up to here */
+    char *released;        /* with m->map: the piece's pages let go of up to here, */
+    char *mark;            /* and counted as placed up to here */
 } sthread_t;
 
 static int spill_damaged(const rspill_t *s, const sblock_t *b)
@@ -233,7 +234,8 @@ static void merge_fail(smerge_t *m, int rc)
     pthread_mutex_unlock(&m->lock);
 }
 
-/* Write buf[0..len) out: at the thread's offset, or in order (it holds the turn). */
+/* Write buf[0..len) out, not placed: at the thread's offset, or in order (it holds
+ * the turn). */
 static int merge_write(sthread_t *t, const char *buf, size_t len)
 {
     smerge_t *m = t->m;
@@ -241,22 +243,21 @@ static int merge_write(sthread_t *t, const char *buf, size_t len)
         return output_write_bytes(m->out, buf, len);
     if (t->at + len > m->at[t->piece + 1])
         return err_set(GS_EIO, "internal error: a merged piece longer than measured");
-    int rc = GS_OK;
-    if (m->map) {   /* copied into the file's pages, which are let go of as they fill */
-        char *p = m->map + (t->at - m->map_pos), *at = p;
-        memcpy(p, buf, len);
-        output_placed(m->out, &at, p + len, m->map + m->map_len, &t->released);
-    } else {
-        rc = output_spread_write(m->out, m->fd, buf, len, t->at);
-    }
+    int rc = output_spread_write(m->out, m->fd, buf, len, t->at);
     t->at += len;
     return rc;
 }
 
-/* Write what the thread holds: at its offset, or on its piece's turn. */
+/* Write what the thread holds: at its offset, or on its piece's turn; placed, count
+ * what was copied in place. */
 static int merge_deliver(sthread_t *t)
 {
     smerge_t *m = t->m;
+    if (m->map) {
+        output_placed(m->out, &t->mark, m->map + (t->at - m->map_pos), m->map + m->map_len,
+                      &t->released);
+        return GS_OK;
+    }
     if (m->fd >= 0) {
         int rc = t->olen ? merge_write(t, t->obuf, t->olen) : GS_OK;
         t->olen = 0;
@@ -274,15 +275,25 @@ static int merge_deliver(sthread_t *t)
     return rc;
 }
 
-/* Append rec[0..len) to the thread's output. */
+/* Append rec[0..len) to the thread's output: placed, straight into the file's
+ * pages (counted, and let go of, a buffer's worth at a time); else to its buffer. */
 static int merge_put(sthread_t *t, const char *rec, size_t len)
 {
-    if (t->olen + len > t->m->outcap && t->olen > 0) {
+    smerge_t *m = t->m;
+    if (m->map) {
+        if (t->at + len > m->at[t->piece + 1])
+            return err_set(GS_EIO, "internal error: a merged piece longer than measured");
+        char *p = m->map + (t->at - m->map_pos);
+        memcpy(p, rec, len);
+        t->at += len;
+        return (size_t)(p + len - t->mark) >= m->outcap ? merge_deliver(t) : GS_OK;
+    }
+    if (t->olen + len > m->outcap && t->olen > 0) {
         int rc = merge_deliver(t);
         if (rc)
             return rc;
     }
-    if (len > t->m->outcap) {   /* a record longer than the buffer: as it is */
+    if (len > m->outcap) {   /* a record longer than the buffer: as it is */
         int rc = merge_deliver(t);
         return rc ? rc : merge_write(t, rec, len);
     }
@@ -329,7 +340,7 @@ static int merge_piece(sthread_t *t, size_t p)
     t->has_hi = p + 1 < m->npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = m->fd >= 0 ? m->at[p] : 0;
-    t->released = m->map ? m->map + (t->at - m->map_pos) : NULL;
+    t->released = t->mark = m->map ? m->map + (t->at - m->map_pos) : NULL;
     size_t n = 0;
     int rc = GS_OK;
     for (size_t r = 0; r < s->nruns && rc == GS_OK; r++) {
@@ -377,8 +388,8 @@ static void merge_thread(void *arg, int i, int nt)
         return;
     sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
                     .heap = calloc(s->nruns ? s->nruns : 1, sizeof *t.heap),
-                    .obuf = malloc(m->outcap) };
-    int rc = t.cur && t.heap && t.obuf ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+                    .obuf = m->map ? NULL : malloc(m->outcap) };   /* placed: none */
+    int rc = t.cur && t.heap && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
