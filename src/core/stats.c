@@ -24,6 +24,8 @@ static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, *
 static double copied_s;         /* and the seconds it took (under stats_lock) */
 static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t records_mapped; /* records' inputs mapped whole (under stats_lock) */
+static int spill_files;         /* records spilled to this many files (under stats_lock), */
+static double spill_pack_s, spill_wait_s;   /* packed, and waiting for the writers */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
@@ -97,6 +99,15 @@ void stats_note_records_mapped(uint64_t bytes)
 {
     pthread_mutex_lock(&stats_lock);
     records_mapped += bytes;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_records_spill(int files, double pack_s, double wait_s)
+{
+    pthread_mutex_lock(&stats_lock);
+    spill_files = files;
+    spill_pack_s += pack_s;
+    spill_wait_s += wait_s;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -190,6 +201,10 @@ void stats_print(double total)
     if (records_mapped)
         fprintf(stderr, "gpusort: stats: %llu bytes of records read mapped, indexed in place "
                 "(no copy)\n", (unsigned long long)records_mapped);
+    if (spill_files)
+        fprintf(stderr, "gpusort: stats: records spilled to %d files: packed in %.3f s, "
+                "then %.3f s waiting for the files' writers\n", spill_files, spill_pack_s,
+                spill_wait_s);
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
                 "threads\n", (unsigned long long)mapped_bytes, mapped_threads);

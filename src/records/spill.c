@@ -279,18 +279,22 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     spack_job_t j = { .s = s, .t = t, .order = order,
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     swrite_job_t w[SPILL_RECORD_FILES];
-    double t0 = stats_now();
+    double t0 = stats_now(), pack_s = 0, wait_s = 0, t1;
     for (size_t lo = 0; lo < n && rc == GS_OK; lo += round, cur ^= 1) {
         j.lo = lo;
         j.hi = n - lo > round ? lo + round : n;
         j.packs = s->packs[cur];
+        t1 = stats_now();
         if (nt > 1 && j.hi - j.lo > 4096)
             pool_run(s->pool, spill_pack, &j);
         else
             for (int i = 0; i < nt; i++)
                 spill_pack(&j, i, nt);
+        pack_s += stats_now() - t1;
+        t1 = stats_now();
         if (posted)   /* the round before, written from the other set */
             rc = spill_wait(s, w);
+        wait_s += stats_now() - t1;
         for (int i = 0; i < nt && rc == GS_OK; i++)
             rc = spill_note(s, run, &j.packs[i], i);
         for (int k = 0; k < s->nfiles && rc == GS_OK; k++) {
@@ -299,11 +303,14 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
             posted = 1;
         }
     }
+    t1 = stats_now();
     if (posted) {
         int rc2 = spill_wait(s, w);
         rc = rc ? rc : rc2;
     }
+    wait_s += stats_now() - t1;
     stats_add(ST_SPILL, 0, stats_now() - t0);
+    stats_note_records_spill(s->nfiles, pack_s, wait_s);
     run->nblocks = s->nblocks - run->block0;
     return rc;
 }
