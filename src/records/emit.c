@@ -28,49 +28,6 @@
 
 #define EMIT_BATCH ((size_t)1 << 18)   /* records a thread copies between two writes */
 
-/* Where a line of text lies, in one word: its offset in the arena above
- * WHERE_LEN_BITS bits of its length, or 0 there for a line of WHERE_LEN_MAX bytes or
- * more (every line has its terminator, so no line's length is 0): arenas under 2^44
- * bytes. */
-#define WHERE_LEN_BITS 20
-#define WHERE_LEN_MAX ((size_t)1 << WHERE_LEN_BITS)
-#define WHERE_ARENA_MAX ((uint64_t)1 << (64 - WHERE_LEN_BITS))
-
-static inline uint64_t where_pack(size_t off, size_t len)
-{
-    return (uint64_t)off << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
-}
-
-static inline size_t where_off(uint64_t w)
-{
-    return (size_t)(w >> WHERE_LEN_BITS);
-}
-
-/* Record r of the output, *len its length: order[r] a table line, or, where where is
- * 1, a where word. */
-static inline const char *emit_record(const rtable_t *t, const uint64_t *order, int where,
-                                      size_t r, size_t *len)
-{
-    if (!where)
-        return rtable_line(t, (size_t)order[r], len);
-    const char *s = t->arena + where_off(order[r]);
-    *len = (size_t)(order[r] & (WHERE_LEN_MAX - 1));
-    if (*len == 0)   /* a long line: to its terminator, which the arena holds */
-        *len = (size_t)((const char *)memchr(s, t->term, t->bytes - (size_t)(s - t->arena)) -
-                        s) + 1;
-    return s;
-}
-
-/* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: table.h). */
-static inline void emit_ahead(const rtable_t *t, const uint64_t *order, int where, size_t r,
-                              size_t end)
-{
-    if (!where)
-        rtable_ahead(t, order, r, end);
-    else if (r + RTABLE_AHEAD < end)
-        __builtin_prefetch(t->arena + where_off(order[r + RTABLE_AHEAD]));
-}
-
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -98,7 +55,7 @@ static void emit_gather(void *arg, int i, int n)
     for (size_t r = lo; r < hi; r++) {
         if (!j->where)
             rtable_ahead_start(j->t, j->order, r, hi);
-        emit_record(j->t, j->order, j->where, r, &len);
+        rtable_record(j->t, j->order, j->where, r, &len);
         need += len;
     }
     b->len = 0;
@@ -113,8 +70,8 @@ static void emit_gather(void *arg, int i, int n)
     }
     char *d = b->buf;
     for (size_t r = lo; r < hi; r++) {
-        emit_ahead(j->t, j->order, j->where, r, hi);
-        const char *s = emit_record(j->t, j->order, j->where, r, &len);
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
         rtable_copy(j->t, d, b->buf + b->cap, s, len);
         d += len;
     }
@@ -154,7 +111,7 @@ static void emit_measure(void *arg, int i, int n)
         rtable_ahead_start(j->t, j->order, r, hi);
         const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
         if (j->where)
-            j->order[r] = where_pack((size_t)(s - j->t->arena), len);
+            j->order[r] = rtable_where(j->t, s, len);
         sum += len;
     }
     j->bytes[i] = sum;
@@ -174,8 +131,8 @@ static void emit_spread(void *arg, int i, int n)
         return;
     }
     for (size_t r = lo; r < hi && j->rc[i] == GS_OK; r++) {
-        emit_ahead(j->t, j->order, j->where, r, hi);
-        const char *s = emit_record(j->t, j->order, j->where, r, &len);
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
         if (fill + len > EMIT_SPREAD_BUF && fill > 0) {
             j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);
             off += fill;
@@ -204,8 +161,8 @@ static void emit_place(void *arg, int i, int n)
     char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
     char *p = at, *released = at;
     for (size_t r = lo; r < hi; r++) {
-        emit_ahead(j->t, j->order, j->where, r, hi);
-        const char *s = emit_record(j->t, j->order, j->where, r, &len);
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
         rtable_copy(j->t, p, end, s, len);
         p += len;
         if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
@@ -235,7 +192,7 @@ static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const c
 
 /* Write the header and the records at their offsets, where the output is a file that
  * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
- * error. *where 1 where order[] now holds where words (emit_record()). */
+ * error. *where 1 where order[] now holds where words (table.h). */
 static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
                            output_t *out, const char *h, size_t hlen, int *done, int *where)
 {
@@ -247,7 +204,7 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
      * the line alone, one random read a record where it took two (the line's start,
      * then its bytes). */
     spread_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
-                       .where = !t->rsize && t->bytes < WHERE_ARENA_MAX,
+                       .where = rtable_can_where(t),
                        .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
                        .rc = calloc((size_t)nt, sizeof(int)) };
     int rc = GS_OK;

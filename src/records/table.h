@@ -129,6 +129,51 @@ static inline void rtable_ahead(const rtable_t *t, const uint64_t *order, size_t
         __builtin_prefetch(rtable_line(t, (size_t)order[r + RTABLE_AHEAD], &len));
 }
 
+/* Where a line of text lies, in one word (a where word): its offset in the arena
+ * above WHERE_LEN_BITS bits of its length, or 0 there for a line of WHERE_LEN_MAX
+ * bytes or more (every line has its terminator, so no line's length is 0): arenas
+ * under 2^44 bytes (rtable_can_where()). An order of table lines made where words
+ * (emit.c, spill.c) is copied with one random read a record, where a table line
+ * takes two (its start in t->start, then its bytes). */
+#define WHERE_LEN_BITS 20
+#define WHERE_LEN_MAX ((size_t)1 << WHERE_LEN_BITS)
+
+static inline int rtable_can_where(const rtable_t *t)
+{
+    return !t->rsize && t->bytes < ((uint64_t)1 << (64 - WHERE_LEN_BITS));
+}
+
+/* The where word of line s[0..len) of t's arena. */
+static inline uint64_t rtable_where(const rtable_t *t, const char *s, size_t len)
+{
+    return (uint64_t)(s - t->arena) << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
+}
+
+/* Record r of order[], *len its length: order[r] a table line, or, where where is 1,
+ * a where word. */
+static inline const char *rtable_record(const rtable_t *t, const uint64_t *order, int where,
+                                        size_t r, size_t *len)
+{
+    if (!where)
+        return rtable_line(t, (size_t)order[r], len);
+    const char *s = t->arena + (order[r] >> WHERE_LEN_BITS);
+    *len = (size_t)(order[r] & (WHERE_LEN_MAX - 1));
+    if (*len == 0)   /* a long line: to its terminator, which the arena holds */
+        *len = (size_t)((const char *)memchr(s, t->term, t->bytes - (size_t)(s - t->arena)) -
+                        s) + 1;
+    return s;
+}
+
+/* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: above). */
+static inline void rtable_record_ahead(const rtable_t *t, const uint64_t *order, int where,
+                                       size_t r, size_t end)
+{
+    if (!where)
+        rtable_ahead(t, order, r, end);
+    else if (r + RTABLE_AHEAD < end)
+        __builtin_prefetch(t->arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+}
+
 /* The segment line l belongs to. */
 const rseg_t *rtable_seg(const rtable_t *t, size_t l);
 
