@@ -89,26 +89,50 @@ static int spill_room(spack_t *p, size_t n)
     return 1;
 }
 
-/* The block of raw[0..len), whose first record's key is key, appended to p->buf and
- * to p's index. */
-static int spill_block(spack_t *p, const char *raw, size_t len, uint64_t key, int lz4)
+/* Room for a block of len bytes of records at the end of p->buf (and, compressed,
+ * in p->raw), and for its entry in p's index: where its records are to be gathered
+ * (RTABLE_SLACK bytes to spare after them), or NULL when out of memory. Stored as
+ * they are, they are gathered where they stay, after the header. */
+static char *spill_block_room(spack_t *p, size_t len, int lz4)
 {
-    int bound = LZ4_compressBound((int)len);
-    if (!spill_room(p, SPILL_HEAD + (size_t)bound + len))
-        return 0;
+    size_t bound = lz4 ? (size_t)LZ4_compressBound((int)len) : 0;
+    if (!spill_room(p, SPILL_HEAD + (bound > len ? bound : len) + RTABLE_SLACK))
+        return NULL;
     if (p->nblocks == p->bcap) {
         size_t cap = p->bcap ? 2 * p->bcap : 64;
         sblock_t *b = realloc(p->blocks, cap * sizeof *b);
         if (!b)
-            return 0;
+            return NULL;
         p->blocks = b;
         p->bcap = cap;
     }
+    if (!lz4)
+        return p->buf + p->len + SPILL_HEAD;
+    if (len + RTABLE_SLACK > p->raw_cap) {
+        char *raw = realloc(p->raw, len + RTABLE_SLACK);
+        if (!raw)
+            return NULL;
+        p->raw = raw;
+        p->raw_cap = len + RTABLE_SLACK;
+    }
+    return p->raw;
+}
+
+/* The block whose len bytes of records were just gathered where spill_block_room()
+ * said, the mapped key of its first record key: compressed (where lz4, and where it
+ * shrinks; else copied) after its header, which is written, and added to p's
+ * index. */
+static void spill_block_end(spack_t *p, size_t len, uint64_t key, int lz4)
+{
     char *h = p->buf + p->len, *d = h + SPILL_HEAD;
-    int stored = lz4 ? LZ4_compress_default(raw, d, (int)len, bound) : 0;
-    if (stored <= 0 || (size_t)stored >= len) {   /* not smaller: stored as it is */
-        memcpy(d, raw, len);
-        stored = (int)len;
+    int stored = (int)len;
+    if (lz4) {
+        int bound = LZ4_compressBound((int)len);
+        stored = LZ4_compress_default(p->raw, d, (int)len, bound);
+        if (stored <= 0 || (size_t)stored >= len) {   /* not smaller: stored as it is */
+            memcpy(d, p->raw, len);
+            stored = (int)len;
+        }
     }
     p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = len,
                                           .stored = (uint32_t)stored };
@@ -116,52 +140,80 @@ static int spill_block(spack_t *p, const char *raw, size_t len, uint64_t key, in
     put32(h + 4, (uint32_t)stored);
     put64(h + 8, codec_checksum(d, (size_t)stored));
     p->len += SPILL_HEAD + (size_t)stored;
-    return 1;
 }
 
 typedef struct {
     rspill_t *s;
     const rtable_t *t;
-    const uint64_t *order;
+    uint64_t *order;
+    int where;             /* 1: text, order[] made where words as it is packed */
     size_t lo, hi;         /* this round's records */
     spack_t *packs;        /* the set they are packed into */
     int lz4;               /* 1: blocks compressed in this round */
 } spack_job_t;
 
-/* Thread i's share of the round, packed into blocks in its buffer. */
+/* A block planned to start at record r (key its first record's): 1, or 0 when out of
+ * memory. */
+static int spill_plan(spack_t *p, size_t r, uint64_t key)
+{
+    if (p->nplan == p->pcap) {
+        size_t cap = p->pcap ? 2 * p->pcap : 16;
+        splan_t *b = realloc(p->plan, cap * sizeof *b);
+        if (!b)
+            return 0;
+        p->plan = b;
+        p->pcap = cap;
+    }
+    p->plan[p->nplan++] = (splan_t){ .r = r, .bytes = 0, .key = key };
+    return 1;
+}
+
+/* Thread i's share of the round, packed into blocks in its buffer, in two passes
+ * as emit.c writes records: first its blocks are planned (each about SPILL_BLOCK
+ * bytes; their first keys taken) and, for text, its table lines made where words;
+ * then each block's records are gathered, one random read a record, and stored. */
 static void spill_pack(void *arg, int i, int nt)
 {
     spack_job_t *j = arg;
+    const rtable_t *t = j->t;
     spack_t *p = &j->packs[i];
     size_t lo, hi, len, fill = 0;
-    uint64_t first = 0;    /* the key of the block's first record */
     pool_share(j->hi - j->lo, i, nt, &lo, &hi);
-    p->len = 0;
-    p->nblocks = 0;
-    for (size_t r = j->lo + lo; r < j->lo + hi && !p->failed; r++) {
-        rtable_ahead(j->t, j->order, r, j->lo + hi);
-        const char *rec = rtable_line(j->t, (size_t)j->order[r], &len);
-        if (fill > 0 && fill + len > SPILL_BLOCK) {
-            p->failed = !spill_block(p, p->raw, fill, first, j->lz4);
+    lo += j->lo;
+    hi += j->lo;
+    p->len = p->nblocks = p->nplan = 0;
+    for (size_t r = lo; r < hi; r++) {
+        rtable_ahead_start(t, j->order, r, hi);
+        size_t l = (size_t)j->order[r];
+        const char *rec = rtable_line(t, l, &len);
+        if (fill == 0 || fill + len > SPILL_BLOCK) {
+            if (!spill_plan(p, r, t->key[l])) {
+                p->failed = 1;
+                return;
+            }
             fill = 0;
         }
-        if (fill == 0)
-            first = j->t->key[j->order[r]];
-        if (fill + len > p->raw_cap) {
-            size_t cap = fill + len > SPILL_BLOCK ? fill + len : SPILL_BLOCK;
-            char *raw = realloc(p->raw, cap);
-            if (!raw) {
-                p->failed = 1;
-                break;
-            }
-            p->raw = raw;
-            p->raw_cap = cap;
-        }
-        rtable_copy(j->t, p->raw + fill, p->raw + p->raw_cap, rec, len);
         fill += len;
+        p->plan[p->nplan - 1].bytes = fill;
+        if (j->where)
+            j->order[r] = rtable_where(t, rec, len);
     }
-    if (fill > 0 && !p->failed)
-        p->failed = !spill_block(p, p->raw, fill, first, j->lz4);
+    for (size_t b = 0; b < p->nplan && !p->failed; b++) {
+        const splan_t *pl = &p->plan[b];
+        size_t end = b + 1 < p->nplan ? p->plan[b + 1].r : hi;
+        char *d = spill_block_room(p, pl->bytes, j->lz4), *dend = d + pl->bytes + RTABLE_SLACK;
+        if (!d) {
+            p->failed = 1;
+            break;
+        }
+        for (size_t r = pl->r; r < end; r++) {
+            rtable_record_ahead(t, j->order, j->where, r, hi);
+            const char *rec = rtable_record(t, j->order, j->where, r, &len);
+            rtable_copy(t, d, dend, rec, len);
+            d += len;
+        }
+        spill_block_end(p, pl->bytes, pl->key, j->lz4);
+    }
 }
 
 /* Under --compress-temp=auto, whether a run is compressed: where its first block
@@ -259,7 +311,7 @@ static int spill_wait(rspill_t *s, swrite_job_t *w)
     return rc;
 }
 
-int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
+int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
 {
     if (n == 0)
         return GS_OK;
@@ -276,7 +328,7 @@ int rspill_add(rspill_t *s, const rtable_t *t, const uint64_t *order, size_t n)
     run->raw = 0;
     int nt = pool_size(s->pool), cur = 0, posted = 0, rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
-    spack_job_t j = { .s = s, .t = t, .order = order,
+    spack_job_t j = { .s = s, .t = t, .order = order, .where = rtable_can_where(t),
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     swrite_job_t w[SPILL_RECORD_FILES];
     double t0 = stats_now(), pack_s = 0, wait_s = 0, t1;
@@ -336,6 +388,7 @@ void rspill_close(rspill_t *s)
             free(s->packs[k][i].buf);
             free(s->packs[k][i].raw);
             free(s->packs[k][i].blocks);
+            free(s->packs[k][i].plan);
         }
         free(s->packs[k]);
     }

@@ -47,8 +47,17 @@ typedef struct {
     job_t writer;
 } sfile_t;
 
+/* A block as the packing plans it: its first record (in order[]), its records'
+ * bytes, and its first record's mapped key. */
+typedef struct {
+    size_t r, bytes;
+    uint64_t key;
+} splan_t;
+
 /* A thread's blocks of a round, packed in memory before the writer writes them. */
 typedef struct {
+    splan_t *plan;         /* the round's blocks, planned */
+    size_t nplan, pcap;
     char *buf;             /* blocks, ready to write */
     size_t len, cap;
     char *raw;             /* a block's records, before they are compressed */

@@ -260,6 +260,11 @@ same exp.out got.out "a 1.2 MB line among 150,000, -o"
 "$GPUSORT" --parallel=4 -t, -k2,2 longl.csv 2>"$RUN_ERR" | cat >got.out
 [ ! -s "$RUN_ERR" ] || fail "a 1.2 MB line among 150,000, to a pipe: $(head -c 2000 "$RUN_ERR")"
 same exp.out got.out "a 1.2 MB line among 150,000, to a pipe"
+# Spilled: the runs' packing makes its lines where words too (records/spill.c).
+mkdir -p tdir
+run_cmd "$GPUSORT" --parallel=4 -t, -k2,2 -S 4M -T tdir --stats longl.csv
+same exp.out "$RUN_OUT" "a 1.2 MB line among 150,000, spilled"
+spilled_clean "$RUN_ERR" tdir "a 1.2 MB line among 150,000, spilled"
 
 # To /dev/null (-o, and standard output), a file that cannot be mapped nor have its
 # space reserved: written in order, in memory and spilled.
