@@ -24,8 +24,8 @@ static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, *
 static double copied_s;         /* and the seconds it took (under stats_lock) */
 static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t records_mapped; /* records' inputs mapped whole (under stats_lock) */
-static int spill_files;         /* records spilled to this many files (under stats_lock), */
-static double spill_pack_s, spill_wait_s;   /* packed, and waiting for the writers */
+static int spill_files, spill_threads;   /* records spilled (under stats_lock), */
+static double spill_pack_s, spill_write_s;   /* the threads' seconds packing, writing */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
@@ -102,12 +102,13 @@ void stats_note_records_mapped(uint64_t bytes)
     pthread_mutex_unlock(&stats_lock);
 }
 
-void stats_note_records_spill(int files, double pack_s, double wait_s)
+void stats_note_records_spill(int files, int threads, double pack_s, double write_s)
 {
     pthread_mutex_lock(&stats_lock);
     spill_files = files;
+    spill_threads = threads;
     spill_pack_s += pack_s;
-    spill_wait_s += wait_s;
+    spill_write_s += write_s;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -202,9 +203,9 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: %llu bytes of records read mapped, indexed in place "
                 "(no copy)\n", (unsigned long long)records_mapped);
     if (spill_files)
-        fprintf(stderr, "gpusort: stats: records spilled to %d files: packed in %.3f s, "
-                "then %.3f s waiting for the files' writers\n", spill_files, spill_pack_s,
-                spill_wait_s);
+        fprintf(stderr, "gpusort: stats: records spilled to %d files by %d threads, each "
+                "packing blocks and writing them: %.3f s packing, %.3f s writing, the threads' "
+                "times added up\n", spill_files, spill_threads, spill_pack_s, spill_write_s);
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
                 "threads\n", (unsigned long long)mapped_bytes, mapped_threads);

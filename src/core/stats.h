@@ -45,9 +45,9 @@ void stats_note_read_mapped(uint64_t bytes);
  * holds them, not copied. */
 void stats_note_records_mapped(uint64_t bytes);
 
-/* Records spilled (records/spill.c): to this many files; seconds their blocks were
- * packed, and seconds the packing then waited for the files' writers. */
-void stats_note_records_spill(int files, double pack_s, double wait_s);
+/* Records spilled (records/spill.c): to this many files by this many threads; the
+ * threads' seconds packing blocks and writing them, added up. */
+void stats_note_records_spill(int files, int threads, double pack_s, double write_s);
 
 /* Text written mapped (output.c): bytes, formatted in place by this many threads. */
 void stats_note_mapped(uint64_t bytes, int threads);

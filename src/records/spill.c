@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* spill.c: sorted runs of records written to temporary files (see spill.h; the
  * files' layout: spill_impl.h). A run goes in rounds: the pool's threads each pack
- * a share of a round's records into blocks of their own, in one of two sets of
- * buffers, while the files' jobs write the round before from the other set, thread
- * i's blocks to file i % nfiles. Where each block goes is settled, and noted in the
- * index, before the jobs start.
+ * a share of a round's records into blocks in a buffer of their own and write it to
+ * their file (thread i's: file i % nfiles), at the end of what it holds; then the
+ * blocks are noted in the index, in the threads' order, which is the run's.
  */
 #include <config.h>
 
@@ -28,7 +27,7 @@
 #include "records/spill_impl.h"
 #include "store/codec.h"
 
-#define SPILL_SHARE ((size_t)2 << 20)     /* a thread's records in a round */
+#define SPILL_SHARE ((size_t)4 << 20)     /* a thread's records in a round */
 
 static void put32(char *p, uint32_t v)
 {
@@ -57,18 +56,13 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     int nf = pool_size(pool) < SPILL_RECORD_FILES ? pool_size(pool) : SPILL_RECORD_FILES;
     if (!(s->files = calloc((size_t)nf, sizeof *s->files)))
         return err_set(GS_ENOMEM, "out of memory");
-    for (int k = 0; k < 2; k++)
-        if (!(s->packs[k] = calloc((size_t)pool_size(pool), sizeof *s->packs[k])))
-            return err_set(GS_ENOMEM, "out of memory");
+    if (!(s->packs = calloc((size_t)pool_size(pool), sizeof *s->packs)))
+        return err_set(GS_ENOMEM, "out of memory");
     for (; s->nfiles < nf; s->nfiles++) {   /* each counted once it can be closed */
         sfile_t *f = &s->files[s->nfiles];
-        job_init(&f->writer);
         f->fd = tempfile_make(AT_FDCWD, set->tmpdir, "gpusort-records-", &f->path, &f->slot);
-        if (f->fd < 0) {
-            int e = errno;
-            job_end(&f->writer);
-            return err_sys(GS_EIO, e, "cannot create a temporary file in '%s'", set->tmpdir);
-        }
+        if (f->fd < 0)
+            return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", set->tmpdir);
     }
     return GS_OK;
 }
@@ -148,7 +142,6 @@ typedef struct {
     uint64_t *order;
     int where;             /* 1: text, order[] made where words as it is packed */
     size_t lo, hi;         /* this round's records */
-    spack_t *packs;        /* the set they are packed into */
     int lz4;               /* 1: blocks compressed in this round */
 } spack_job_t;
 
@@ -172,11 +165,9 @@ static int spill_plan(spack_t *p, size_t r, uint64_t key)
  * as emit.c writes records: first its blocks are planned (each about SPILL_BLOCK
  * bytes; their first keys taken) and, for text, its table lines made where words;
  * then each block's records are gathered, one random read a record, and stored. */
-static void spill_pack(void *arg, int i, int nt)
+static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
 {
-    spack_job_t *j = arg;
     const rtable_t *t = j->t;
-    spack_t *p = &j->packs[i];
     size_t lo, hi, len, fill = 0;
     pool_share(j->hi - j->lo, i, nt, &lo, &hi);
     lo += j->lo;
@@ -216,6 +207,31 @@ static void spill_pack(void *arg, int i, int nt)
     }
 }
 
+/* Thread i's part of a round: its share packed, then written at the end of its
+ * file, where it reserves the room (another thread may share the file). */
+static void spill_part(void *arg, int i, int nt)
+{
+    spack_job_t *j = arg;
+    rspill_t *s = j->s;
+    spack_t *p = &s->packs[i];
+    double t0 = stats_now();
+    spill_pack(j, p, i, nt);
+    double t1 = stats_now();
+    p->pack_s = t1 - t0;
+    p->write_s = 0;
+    p->rc = GS_OK;
+    if (p->failed || p->len == 0)
+        return;
+    p->file = i % s->nfiles;
+    sfile_t *f = &s->files[p->file];
+    p->at = __atomic_fetch_add(&f->bytes, (uint64_t)p->len, __ATOMIC_RELAXED);
+    int e = fdio_write(f->fd, p->buf, p->len, (int64_t)p->at, NULL);
+    if (e)
+        p->rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", f->path);
+    stats_add(ST_SPILL, p->len, 0);
+    p->write_s = stats_now() - t1;
+}
+
 /* Under --compress-temp=auto, whether a run is compressed: where its first block
  * (its first SPILL_BLOCK bytes of records, in order) shrinks by a tenth or more
  * under LZ4, as bare numbers decide (store/run.c). Lines of random text shrink by
@@ -246,12 +262,14 @@ static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
     return pays;
 }
 
-/* Pack i's blocks placed at the end of their file (p->at), and added to s's index
- * (and their records' bytes to run's). */
-static int spill_note(rspill_t *s, srun_t *run, spack_t *p, int i)
+/* Pack p's blocks, written to its file, added to s's index (and their records'
+ * bytes to run's): GS_OK, or the pack's error. */
+static int spill_note(rspill_t *s, srun_t *run, const spack_t *p)
 {
     if (p->failed)
         return err_set(GS_ENOMEM, "out of memory");
+    if (p->rc)
+        return p->rc;
     if (s->bcap - s->nblocks < p->nblocks) {
         size_t cap = s->bcap ? s->bcap : 256;
         while (cap - s->nblocks < p->nblocks)
@@ -262,53 +280,15 @@ static int spill_note(rspill_t *s, srun_t *run, spack_t *p, int i)
         s->blocks = b;
         s->bcap = cap;
     }
-    sfile_t *f = &s->files[i % s->nfiles];
-    p->at = f->bytes;
     for (size_t k = 0; k < p->nblocks; k++) {
         sblock_t b = p->blocks[k];
         s->blocks[s->nblocks++] = (sblock_t){ .off = p->at + b.off, .key = b.key,
-                                              .raw = run->raw, .file = (uint32_t)(i % s->nfiles),
+                                              .raw = run->raw, .file = (uint32_t)p->file,
                                               .stored = b.stored };
         run->raw += b.raw;
     }
-    f->bytes += p->len;
     s->bytes += p->len;
     return GS_OK;
-}
-
-/* A file's job for a round: its packs (i % nfiles == file) written where
- * spill_note placed them. */
-typedef struct {
-    rspill_t *s;
-    spack_t *packs;
-    int file;
-    int rc;
-} swrite_job_t;
-
-static void spill_write(void *arg)
-{
-    swrite_job_t *w = arg;
-    rspill_t *s = w->s;
-    sfile_t *f = &s->files[w->file];
-    for (int i = w->file; i < pool_size(s->pool) && w->rc == GS_OK; i += s->nfiles) {
-        spack_t *p = &w->packs[i];
-        int e = p->len ? fdio_write(f->fd, p->buf, p->len, (int64_t)p->at, NULL) : 0;
-        if (e)
-            w->rc = err_sys(GS_EIO, e, "write error on temporary file '%s'", f->path);
-        stats_add(ST_SPILL, p->len, 0);
-    }
-}
-
-/* Wait for the files' jobs: the first error of theirs, or GS_OK. */
-static int spill_wait(rspill_t *s, swrite_job_t *w)
-{
-    int rc = GS_OK;
-    for (int k = 0; k < s->nfiles; k++) {
-        job_wait(&s->files[k].writer);
-        if (rc == GS_OK)
-            rc = w[k].rc;
-    }
-    return rc;
 }
 
 int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
@@ -326,43 +306,27 @@ int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
     srun_t *run = &s->runs[s->nruns++];
     run->block0 = s->nblocks;
     run->raw = 0;
-    int nt = pool_size(s->pool), cur = 0, posted = 0, rc = GS_OK;
+    int nt = pool_size(s->pool), rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
     spack_job_t j = { .s = s, .t = t, .order = order, .where = rtable_can_where(t),
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
-    swrite_job_t w[SPILL_RECORD_FILES];
-    double t0 = stats_now(), pack_s = 0, wait_s = 0, t1;
-    for (size_t lo = 0; lo < n && rc == GS_OK; lo += round, cur ^= 1) {
+    double t0 = stats_now(), pack_s = 0, write_s = 0;
+    for (size_t lo = 0; lo < n && rc == GS_OK; lo += round) {
         j.lo = lo;
         j.hi = n - lo > round ? lo + round : n;
-        j.packs = s->packs[cur];
-        t1 = stats_now();
         if (nt > 1 && j.hi - j.lo > 4096)
-            pool_run(s->pool, spill_pack, &j);
+            pool_run(s->pool, spill_part, &j);
         else
             for (int i = 0; i < nt; i++)
-                spill_pack(&j, i, nt);
-        pack_s += stats_now() - t1;
-        t1 = stats_now();
-        if (posted)   /* the round before, written from the other set */
-            rc = spill_wait(s, w);
-        wait_s += stats_now() - t1;
-        for (int i = 0; i < nt && rc == GS_OK; i++)
-            rc = spill_note(s, run, &j.packs[i], i);
-        for (int k = 0; k < s->nfiles && rc == GS_OK; k++) {
-            w[k] = (swrite_job_t){ .s = s, .packs = j.packs, .file = k, .rc = GS_OK };
-            job_post(&s->files[k].writer, spill_write, &w[k]);
-            posted = 1;
+                spill_part(&j, i, nt);
+        for (int i = 0; i < nt && rc == GS_OK; i++) {
+            rc = spill_note(s, run, &s->packs[i]);
+            pack_s += s->packs[i].pack_s;
+            write_s += s->packs[i].write_s;
         }
     }
-    t1 = stats_now();
-    if (posted) {
-        int rc2 = spill_wait(s, w);
-        rc = rc ? rc : rc2;
-    }
-    wait_s += stats_now() - t1;
     stats_add(ST_SPILL, 0, stats_now() - t0);
-    stats_note_records_spill(s->nfiles, pack_s, wait_s);
+    stats_note_records_spill(s->nfiles, nt, pack_s, write_s);
     run->nblocks = s->nblocks - run->block0;
     return rc;
 }
@@ -378,20 +342,17 @@ void rspill_close(rspill_t *s)
         return;
     for (int k = 0; k < s->nfiles; k++) {
         sfile_t *f = &s->files[k];
-        job_end(&f->writer);
         close(f->fd);
         cleanup_remove(f->slot);
         free(f->path);
     }
-    for (int k = 0; k < 2; k++) {
-        for (int i = 0; s->packs[k] && i < pool_size(s->pool); i++) {
-            free(s->packs[k][i].buf);
-            free(s->packs[k][i].raw);
-            free(s->packs[k][i].blocks);
-            free(s->packs[k][i].plan);
-        }
-        free(s->packs[k]);
+    for (int i = 0; s->packs && i < pool_size(s->pool); i++) {
+        free(s->packs[i].buf);
+        free(s->packs[i].raw);
+        free(s->packs[i].blocks);
+        free(s->packs[i].plan);
     }
+    free(s->packs);
     free(s->files);
     free(s->blocks);
     free(s->runs);

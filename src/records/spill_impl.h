@@ -6,9 +6,10 @@
  * A block is a header of SPILL_HEAD bytes (little-endian: the records' bytes, the
  * bytes stored, their checksum) and the bytes stored: the records as they are where
  * the stored length equals theirs, else their LZ4 block. A run is its blocks, in
- * order, spread over the files (each file is written by a job of its own: one
- * file's writes are serialized by the kernel, at about 4.6 GB/s on the H100
- * machine). Beside the files, in memory, the index: each block's file, offset and
+ * order, spread over the files: each thread that packs blocks writes them to a file
+ * of its own (where there are threads enough), since the kernel takes one write to
+ * a file at a time (about 4.6 GB/s on the H100 machine). Beside the files, in
+ * memory, the index: each block's file, offset and
  * stored bytes, and the mapped key of its first record: where a range of keys
  * starts in each run, and where its next block is.
  */
@@ -18,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/job.h"
 #include "core/pool.h"
 #include "core/settings.h"
 #include "records/spill.h"
@@ -39,12 +39,12 @@ typedef struct {
     size_t block0, nblocks;/* its blocks in the index */
 } srun_t;
 
-/* A file of blocks, and the job that writes to it. */
+/* A file of blocks. */
 typedef struct {
     int fd, slot;
     char *path;
-    uint64_t bytes;        /* its length */
-    job_t writer;
+    uint64_t bytes;        /* its length (atomic: threads that share it reserve their
+                              bytes by adding to it) */
 } sfile_t;
 
 /* A block as the packing plans it: its first record (in order[]), its records'
@@ -54,7 +54,7 @@ typedef struct {
     uint64_t key;
 } splan_t;
 
-/* A thread's blocks of a round, packed in memory before the writer writes them. */
+/* A thread's blocks of a round, packed in memory, then written by the thread. */
 typedef struct {
     splan_t *plan;         /* the round's blocks, planned */
     size_t nplan, pcap;
@@ -64,22 +64,24 @@ typedef struct {
     size_t raw_cap;
     sblock_t *blocks;      /* its blocks: offsets in buf, first keys */
     size_t nblocks, bcap;
-    uint64_t at;           /* where buf goes in its file */
-    int failed;
+    int file;              /* the file it writes to, */
+    uint64_t at;           /* where buf went in it */
+    double pack_s, write_s;/* its time packing and writing, this round */
+    int failed;            /* out of memory */
+    int rc;                /* the write's error, or GS_OK */
 } spack_t;
 
 struct rspill {
     const settings_t *set;
     pool_t *pool;
-    sfile_t *files;        /* thread i's packs go to file i % nfiles */
+    sfile_t *files;        /* thread i writes to file i % nfiles */
     int nfiles;
     uint64_t bytes;        /* the files' lengths together */
     srun_t *runs;
     size_t nruns, cap;
     sblock_t *blocks;      /* every block of every run, run after run */
     size_t nblocks, bcap;
-    spack_t *packs[2];     /* one a thread, two sets: one packed while the other is
-                              written by the files' jobs */
+    spack_t *packs;        /* one a thread */
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
