@@ -190,25 +190,22 @@ int records_run(ctx_t *c)
             if (rc || checking)
                 continue;
         }
-        uint64_t *order, *keys = NULL;
+        uint64_t *order;
         size_t n;
-        int in_memory = first && !more;
         progress_phase("sorting");
-        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, in_memory ? NULL : &keys, &n)) !=
-            GS_OK)
+        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
             break;
-        if (in_memory) {
+        if (first && !more) {
             rc = records_in_memory(c, &t, order, n);
         } else {
             if (!sp)
                 rc = rspill_open(&sp, set, c->pool);
             if (rc == GS_OK) {
                 progress_phase("spilling");
-                rc = rspill_add(sp, &t, order, keys, n);
+                rc = rspill_add(sp, &t, order, n);
             }
         }
         free(order);
-        free(keys);
         first = 0;
     }
     if (rc == GS_OK && sp) {

@@ -141,7 +141,6 @@ enum { PACK_LINES, PACK_WORDS, PACK_UNPACK };
 typedef struct {
     const rtable_t *t;
     uint64_t *order;
-    uint64_t *keys;        /* PACK_UNPACK: the words' keys, where not NULL */
     size_t n;
     int step, bits;
 } pack_job_t;
@@ -160,11 +159,6 @@ static void order_pack_part(void *arg, int i, int nt)
     else if (j->step == PACK_WORDS)
         for (size_t k = lo; k < hi; k++)
             o[k] = (key[o[k]] - kmin) << j->bits | o[k];
-    else if (j->keys)
-        for (size_t k = lo; k < hi; k++) {
-            j->keys[k] = (o[k] >> j->bits) + kmin;
-            o[k] &= mask;
-        }
     else
         for (size_t k = lo; k < hi; k++)
             o[k] &= mask;
@@ -196,10 +190,9 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
 
 /* Sort as one word each: (key - kmin) << bits | line, by the chunk sorter (a GPU's
  * where the run has one, and the words fit it at once; else the CPU's); then only
- * the lines kept, and, where keysp is not NULL, the keys into the other buffer,
- * which *keysp gets. *orderp may move to the scratch the result is in. */
+ * the lines kept. *orderp may move to the scratch the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        uint64_t **keysp, size_t *np, int bits)
+                        size_t *np, int bits)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
@@ -234,16 +227,14 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         return rc;
     }
     *np = n;
-    uint64_t *other = res == order ? tmp : order;
     pj.order = res;
-    pj.keys = keysp ? other : NULL;
     pj.n = n;
     order_pack_step(pool, &pj, PACK_UNPACK);
-    *orderp = res;   /* in the scratch, it becomes the order */
-    if (keysp)
-        *keysp = other;
-    else
-        free(other);
+    if (res != order) {   /* the result in the scratch: it becomes the order */
+        tmp = order;
+        *orderp = res;
+    }
+    free(tmp);
     return GS_OK;
 }
 
@@ -422,21 +413,8 @@ static sorter_t *order_words_sorter(const rtable_t *t, sorter_t *sorter)
     return t->set->gpus == GS_GPUS_AUTO ? NULL : sorter;
 }
 
-/* *keysp: the keys of order[0..n), gathered from the table. */
-static int order_keys(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
-                      uint64_t **keysp)
-{
-    uint64_t *keys = mem_alloc(sizeof *keys * (n ? n : 1));
-    if (!keys)
-        return err_set(GS_ENOMEM, "out of memory");
-    index_job_t j = { .order = order, .key = t->key, .dst = keys, .n = n };
-    order_run(pool, n, index_gather, &j);
-    *keysp = keys;
-    return GS_OK;
-}
-
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
-                uint64_t **keys, size_t *nout)
+                size_t *nout)
 {
     size_t n = t->nrec;
     uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
@@ -447,18 +425,14 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
-    int rc = GS_OK, packed = n >= 2 && kbits + bits <= 64;
-    if (keys)
-        *keys = NULL;
-    if (packed) {   /* equal keys settled on the words */
-        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, keys, &n, bits);
+    int rc = GS_OK;
+    if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
+        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits);
     } else if (n >= 2) {
         rc = order_pairs(t, pool, sorter, &order);
         if (rc == GS_OK)
             rc = order_equal_keys(t, pool, order, &n, 0);
     }
-    if (rc == GS_OK && keys && !packed)
-        rc = order_keys(t, pool, order, n, keys);
     stats_add(ST_SORT, 0, stats_now() - t0);
     if (rc) {
         free(order);

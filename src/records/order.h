@@ -24,13 +24,10 @@
 #include "sorter/sorter.h"
 
 /* The table's records in output order, as table lines: *order (free() it) holds *n
- * of them; and, where keys is not NULL, *keys (free() it) their mapped keys in that
- * order (taken from the sorted words as they are unpacked, in memory the sort had
- * already; gathered from t->key for wide keys). sorter: the chunk sorter (its width
- * 8) for the packed words and for wide keys with their indices, or NULL for the
- * CPU's radix sorts. GS_OK or the sorter's error. */
+ * of them. sorter: the chunk sorter (its width 8) for the packed words and for wide
+ * keys with their indices, or NULL for the CPU's radix sorts. GS_OK or the sorter's error. */
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
-                uint64_t **keys, size_t *n);
+                size_t *n);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with

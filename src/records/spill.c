@@ -140,7 +140,6 @@ typedef struct {
     rspill_t *s;
     const rtable_t *t;
     uint64_t *order;
-    const uint64_t *keys;  /* the records' mapped keys, in order */
     int where;             /* 1: text, order[] made where words as it is packed */
     size_t pre;            /* the bytes before each record (spill_prefix()) */
     size_t lo, hi;         /* this round's records */
@@ -178,8 +177,9 @@ static inline void spill_put_prefix(char *d, size_t pre, uint64_t key, size_t le
 
 /* Thread i's share of the round, packed into blocks in its buffer, in two passes
  * as emit.c writes records: first its blocks are planned (each about SPILL_BLOCK
- * bytes) and, for text, its table lines made where words; then each block's
- * records are gathered, one random read a record, and stored. */
+ * bytes; their first keys taken) and, for text, its table lines made where words
+ * and their keys taken; then each block's records are gathered, one random read a
+ * record, and stored. */
 static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
 {
     const rtable_t *t = j->t;
@@ -188,12 +188,23 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
     lo += j->lo;
     hi += j->lo;
     p->len = p->nblocks = p->nplan = 0;
+    if (pre && hi - lo > p->kcap) {
+        uint64_t *k = realloc(p->keys, (hi - lo) * sizeof *k);
+        if (!k) {
+            p->failed = 1;
+            return;
+        }
+        p->keys = k;
+        p->kcap = hi - lo;
+    }
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead_start(t, j->order, r, hi);
+        if (pre && r + 2 * RTABLE_AHEAD < hi)
+            __builtin_prefetch(&t->key[j->order[r + 2 * RTABLE_AHEAD]]);
         size_t l = (size_t)j->order[r];
         const char *rec = rtable_line(t, l, &len);
         if (fill == 0 || fill + pre + len > SPILL_BLOCK) {
-            if (!spill_plan(p, r, j->keys[r])) {
+            if (!spill_plan(p, r, t->key[l])) {
                 p->failed = 1;
                 return;
             }
@@ -202,6 +213,8 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
         fill += pre + len;
         p->plan[p->nplan - 1].bytes = fill;
         p->plan[p->nplan - 1].raw += len;
+        if (pre)
+            p->keys[r - lo] = t->key[l];
         if (j->where)
             j->order[r] = rtable_where(t, rec, len);
     }
@@ -217,7 +230,7 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
             rtable_record_ahead(t, j->order, j->where, r, hi);
             const char *rec = rtable_record(t, j->order, j->where, r, &len);
             if (pre) {
-                spill_put_prefix(d, pre, j->keys[r], len);
+                spill_put_prefix(d, pre, p->keys[r - lo], len);
                 d += pre;
             }
             rtable_copy(t, d, dend, rec, len);
@@ -311,8 +324,7 @@ static int spill_note(rspill_t *s, srun_t *run, const spack_t *p)
     return GS_OK;
 }
 
-int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, const uint64_t *keys,
-               size_t n)
+int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
 {
     if (n == 0)
         return GS_OK;
@@ -329,8 +341,7 @@ int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, const uint64_t *
     run->raw = 0;
     int nt = pool_size(s->pool), rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
-    spack_job_t j = { .s = s, .t = t, .order = order, .keys = keys,
-                      .where = rtable_can_where(t),
+    spack_job_t j = { .s = s, .t = t, .order = order, .where = rtable_can_where(t),
                       .pre = spill_prefix(s->set),
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     double t0 = stats_now(), pack_s = 0, write_s = 0;
@@ -374,6 +385,7 @@ void rspill_close(rspill_t *s)
         free(s->packs[i].raw);
         free(s->packs[i].blocks);
         free(s->packs[i].plan);
+        free(s->packs[i].keys);
     }
     free(s->packs);
     free(s->files);

@@ -30,10 +30,9 @@ typedef struct rspill rspill_t;
 /* A new, empty file of runs in set->tmpdir. GS_OK or an error. */
 int rspill_open(rspill_t **s, const settings_t *set, pool_t *pool);
 
-/* Append a run: the records order[0..n) of t (table lines), in that order, whose
- * mapped keys are keys[0..n). order[] is used up: its words may be overwritten. */
-int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, const uint64_t *keys,
-               size_t n);
+/* Append a run: the records order[0..n) of t (table lines), in that order. order[]
+ * is used up: its words may be overwritten. */
+int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n);
 
 /* Merge every run into out, after the header (NULL: none) of hlen bytes. */
 int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out);

@@ -62,6 +62,8 @@ typedef struct {
 typedef struct {
     splan_t *plan;         /* the round's blocks, planned */
     size_t nplan, pcap;
+    uint64_t *keys;        /* text: the share's keys, in order */
+    size_t kcap;
     char *buf;             /* blocks, ready to write */
     size_t len, cap;
     char *raw;             /* a block's records, before they are compressed */
