@@ -112,11 +112,11 @@ static char *spill_block_room(spack_t *p, size_t len, int lz4)
     return p->raw;
 }
 
-/* The block whose len bytes (its records' own: raw) were just gathered where
- * spill_block_room() said, the mapped key of its first record key: compressed
- * (where lz4, and where it shrinks; else copied) after its header, which is
- * written, and added to p's index. */
-static void spill_block_end(spack_t *p, size_t len, size_t raw, uint64_t key, int lz4)
+/* The block whose len bytes of records were just gathered where spill_block_room()
+ * said, the mapped key of its first record key: compressed (where lz4, and where it
+ * shrinks; else copied) after its header, which is written, and added to p's
+ * index. */
+static void spill_block_end(spack_t *p, size_t len, uint64_t key, int lz4)
 {
     char *h = p->buf + p->len, *d = h + SPILL_HEAD;
     int stored = (int)len;
@@ -128,7 +128,7 @@ static void spill_block_end(spack_t *p, size_t len, size_t raw, uint64_t key, in
             stored = (int)len;
         }
     }
-    p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = raw,
+    p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = len,
                                           .stored = (uint32_t)stored };
     put32(h, (uint32_t)len);
     put32(h + 4, (uint32_t)stored);
@@ -141,7 +141,6 @@ typedef struct {
     const rtable_t *t;
     uint64_t *order;
     int where;             /* 1: text, order[] made where words as it is packed */
-    size_t pre;            /* the bytes before each record (spill_prefix()) */
     size_t lo, hi;         /* this round's records */
     int lz4;               /* 1: blocks compressed in this round */
 } spack_job_t;
@@ -158,63 +157,35 @@ static int spill_plan(spack_t *p, size_t r, uint64_t key)
         p->plan = b;
         p->pcap = cap;
     }
-    p->plan[p->nplan++] = (splan_t){ .r = r, .key = key };
+    p->plan[p->nplan++] = (splan_t){ .r = r, .bytes = 0, .key = key };
     return 1;
-}
-
-/* Record r's prefix (spill_impl.h) at d: its key and its length. */
-static inline void spill_put_prefix(char *d, size_t pre, uint64_t key, size_t len)
-{
-    uint32_t l32 = (uint32_t)len;
-    if (pre == 8) {
-        uint32_t k32 = (uint32_t)key;
-        memcpy(d, &k32, 4);
-    } else {
-        memcpy(d, &key, 8);
-    }
-    memcpy(d + pre - 4, &l32, 4);
 }
 
 /* Thread i's share of the round, packed into blocks in its buffer, in two passes
  * as emit.c writes records: first its blocks are planned (each about SPILL_BLOCK
- * bytes; their first keys taken) and, for text, its table lines made where words
- * and their keys taken; then each block's records are gathered, one random read a
- * record, and stored. */
+ * bytes; their first keys taken) and, for text, its table lines made where words;
+ * then each block's records are gathered, one random read a record, and stored. */
 static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
 {
     const rtable_t *t = j->t;
-    size_t lo, hi, len, fill = 0, pre = j->pre;
+    size_t lo, hi, len, fill = 0;
     pool_share(j->hi - j->lo, i, nt, &lo, &hi);
     lo += j->lo;
     hi += j->lo;
     p->len = p->nblocks = p->nplan = 0;
-    if (pre && hi - lo > p->kcap) {
-        uint64_t *k = realloc(p->keys, (hi - lo) * sizeof *k);
-        if (!k) {
-            p->failed = 1;
-            return;
-        }
-        p->keys = k;
-        p->kcap = hi - lo;
-    }
     for (size_t r = lo; r < hi; r++) {
         rtable_ahead_start(t, j->order, r, hi);
-        if (pre && r + 2 * RTABLE_AHEAD < hi)
-            __builtin_prefetch(&t->key[j->order[r + 2 * RTABLE_AHEAD]]);
         size_t l = (size_t)j->order[r];
         const char *rec = rtable_line(t, l, &len);
-        if (fill == 0 || fill + pre + len > SPILL_BLOCK) {
+        if (fill == 0 || fill + len > SPILL_BLOCK) {
             if (!spill_plan(p, r, t->key[l])) {
                 p->failed = 1;
                 return;
             }
             fill = 0;
         }
-        fill += pre + len;
+        fill += len;
         p->plan[p->nplan - 1].bytes = fill;
-        p->plan[p->nplan - 1].raw += len;
-        if (pre)
-            p->keys[r - lo] = t->key[l];
         if (j->where)
             j->order[r] = rtable_where(t, rec, len);
     }
@@ -229,14 +200,10 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
         for (size_t r = pl->r; r < end; r++) {
             rtable_record_ahead(t, j->order, j->where, r, hi);
             const char *rec = rtable_record(t, j->order, j->where, r, &len);
-            if (pre) {
-                spill_put_prefix(d, pre, p->keys[r - lo], len);
-                d += pre;
-            }
             rtable_copy(t, d, dend, rec, len);
             d += len;
         }
-        spill_block_end(p, pl->bytes, pl->raw, pl->key, j->lz4);
+        spill_block_end(p, pl->bytes, pl->key, j->lz4);
     }
 }
 
@@ -342,7 +309,6 @@ int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
     int nt = pool_size(s->pool), rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
     spack_job_t j = { .s = s, .t = t, .order = order, .where = rtable_can_where(t),
-                      .pre = spill_prefix(s->set),
                       .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
     double t0 = stats_now(), pack_s = 0, write_s = 0;
     for (size_t lo = 0; lo < n && rc == GS_OK; lo += round) {
@@ -385,7 +351,6 @@ void rspill_close(rspill_t *s)
         free(s->packs[i].raw);
         free(s->packs[i].blocks);
         free(s->packs[i].plan);
-        free(s->packs[i].keys);
     }
     free(s->packs);
     free(s->files);

@@ -5,10 +5,7 @@
  *
  * A block is a header of SPILL_HEAD bytes (little-endian: the records' bytes, the
  * bytes stored, their checksum) and the bytes stored: the records as they are where
- * the stored length equals theirs, else their LZ4 block. A line of text goes with
- * its mapped key (the key's width, 4 or 8 bytes) and its length (4 bytes) before
- * it, in the machine's byte order (spill_prefix()): the merge takes neither from
- * the line again. Binary records go as they are. A run is its blocks, in
+ * the stored length equals theirs, else their LZ4 block. A run is its blocks, in
  * order, spread over the files: each thread that packs blocks writes them to a file
  * of its own (where there are threads enough), since the kernel takes one write to
  * a file at a time (about 4.6 GB/s on the H100 machine). Beside the files, in
@@ -50,11 +47,10 @@ typedef struct {
                               bytes by adding to it) */
 } sfile_t;
 
-/* A block as the packing plans it: its first record (in order[]), its bytes (the
- * records with their prefixes) and its records' own, and its first record's mapped
- * key. */
+/* A block as the packing plans it: its first record (in order[]), its records'
+ * bytes, and its first record's mapped key. */
 typedef struct {
-    size_t r, bytes, raw;
+    size_t r, bytes;
     uint64_t key;
 } splan_t;
 
@@ -62,8 +58,6 @@ typedef struct {
 typedef struct {
     splan_t *plan;         /* the round's blocks, planned */
     size_t nplan, pcap;
-    uint64_t *keys;        /* text: the share's keys, in order */
-    size_t kcap;
     char *buf;             /* blocks, ready to write */
     size_t len, cap;
     char *raw;             /* a block's records, before they are compressed */
@@ -91,14 +85,6 @@ struct rspill {
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
-
-/* The bytes before each record in a block: for text, its key and its length. */
-static inline size_t spill_prefix(const settings_t *set)
-{
-    if (set->record_size)
-        return 0;
-    return (set->type == KEY_I32 || set->type == KEY_U32 ? 4 : 8) + 4;
-}
 
 /* The n-byte little-endian number at p. */
 static inline uint64_t spill_get(const char *p, int n)

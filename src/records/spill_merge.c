@@ -26,6 +26,7 @@
 #include "core/fdio.h"
 #include "core/keys.h"
 #include "core/stats.h"
+#include "records/field.h"
 #include "records/order.h"
 #include "records/spill_impl.h"
 #include "store/codec.h"
@@ -38,8 +39,7 @@
 /* A run's cursor inside one piece. */
 typedef struct {
     size_t blk, bend;      /* the run's blocks still to read, in the index */
-    uint64_t out, next;    /* the run's records' bytes before the record at hand, and
-                              before the next */
+    uint64_t rawoff;       /* the run's records' bytes before the block being read */
     char *raw;             /* the block being read: its records from raw + base */
     size_t raw_len, raw_cap, pos, base;
     const char *rec;       /* the record at hand (NULL: the run's part is done), */
@@ -114,6 +114,7 @@ static int spill_reserve(char **buf, size_t *cap, size_t n)
 static int spill_load(sthread_t *t, scur_t *c)
 {
     rspill_t *s = t->m->s;
+    c->rawoff += c->raw_len - c->base;
     c->raw_len = c->pos = c->base = 0;
     if (c->blk == c->bend)
         return GS_OK;
@@ -165,33 +166,23 @@ static int spill_advance(sthread_t *t, scur_t *c)
         }
     }
     const char *p = c->raw + c->pos;
-    size_t left = c->raw_len - c->pos, pre = spill_prefix(set);
+    size_t left = c->raw_len - c->pos;
+    uint64_t raw = 0;
     if (set->record_size) {
-        uint64_t raw = 0;
         if (left < set->record_size)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = set->record_size;
         key_decode(p + set->key_offset, &raw, 1, &m->km, set->big_endian);
         c->key = m->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
-    } else {   /* its key and length before it */
-        uint32_t k32, l32;
-        if (left < pre)
+    } else {
+        const char *e = memchr(p, m->term, left);
+        size_t b, fe;
+        if (!e || field_key(p, (size_t)(e - p), set->key_field, set->field_sep, m->km.type,
+                            &raw, &b, &fe) != FIELD_OK)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        if (pre == 8) {
-            memcpy(&k32, p, 4);
-            c->key = k32;
-        } else {
-            memcpy(&c->key, p, 8);
-        }
-        memcpy(&l32, p + pre - 4, 4);
-        c->len = l32;
-        if (c->len == 0 || left - pre < c->len || p[pre + c->len - 1] != m->term)
-            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->pos += pre;
-        p += pre;
+        c->len = (size_t)(e - p) + 1;
+        c->key = key_map(&m->km, raw);
     }
-    c->out = c->next;
-    c->next += c->len;
     c->rec = p;
     c->pos += c->len;
     if (t->has_hi && c->key >= t->hi)
@@ -218,15 +209,15 @@ static int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo
     }
     c->blk = run->block0 + a;
     c->bend = run->block0 + run->nblocks;
-    c->raw_len = c->pos = c->base = c->len = 0;
-    c->out = c->next = run->nblocks ? b[a].raw : 0;
+    c->raw_len = c->pos = c->base = 0;
+    c->rawoff = run->nblocks ? b[a].raw : 0;
     c->run = (int)r;
     int rc;
     do
         rc = spill_advance(t, c);
     while (rc == GS_OK && c->rec && has_lo && c->key < lo);
     if (at)
-        *at = c->rec ? c->out : run->raw;
+        *at = c->rec ? c->rawoff + (c->pos - c->base) - c->len : run->raw;
     return rc;
 }
 
