@@ -56,7 +56,7 @@
 /* ---- the run store (store/) ------------------------------------------------------- */
 #define RUN_BLOCK_KEYS ((size_t)16 << 10)       /* keys in a spilled block */
 #define RUN_SPILL_BLOCKS 32                     /* blocks a thread encodes a batch while spilling */
-#define SPILL_RECORD_FILES 16                   /* records' runs: temporary files at most (a thread writes to one, one file a thread where it can) */
+#define SPILL_RECORD_FILES 16                   /* records' runs: temporary files at most, one a packing thread */
 
 /* ---- merging (merge/) ------------------------------------------------------------- */
 #define PM_BATCH ((size_t)16 << 10)             /* keys merged between two prepare() calls */

@@ -9,9 +9,9 @@
  * order, spread over the files: each thread that packs blocks writes them to a file
  * of its own (where there are threads enough), since the kernel takes one write to
  * a file at a time (about 4.6 GB/s on the H100 machine). Beside the files, in
- * memory, the index: each block's file, offset and
- * stored bytes, and the mapped key of its first record: where a range of keys
- * starts in each run, and where its next block is.
+ * memory, the index: each block's file, offset and stored bytes, and the mapped key
+ * of its first record: where a range of keys starts in each run, and where its
+ * next block is.
  */
 #ifndef GS_SPILL_IMPL_H
 #define GS_SPILL_IMPL_H

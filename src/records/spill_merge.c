@@ -107,8 +107,8 @@ static int spill_reserve(char **buf, size_t *cap, size_t n)
     return 1;
 }
 
-/* The next block of cursor c: its records at c->raw + c->pos up to c->raw_len (c->raw_len
- * 0 at the run's end). A block and its header come in one read, at the offset and
+/* The next block of cursor c: its records from c->raw + c->pos up to c->raw_len (0 at
+ * the run's end). A block and its header come in one read, at the offset and
  * of the length the index gives; a block stored as it is stays where it was read,
  * after its header, and a compressed one is decompressed into c->raw. */
 static int spill_load(sthread_t *t, scur_t *c)
