@@ -159,7 +159,7 @@ static double round_once(const char *path, int way, const char *src, size_t size
         }
     } else {
         char *map = NULL;
-        if (way >= W_FALLOC && fallocate(fd, 0, 0, (off_t)size) != 0)
+        if (way >= W_FALLOC && way <= W_POPULATE && fallocate(fd, 0, 0, (off_t)size) != 0)
             bad = 1;
         if (!bad && way != W_PWRITE && way != W_FILES) {
             if (way == W_MMAP && ftruncate(fd, (off_t)size) != 0)
