@@ -8,7 +8,7 @@
  * the stored length equals theirs, else their LZ4 block. A run is its blocks, in
  * order, spread over the files: each thread that packs blocks writes them to a file
  * of its own (where there are threads enough), since the kernel takes one write to
- * a file at a time (about 4.6 GB/s on the H100 machine). Beside the files, in
+ * a file at a time (doc/perf/TUNING.md, SPILL_RECORD_FILES). Beside the files, in
  * memory, the index: each block's file, offset and stored bytes, and the mapped key
  * of its first record: where a range of keys starts in each run, and where its
  * next block is.
