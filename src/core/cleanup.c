@@ -4,9 +4,9 @@
  *
  * The registry is an array of slots, each a directory descriptor and a name, changed
  * under cleanup_lock. The signal thread takes that lock too, so it never sees a file
- * created and not yet registered; the asynchronous signals' handler, which may run
- * on any thread (one inside cleanup_create() too), only hands the signal to it
- * through a pipe. The fault handlers cannot take the lock (the faulting thread may
+ * created and not yet registered; the asynchronous signals' handler, which runs on
+ * the signal thread (SIGPIPE and SIGXFSZ on the thread that wrote, which may be
+ * inside cleanup_create()), only hands the signal to it through a pipe. The fault handlers cannot take the lock (the faulting thread may
  * hold it): they walk the array with nothing but unlinkat(2), which is why a slot's
  * `used` flag is set after its name is in place and cleared before the name is
  * freed, and why the array grows by doubling into a new array published whole, the
@@ -125,7 +125,8 @@ static void *cleanup_signal_main(void *arg)
     }
 }
 
-/* An asynchronous signal, on whichever thread: handed to the signal thread. */
+/* An asynchronous signal, on the signal thread (or, for SIGPIPE and SIGXFSZ, on the
+ * thread that wrote): handed to the signal thread. */
 static void cleanup_on_signal(int sig)
 {
     int saved = errno;
@@ -240,6 +241,8 @@ int cleanup_init(void)
         return err_sys(GS_EIO, e, "cannot create threads");
     pthread_detach(t);
     name_state = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uintptr_t)&t;
+    sigset_t block;
+    sigemptyset(&block);
     int nasync = (int)(sizeof async_signals / sizeof async_signals[0]);
     for (int i = 0; i < nasync + (SIGRTMAX - SIGRTMIN + 1); i++) {
         int sig = i < nasync ? async_signals[i] : SIGRTMIN + (i - nasync);
@@ -253,6 +256,8 @@ int cleanup_init(void)
         int rc = cleanup_handle(sig, cleanup_on_signal, CLEANUP_ASYNC_FLAGS);
         if (rc)
             return rc;
+        if (sig != SIGPIPE && sig != SIGXFSZ)
+            sigaddset(&block, sig);
     }
     for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++) {
         int rc = cleanup_ignored(fault_signals[i]) ? GS_OK
@@ -268,6 +273,14 @@ int cleanup_init(void)
     sigfillset(&sa.sa_mask);
     if (sigaction(SIGBUS, &sa, NULL) != 0)
         return err_sys(GS_EIO, errno, "sigaction");
+    /* Blocked in this thread and so in every thread it starts from now on: a signal
+     * sent to the process goes to the signal thread, the one thread that takes it.
+     * Left to any thread, it may meet one in a long loop, and a sanitizer's runtime
+     * defers a handler there until the thread's next intercepted call. SIGPIPE and
+     * SIGXFSZ stay open: the kernel sends them to the thread whose write failed. */
+    e = pthread_sigmask(SIG_BLOCK, &block, NULL);
+    if (e)
+        return err_sys(GS_EIO, e, "pthread_sigmask");
     return GS_OK;
 }
 

@@ -5,9 +5,10 @@
  * Every signal whose default action ends the process and that can be caught is
  * handled, in one of two ways:
  *  - the asynchronous ones (HUP, INT, QUIT, USR1, USR2, PIPE, ALRM, TERM, STKFLT,
- *    XCPU, XFSZ, VTALRM, PROF, IO, PWR and the real-time signals), on whichever
- *    thread the kernel gives them to: their handler hands them to a thread of their
- *    own, which removes every registered file under the registry's lock and ends the
+ *    XCPU, XFSZ, VTALRM, PROF, IO, PWR and the real-time signals) are blocked in
+ *    every thread but one of their own (PIPE and XFSZ excepted, which the kernel
+ *    sends to the thread that wrote): their handler hands them to that thread, which
+ *    removes every registered file under the registry's lock and ends the
  *    process by the signal, as its default action would. A file is created and
  *    registered under that lock (cleanup_create), so no signal, sent to whichever
  *    thread at whichever moment, can come between the two. A write to a reader that
@@ -27,7 +28,10 @@
 #include <stddef.h>
 
 /* Start the thread that takes the asynchronous signals and install the handlers;
- * call once, before any temporary file exists. */
+ * call once, from the main thread, before any other thread and any temporary file
+ * exist. Blocks in the calling thread (and so in every thread started later) the
+ * asynchronous signals other than SIGPIPE and SIGXFSZ, which only the signal thread
+ * then takes. */
 int cleanup_init(void);
 
 /* Create a thread, with a small stack (gpusort's threads keep their large buffers on
