@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/keys.h"
+#include "io/textnum.h"
 
 /* field_key()'s results. */
 enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE };
@@ -26,6 +27,28 @@ int field_find(const char *line, size_t len, int f, int sep, size_t *b, size_t *
  * allowed, into *raw: FIELD_OK, FIELD_EMPTY (blanks only), FIELD_NOT_INT or
  * FIELD_RANGE. */
 int field_parse(const char *line, size_t b, size_t e, key_type_t type, uint64_t *raw);
+
+/* The largest magnitude of a positive key of type. */
+static inline uint64_t field_pos_max(key_type_t type)
+{
+    switch (type) {
+    case KEY_I32: return 0x7FFFFFFFull;
+    case KEY_U32: return 0xFFFFFFFFull;
+    case KEY_I64: return 0x7FFFFFFFFFFFFFFFull;
+    default: return ~0ull;
+    }
+}
+
+/* field_parse(), the common key (1 to 16 digits, at most pos_max, which is
+ * field_pos_max(type)) read at once. Reads the 16 bytes at line + b whatever the
+ * field's length: they must be there. */
+static inline int field_parse_quick(const char *line, size_t b, size_t e, key_type_t type,
+                                    uint64_t pos_max, uint64_t *raw)
+{
+    if (tn_digits16(line + b, e - b, raw) && *raw <= pos_max)
+        return FIELD_OK;
+    return field_parse(line, b, e, type, raw);
+}
 
 /* The key of line[0..len): field f's integer of type, blanks (space, tab, LF, CR)
  * around it allowed, into *raw (two's complement bits, as tn_parse()). FIELD_OK, or why

@@ -26,6 +26,7 @@
 #include "core/fdio.h"
 #include "core/keys.h"
 #include "core/stats.h"
+#include "records/ends.h"
 #include "records/field.h"
 #include "records/order.h"
 #include "records/spill_impl.h"
@@ -42,6 +43,7 @@ typedef struct {
     uint64_t rawoff;       /* the run's records' bytes before the block being read */
     char *raw;             /* the block being read: its records from raw + base */
     size_t raw_len, raw_cap, pos, base;
+    ends_t ends;           /* by masks: the block's terminators and separators */
     const char *rec;       /* the record at hand (NULL: the run's part is done), */
     size_t len;            /* its length, terminator included, */
     uint64_t key;          /* its mapped key */
@@ -54,6 +56,8 @@ typedef struct {
     output_t *out;
     keymap_t km;
     char term;
+    int by_masks;          /* lines split by one byte (-t) other than term: ends.h */
+    uint64_t pos_max;      /* field_pos_max() of the key's type */
     uint64_t *split;       /* npieces - 1 keys, increasing */
     size_t npieces;
     int nthreads;          /* the pool's threads that take part */
@@ -73,7 +77,7 @@ typedef struct {
 typedef struct {
     smerge_t *m;
     scur_t *cur;           /* a cursor a run */
-    scur_t **heap;
+    int *node;             /* the loser tree over them: node[0] the winner */
     char *comp;            /* a block as stored */
     size_t comp_cap;
     char *obuf;
@@ -94,9 +98,15 @@ static int spill_damaged(const rspill_t *s, const sblock_t *b)
 
 /* ---- reading a run ------------------------------------------------------------------ */
 
-/* *buf, of *cap bytes, grown to at least n: 1, or 0 when out of memory. */
+/* Bytes a block's buffer holds past its records, zeroed: field_parse_quick() reads
+ * 16 bytes from a key's start. */
+#define SPILL_SLACK 16
+
+/* *buf, of *cap bytes, grown to at least n + SPILL_SLACK: 1, or 0 when out of
+ * memory. */
 static int spill_reserve(char **buf, size_t *cap, size_t n)
 {
+    n += SPILL_SLACK;
     if (n <= *cap)
         return 1;
     char *b = realloc(*buf, n);
@@ -146,6 +156,10 @@ static int spill_load(sthread_t *t, scur_t *c)
             return spill_damaged(s, b);
         c->raw_len = len;
     }
+    memset(c->raw + c->raw_len, 0, SPILL_SLACK);
+    if (t->m->by_masks)
+        ends_init(&c->ends, c->raw + c->base, c->raw_len - c->base, t->m->term,
+                  (char)s->set->field_sep);
     c->blk++;
     return GS_OK;
 }
@@ -162,6 +176,7 @@ static int spill_advance(sthread_t *t, scur_t *c)
             return rc;
         if (c->raw_len == 0) {
             c->rec = NULL;
+            c->key = UINT64_MAX;   /* done: see spill_beats() */
             return GS_OK;
         }
     }
@@ -174,6 +189,30 @@ static int spill_advance(sthread_t *t, scur_t *c)
         c->len = set->record_size;
         key_decode(p + set->key_offset, &raw, 1, &m->km, set->big_endian);
         c->key = m->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
+    } else if (m->by_masks) {
+        /* As the table indexes a line (table.c): field f lies between the line's
+         * (f-1)th separator and the next separator or its terminator. */
+        const char *base = c->raw + c->base;
+        size_t s = c->pos - c->base, e, fb = 0, fe = SIZE_MAX;
+        int f = set->key_field, field = 1;
+        for (;;) {
+            e = ends_next(&c->ends);
+            if (e == c->ends.len)
+                return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+            if (base[e] == m->term)
+                break;
+            if (field == f)
+                fe = e - s;
+            if (++field == f)
+                fb = e + 1 - s;
+        }
+        if (fe == SIZE_MAX)
+            fe = e - s;   /* the key is the line's last field */
+        if (field < f ||
+            field_parse_quick(p, fb, fe, m->km.type, m->pos_max, &raw) != FIELD_OK)
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+        c->len = e - s + 1;
+        c->key = key_map(&m->km, raw);
     } else {
         const char *e = memchr(p, m->term, left);
         size_t b, fe;
@@ -185,8 +224,10 @@ static int spill_advance(sthread_t *t, scur_t *c)
     }
     c->rec = p;
     c->pos += c->len;
-    if (t->has_hi && c->key >= t->hi)
+    if (t->has_hi && c->key >= t->hi) {
         c->rec = NULL;
+        c->key = UINT64_MAX;
+    }
     return GS_OK;
 }
 
@@ -313,21 +354,43 @@ static int spill_before(const smerge_t *m, const scur_t *a, const scur_t *b)
     return c ? c < 0 : a->run < b->run;
 }
 
-static void spill_sift(const smerge_t *m, scur_t **h, size_t n, size_t i)
+/* The loser tree over a thread's cursors (t->cur[0..k), k the runs): node[i], for
+ * i >= 1, the cursor that lost the match played at node i, node[0] the winner, so
+ * that after the winner moves on one path of log2(k) matches, one comparison each,
+ * restores the tree (a heap makes two a level). A cursor whose part is done has
+ * the greatest key, and loses the tie with a record of that key. */
+static inline int spill_beats(const smerge_t *m, const scur_t *x, const scur_t *y)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, best = i;
-        if (l < n && spill_before(m, h[l], h[best]))
-            best = l;
-        if (l + 1 < n && spill_before(m, h[l + 1], h[best]))
-            best = l + 1;
-        if (best == i)
-            return;
-        scur_t *x = h[i];
-        h[i] = h[best];
-        h[best] = x;
-        i = best;
+    if (x->key != y->key)
+        return x->key < y->key;
+    if (!x->rec || !y->rec)
+        return x->rec ? 1 : y->rec ? 0 : x->run < y->run;
+    return spill_before(m, x, y);
+}
+
+/* Play cursor w's new record from its leaf up to the root. */
+static inline void spill_replay(sthread_t *t, size_t k, int w)
+{
+    for (size_t n = (w + k) / 2; n > 0; n /= 2) {
+        int o = t->node[n];
+        if (spill_beats(t->m, &t->cur[o], &t->cur[w])) {
+            t->node[n] = w;
+            w = o;
+        }
     }
+    t->node[0] = w;
+}
+
+/* Build the tree: each node's match played between the winners of its subtrees,
+ * the loser kept. Returns the winner of node n's subtree. */
+static int spill_build(sthread_t *t, size_t k, size_t n)
+{
+    if (n >= k)
+        return (int)(n - k);   /* a leaf: cursor n - k */
+    int a = spill_build(t, k, 2 * n), b = spill_build(t, k, 2 * n + 1);
+    int w = spill_beats(t->m, &t->cur[a], &t->cur[b]) ? a : b;
+    t->node[n] = w == a ? b : a;
+    return w;
 }
 
 /* Merge piece p of every run into the output, on its turn; then pass the turn. */
@@ -341,19 +404,19 @@ static int merge_piece(sthread_t *t, size_t p)
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = m->fd >= 0 ? m->at[p] : 0;
     t->released = t->mark = m->map ? m->map + (t->at - m->map_pos) : NULL;
-    size_t n = 0;
+    size_t k = s->nruns;
     int rc = GS_OK;
-    for (size_t r = 0; r < s->nruns && rc == GS_OK; r++) {
+    for (size_t r = 0; r < k && rc == GS_OK; r++)
         rc = spill_seek(t, &t->cur[r], r, lo, p > 0, NULL);
-        if (rc == GS_OK && t->cur[r].rec)
-            t->heap[n++] = &t->cur[r];
-    }
-    for (size_t i = n; i-- > 0;)
-        spill_sift(m, t->heap, n, i);
+    if (rc == GS_OK && k > 1)
+        t->node[0] = spill_build(t, k, 1);
+    else if (k == 1)
+        t->node[0] = 0;
     int any = 0;
     uint64_t last = 0;
-    while (rc == GS_OK && n > 0) {
-        scur_t *c = t->heap[0];
+    while (rc == GS_OK && k > 0 && t->cur[t->node[0]].rec) {
+        int w = t->node[0];
+        scur_t *c = &t->cur[w];
         if (!(s->set->unique && any && c->key == last)) {
             rc = merge_put(t, c->rec, c->len);
             any = 1;
@@ -361,9 +424,8 @@ static int merge_piece(sthread_t *t, size_t p)
         }
         if (rc == GS_OK)
             rc = spill_advance(t, c);
-        if (rc == GS_OK && !c->rec)
-            t->heap[0] = t->heap[--n];
-        spill_sift(m, t->heap, n, 0);
+        if (rc == GS_OK)
+            spill_replay(t, k, w);
     }
     if (rc == GS_OK)
         rc = merge_deliver(t);
@@ -387,9 +449,9 @@ static void merge_thread(void *arg, int i, int nt)
     if (i >= m->nthreads)
         return;
     sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
-                    .heap = calloc(s->nruns ? s->nruns : 1, sizeof *t.heap),
+                    .node = calloc(s->nruns ? s->nruns : 1, sizeof *t.node),
                     .obuf = m->map ? NULL : malloc(m->outcap) };   /* placed: none */
-    int rc = t.cur && t.heap && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    int rc = t.cur && t.node && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
@@ -401,7 +463,7 @@ static void merge_thread(void *arg, int i, int nt)
     for (size_t r = 0; t.cur && r < s->nruns; r++)
         free(t.cur[r].raw);
     free(t.cur);
-    free(t.heap);
+    free(t.node);
     free(t.obuf);
     free(t.comp);
 }
@@ -547,6 +609,9 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
                    .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
                    .cond = PTHREAD_COND_INITIALIZER };
     key_map_init(&m.km, s->set->type, s->set->reverse || s->set->key_reverse);
+    m.by_masks = !s->set->record_size && s->set->field_sep >= 0 &&
+                 (char)s->set->field_sep != m.term;
+    m.pos_max = field_pos_max(m.km.type);
     merge_threads(&m);
     int nt = m.nthreads, placed = 0;
     uint64_t base = 0, total = 0;

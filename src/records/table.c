@@ -7,22 +7,19 @@
  * its key. A part stops at its first bad key; the earliest of them in input order is
  * the one reported.
  *
- * Lines are found 64 bytes at a time: a bit mask of the terminators among them
- * (SSE2 where there is, else a byte at a time), counted by popcount and walked bit by
- * bit, rather than a memchr(3) call a line (lines are tens of bytes).
+ * Lines are found 64 bytes at a time (ends.h): their terminators counted by popcount,
+ * then walked bit by bit.
  */
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
 #include "io/textnum.h"
+#include "records/ends.h"
 #include "records/field.h"
 #include "records/table.h"
 
@@ -79,74 +76,7 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
     return GS_OK;
 }
 
-/* ---- line ends, 64 bytes at a time -------------------------------------------------- */
-
-/* Bit i set where p[i] is c or d, for i < 64 (c == d: where it is c). */
-static inline uint64_t table_mask64(const char *p, char c, char d)
-{
-#ifdef __SSE2__
-    __m128i v = _mm_set1_epi8(c), w = _mm_set1_epi8(d);
-    uint64_t m = 0;
-    for (int i = 0; i < 4; i++) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * i));
-        __m128i y = _mm_or_si128(_mm_cmpeq_epi8(x, v), _mm_cmpeq_epi8(x, w));
-        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(y) << (16 * i);
-    }
-    return m;
-#else
-    uint64_t m = 0;
-    for (int i = 0; i < 64; i++)
-        m |= (uint64_t)(p[i] == c || p[i] == d) << i;
-    return m;
-#endif
-}
-
-/* The same for the n < 64 bytes at p. */
-static inline uint64_t table_mask_tail(const char *p, size_t n, char c, char d)
-{
-    uint64_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        m |= (uint64_t)(p[i] == c || p[i] == d) << i;
-    return m;
-}
-
-/* The terminators of buf[0..len) (and the separators, where sep is not term), in
- * order. */
-typedef struct {
-    const char *buf;
-    size_t len;
-    size_t at;             /* the window's start */
-    uint64_t mask;         /* its terminators (and separators) not yet taken */
-    char term, sep;
-} tends_t;
-
-static inline void tends_load(tends_t *e)
-{
-    size_t left = e->len - e->at;
-    e->mask = left >= 64 ? table_mask64(e->buf + e->at, e->term, e->sep)
-                         : table_mask_tail(e->buf + e->at, left, e->term, e->sep);
-}
-
-static inline void tends_init(tends_t *e, const char *buf, size_t len, char term, char sep)
-{
-    *e = (tends_t){ .buf = buf, .len = len, .term = term, .sep = sep };
-    if (len)
-        tends_load(e);
-}
-
-/* The next terminator's (or separator's) offset, or len where none is left. */
-static inline size_t tends_next(tends_t *e)
-{
-    while (!e->mask) {
-        e->at += 64;
-        if (e->at >= e->len)
-            return e->len;
-        tends_load(e);
-    }
-    size_t off = e->at + (size_t)__builtin_ctzll(e->mask);
-    e->mask &= e->mask - 1;
-    return off;
-}
+/* ---- counting lines -------------------------------------------------------------- */
 
 static size_t table_count(const rtable_t *t, const tpart_t *p)
 {
@@ -155,8 +85,8 @@ static size_t table_count(const rtable_t *t, const tpart_t *p)
     const char *s = t->arena + p->lo;
     size_t len = (size_t)(p->hi - p->lo), n = 0, i = 0;
     for (; len - i >= 64; i += 64)
-        n += (size_t)__builtin_popcountll(table_mask64(s + i, t->term, t->term));
-    return n + (size_t)__builtin_popcountll(table_mask_tail(s + i, len - i, t->term, t->term));
+        n += (size_t)__builtin_popcountll(ends_mask64(s + i, t->term, t->term));
+    return n + (size_t)__builtin_popcountll(ends_mask_tail(s + i, len - i, t->term, t->term));
 }
 
 /* ---- a part's keys ------------------------------------------------------------------ */
@@ -208,27 +138,6 @@ static inline void table_bad(tpart_t *p, size_t l, int st, size_t b, size_t fe)
     p->bad_e = fe;
 }
 
-/* The largest magnitude of a positive key of type. */
-static inline uint64_t table_pos_max(key_type_t type)
-{
-    switch (type) {
-    case KEY_I32: return 0x7FFFFFFFull;
-    case KEY_U32: return 0xFFFFFFFFull;
-    case KEY_I64: return 0x7FFFFFFFFFFFFFFFull;
-    default: return ~0ull;
-    }
-}
-
-/* The key in line[b..fe), the key's field: the common key (1 to 16 digits, in range)
- * read at once, anything else by field_parse(). */
-static inline int table_key(const rtable_t *t, const char *line, size_t b, size_t fe,
-                            uint64_t pos_max, uint64_t *raw)
-{
-    if (tn_digits16(line + b, fe - b, raw) && *raw <= pos_max)
-        return FIELD_OK;
-    return field_parse(line, b, fe, t->km.type, raw);
-}
-
 /* The lines of part p: their starts and keys, up to the first bad key. Where fields
  * are split by one byte (-t), the terminators and separators are found together, 64
  * bytes at a time, and walked in order: field f lies between the (f-1)th separator
@@ -241,9 +150,9 @@ static void table_index_text(rtable_t *t, tpart_t *p)
     const char *base = t->arena + p->lo;
     int f = set->key_field, sep = set->field_sep;
     int by_masks = sep >= 0 && (char)sep != t->term;
-    uint64_t pos_max = table_pos_max(t->km.type);
-    tends_t ends;
-    tends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, by_masks ? (char)sep : t->term);
+    uint64_t pos_max = field_pos_max(t->km.type);
+    ends_t ends;
+    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, by_masks ? (char)sep : t->term);
     trange_t r = { UINT64_MAX, 0 };
     size_t s = 0;   /* the line's start in the part */
     for (size_t l = p->first; l < p->first + p->lines; l++) {
@@ -251,7 +160,7 @@ static void table_index_text(rtable_t *t, tpart_t *p)
         int field = 1;
         if (by_masks) {
             for (;;) {   /* the part ends with a terminator: one comes */
-                e = tends_next(&ends);
+                e = ends_next(&ends);
                 if (base[e] == t->term)
                     break;
                 if (field == f)
@@ -260,7 +169,7 @@ static void table_index_text(rtable_t *t, tpart_t *p)
                     fb = e + 1 - s;
             }
         } else {
-            e = tends_next(&ends);
+            e = ends_next(&ends);
         }
         t->start[l] = p->lo + s;
         if (sg->header && l == sg->first) {
@@ -273,7 +182,7 @@ static void table_index_text(rtable_t *t, tpart_t *p)
             if (by_masks && field >= f) {
                 if (fe == SIZE_MAX)
                     fe = e - s;   /* the key is the last field */
-                st = table_key(t, line, b, fe, pos_max, &raw);
+                st = field_parse_quick(line, b, fe, t->km.type, pos_max, &raw);
             } else {
                 st = field_key(line, e - s, f, sep, t->km.type, &raw, &b, &fe);
             }

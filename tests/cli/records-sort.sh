@@ -335,6 +335,34 @@ spilled "spilled, heavy duplicates" bigdup.csv '--type=i32 -k2,2' '-k2,2 -n'
 spilled "spilled, heavy duplicates, -s" bigdup.csv '--type=i32 -k2,2 -s' '-k2,2 -n -s'
 spilled "spilled, heavy duplicates, -r -u" bigdup.csv '--type=i32 -k2,2 -r -u' '-k2,2 -n -r -u'
 
+# Spilled in other shapes: the merge takes each spilled line's end and key again,
+# as the table did (by the masks of ends.h where -t names a byte, else by
+# field_key): the key first, in the middle and last, blanks and leading zeros
+# around it, tabs, fields split by blanks, CRLF, lines ending with NUL.
+# SEP FIELDS KEY TYPE GSREC-OPTIONS:
+while read -r sep nf key t opts; do
+    # shellcheck disable=SC2086 # opts are words on purpose
+    gen shape.txt -n 100000 -F "$sep" -f "$nf" -k "$key" -t "$t" -w 10 $opts
+    sep_args "$sep"
+    z=()
+    case " $opts " in *' -z '*) z=(-z) ;; esac
+    what="spilled, -F $sep, $nf fields, key $key, $t, $opts"
+    LC_ALL=C sort "${SEP_ARGS[@]}" "${z[@]}" -k"$key,$key" -n shape.txt >exp.out
+    for p in 1 4; do
+        run_cmd "$GPUSORT" "${SEP_ARGS[@]}" "${z[@]}" -k"$key,$key" --type="$t" -S 1M -T tdir \
+            --parallel=$p --stats shape.txt
+        [ "$STATUS" -eq 0 ] || fail "$what, --parallel=$p: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
+        same exp.out "$RUN_OUT" "$what, --parallel=$p"
+        spilled_clean "$RUN_ERR" tdir "$what, --parallel=$p"
+    done
+done <<'SHAPES'
+, 3 1 u32 -d uniform
+tab 4 4 i64 -d extremes --pad
+blank 3 2 i32 -d dups --range=500 --zeros
+; 5 3 u64 -d extremes --crlf
+, 3 3 i64 -d uniform --zeros -z
+SHAPES
+
 # --compress-temp=auto compresses a spilled run where its first round shrinks by a
 # tenth or more under LZ4: lines of random letters shrink by less (stored raw: as
 # many bytes spilled as with =none), repeated ones by far more; =lz4 compresses
