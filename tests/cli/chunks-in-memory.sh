@@ -12,6 +12,7 @@
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 need_gscheck
+not_under_tsan "on the CPU its commands sort one chunk each, as sort-large.sh's do"
 
 N=20000000
 seed=900

@@ -7,6 +7,7 @@
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 need_gscheck
+not_under_tsan "its subject is the count of files, not threads; external-many-runs.sh merges many runs there"
 command -v timeout >/dev/null 2>&1 || skip "no timeout(1)"
 mkdir tdir
 

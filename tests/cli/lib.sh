@@ -94,6 +94,13 @@ fail() {
     exit 1
 }
 
+# not_under_tsan WHY: skip in the ThreadSanitizer build, where this test's volume of
+# data takes minutes and its threads run the same code that other tests run there
+# (WHY names them). The plain and ASan builds run it whole. Keeps CI within its time.
+not_under_tsan() {
+    [ "$SAN_NAME" != tsan ] || skip "not under ThreadSanitizer: $1"
+}
+
 # same EXPECTED ACTUAL [WHAT]: the two files are byte-identical.
 same() {
     if ! cmp -s -- "$1" "$2"; then

@@ -7,15 +7,18 @@
 # compares every result with an independent reference: LC_ALL=C sort -n (-c for the
 # checks) over the input as canonical text, binary decoded by od(1).
 #
-# GS_STRESS_CASES: how many (default 300); GS_STRESS_SEED: the seed (default 1);
-# GS_STRESS_CASE=K: run case K of the seed alone (to replay a failure). A failing
-# case prints its command line and leaves its files in stress-failure-SEED-K/ in
-# the directory the test was started from.
+# GS_STRESS_CASES: how many (default 300, 100 under ThreadSanitizer); GS_STRESS_SEED:
+# the seed (default 1); GS_STRESS_CASE=K: run case K of the seed alone (to replay a
+# failure). A failing case prints its command line and leaves its files in
+# stress-failure-SEED-K/ in the directory the test was started from.
 orig_dir=$PWD
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 
-cases=${GS_STRESS_CASES:-300}
+# Under ThreadSanitizer (CI), a third of the cases: its runtime makes each far slower.
+default_cases=300
+[ "$SAN_NAME" != tsan ] || default_cases=100
+cases=${GS_STRESS_CASES:-$default_cases}
 seed=${GS_STRESS_SEED:-1}
 only=${GS_STRESS_CASE:-}
 declare -A tally
