@@ -78,6 +78,7 @@ typedef struct {
     smerge_t *m;
     scur_t *cur;           /* a cursor a run */
     int *node;             /* the loser tree over them: node[0] the winner */
+    uint64_t *keys;        /* cur[r].key, side by side for the tree's matches */
     char *comp;            /* a block as stored */
     size_t comp_cap;
     char *obuf;
@@ -176,7 +177,7 @@ static int spill_advance(sthread_t *t, scur_t *c)
             return rc;
         if (c->raw_len == 0) {
             c->rec = NULL;
-            c->key = UINT64_MAX;   /* done: see spill_beats() */
+            c->key = UINT64_MAX;   /* done: see spill_replay() */
             return GS_OK;
         }
     }
@@ -357,26 +358,36 @@ static int spill_before(const smerge_t *m, const scur_t *a, const scur_t *b)
 /* The loser tree over a thread's cursors (t->cur[0..k), k the runs): node[i], for
  * i >= 1, the cursor that lost the match played at node i, node[0] the winner, so
  * that after the winner moves on one path of log2(k) matches, one comparison each,
- * restores the tree (a heap makes two a level). A cursor whose part is done has
- * the greatest key, and loses the tie with a record of that key. */
-static inline int spill_beats(const smerge_t *m, const scur_t *x, const scur_t *y)
+ * restores the tree (a heap makes two a level). The matches read the keys from
+ * t->keys, a few cache lines, and move the cursors without branches (the outcome
+ * of a match between random keys cannot be predicted); only equal keys take the
+ * branch to the last resort. A cursor whose part is done has the greatest key, and
+ * loses the tie with a record of that key. */
+
+/* Cursor x beats cursor y, their keys equal. */
+static int spill_tie_beats(const sthread_t *t, int x, int y)
 {
-    if (x->key != y->key)
-        return x->key < y->key;
-    if (!x->rec || !y->rec)
-        return x->rec ? 1 : y->rec ? 0 : x->run < y->run;
-    return spill_before(m, x, y);
+    const scur_t *a = &t->cur[x], *b = &t->cur[y];
+    if (!a->rec || !b->rec)
+        return a->rec ? 1 : b->rec ? 0 : x < y;
+    return spill_before(t->m, a, b);
 }
 
 /* Play cursor w's new record from its leaf up to the root. */
 static inline void spill_replay(sthread_t *t, size_t k, int w)
 {
+    uint64_t wk = t->keys[w];
     for (size_t n = (w + k) / 2; n > 0; n /= 2) {
         int o = t->node[n];
-        if (spill_beats(t->m, &t->cur[o], &t->cur[w])) {
-            t->node[n] = w;
-            w = o;
-        }
+        uint64_t ok = t->keys[o];
+        int beats = ok < wk;
+        if (__builtin_expect(ok == wk, 0))
+            beats = spill_tie_beats(t, o, w);
+        int m = -beats;                          /* all ones where o wins: */
+        uint64_t mk = (uint64_t)(int64_t)m;      /* masks, not branches */
+        t->node[n] = (w & m) | (o & ~m);
+        w = (o & m) | (w & ~m);
+        wk = (ok & mk) | (wk & ~mk);
     }
     t->node[0] = w;
 }
@@ -388,7 +399,8 @@ static int spill_build(sthread_t *t, size_t k, size_t n)
     if (n >= k)
         return (int)(n - k);   /* a leaf: cursor n - k */
     int a = spill_build(t, k, 2 * n), b = spill_build(t, k, 2 * n + 1);
-    int w = spill_beats(t->m, &t->cur[a], &t->cur[b]) ? a : b;
+    uint64_t ka = t->keys[a], kb = t->keys[b];
+    int w = ka != kb ? (ka < kb ? a : b) : spill_tie_beats(t, a, b) ? a : b;
     t->node[n] = w == a ? b : a;
     return w;
 }
@@ -406,8 +418,10 @@ static int merge_piece(sthread_t *t, size_t p)
     t->released = t->mark = m->map ? m->map + (t->at - m->map_pos) : NULL;
     size_t k = s->nruns;
     int rc = GS_OK;
-    for (size_t r = 0; r < k && rc == GS_OK; r++)
+    for (size_t r = 0; r < k && rc == GS_OK; r++) {
         rc = spill_seek(t, &t->cur[r], r, lo, p > 0, NULL);
+        t->keys[r] = t->cur[r].key;
+    }
     if (rc == GS_OK && k > 1)
         t->node[0] = spill_build(t, k, 1);
     else if (k == 1)
@@ -424,6 +438,7 @@ static int merge_piece(sthread_t *t, size_t p)
         }
         if (rc == GS_OK)
             rc = spill_advance(t, c);
+        t->keys[w] = c->key;
         if (rc == GS_OK)
             spill_replay(t, k, w);
     }
@@ -450,8 +465,9 @@ static void merge_thread(void *arg, int i, int nt)
         return;
     sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
                     .node = calloc(s->nruns ? s->nruns : 1, sizeof *t.node),
+                    .keys = calloc(s->nruns ? s->nruns : 1, sizeof *t.keys),
                     .obuf = m->map ? NULL : malloc(m->outcap) };   /* placed: none */
-    int rc = t.cur && t.node && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    int rc = t.cur && t.node && t.keys && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
@@ -464,6 +480,7 @@ static void merge_thread(void *arg, int i, int nt)
         free(t.cur[r].raw);
     free(t.cur);
     free(t.node);
+    free(t.keys);
     free(t.obuf);
     free(t.comp);
 }
