@@ -6,11 +6,12 @@
  * under cleanup_lock. The signal thread takes that lock too, so it never sees a file
  * created and not yet registered; the asynchronous signals' handler, which runs on
  * the signal thread (SIGPIPE and SIGXFSZ on the thread that wrote, which may be
- * inside cleanup_create()), only hands the signal to it through a pipe. The fault handlers cannot take the lock (the faulting thread may
- * hold it): they walk the array with nothing but unlinkat(2), which is why a slot's
- * `used` flag is set after its name is in place and cleared before the name is
- * freed, and why the array grows by doubling into a new array published whole, the
- * old ones never freed (they total less than the last).
+ * inside cleanup_create()), only hands the signal to it through a pipe. The fault
+ * handlers cannot take the lock (the faulting thread may hold it): they walk the
+ * array with nothing but unlinkat(2), which is why a slot's `used` flag is set after
+ * its name is in place and cleared before the name is freed, and why the array
+ * grows by doubling into a new array published whole, the old ones never freed
+ * (they total less than the last).
  */
 #include <config.h>
 

@@ -467,7 +467,8 @@ static void merge_thread(void *arg, int i, int nt)
                     .node = calloc(s->nruns ? s->nruns : 1, sizeof *t.node),
                     .keys = calloc(s->nruns ? s->nruns : 1, sizeof *t.keys),
                     .obuf = m->map ? NULL : malloc(m->outcap) };   /* placed: none */
-    int rc = t.cur && t.node && t.keys && (t.obuf || m->map) ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    int rc = t.cur && t.node && t.keys && (t.obuf || m->map) ? GS_OK
+                                                             : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))

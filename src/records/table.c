@@ -18,7 +18,6 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
-#include "io/textnum.h"
 #include "records/ends.h"
 #include "records/field.h"
 #include "records/table.h"
@@ -79,8 +78,8 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
 /* ---- counting lines -------------------------------------------------------------- */
 
 /* The terminators in s[0..len). */
-static inline __attribute__((always_inline)) size_t table_count_lines(const char *s, size_t len,
-                                                                      char term)
+static inline __attribute__((always_inline)) size_t
+table_count_lines(const char *s, size_t len, char term)
 {
     size_t n = 0, i = 0;
     for (; len - i >= 64; i += 64)
@@ -92,8 +91,8 @@ static inline __attribute__((always_inline)) size_t table_count_lines(const char
  * for each 64 bytes), chosen at run time as textscan.c does. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TABLE_POPCNT 1
-__attribute__((target("popcnt"))) static size_t table_count_lines_popcnt(const char *s,
-                                                                         size_t len, char term)
+__attribute__((target("popcnt"))) static size_t
+table_count_lines_popcnt(const char *s, size_t len, char term)
 {
     return table_count_lines(s, len, term);
 }
@@ -177,7 +176,8 @@ static void table_index_text(rtable_t *t, tpart_t *p)
     int by_masks = sep >= 0 && (char)sep != t->term;
     uint64_t pos_max = field_pos_max(t->km.type);
     ends_t ends;
-    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, by_masks ? (char)sep : t->term);
+    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term,
+              by_masks ? (char)sep : t->term);
     trange_t r = { UINT64_MAX, 0 };
     size_t s = 0;   /* the line's start in the part */
     for (size_t l = p->first; l < p->first + p->lines; l++) {
