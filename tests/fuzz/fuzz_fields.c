@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_fields.c: the text-record field scanner (records/field.h: field_find and
- * field_key) against a slow reference written here from the contract alone.
+/* fuzz_fields.c: the text-record field scanner (records/field.h: field_find,
+ * field_key and field_parse_quick; records/ends.h) against a slow reference written
+ * here from the contract alone.
  *
  * Input: byte 0 picks the field F (bits 0-2: 1 to 8), the separator (bits 3-5: ',',
  * tab, ':', NUL, space or 0xFF, or, for two of the eight values, none: sort's
@@ -12,7 +13,11 @@
  *   - field_find for every field 1 to 9: found or missing as the reference, and the
  *     same [b, e);
  *   - field_key for field F and the type: the reference's status, its value where
- *     FIELD_OK, and the field's [b, e) wherever the field exists.
+ *     FIELD_OK, and the field's [b, e) wherever the field exists;
+ *   - field_parse_quick on that field, the line followed by 16 digits (which it
+ *     reads and must not take): field_key's status and value.
+ * And over the whole input after byte 0: the terminators and separators that
+ * ends.h's walker gives, in order, against a byte-by-byte scan.
  */
 #include <config.h>
 
@@ -22,6 +27,7 @@
 
 #include "core/keys.h"
 #include "fuzz.h"
+#include "records/ends.h"
 #include "records/field.h"
 
 /* The separators byte 0 can pick; -1: none (blank runs). Space and 0xFF beside the
@@ -178,6 +184,44 @@ static void check_key(const char *line, size_t len, int f, int sep, key_type_t t
                   f, sep, key_type_name(type), raw, rraw);
 }
 
+/* field_parse_quick() on field [b, e) of the line, with 16 digits after the line:
+ * the same as field_parse() on the line alone. */
+static void check_quick(const char *line, size_t len, size_t b, size_t e, key_type_t type)
+{
+    char *buf = malloc(len + 16);
+    if (!buf)
+        fuzz_fail("out of memory");
+    memcpy(buf, line, len);
+    memset(buf + len, '7', 16);
+    uint64_t raw = 0, want_raw = 0;
+    int got = field_parse_quick(buf, b, e, type, field_pos_max(type), &raw);
+    int want = field_parse(line, b, e, type, &want_raw);
+    free(buf);
+    if (got != want || (want == FIELD_OK && raw != want_raw))
+        fuzz_fail("field_parse_quick(%s) on a field of %zu bytes: status %d value %#" PRIx64
+                  ", field_parse %d %#" PRIx64, key_type_name(type), e - b, got, raw, want,
+                  want_raw);
+}
+
+/* ends.h's walker over buf[0..n): each terminator (and separator, where sep is not
+ * term), in order, as a byte-by-byte scan finds them. */
+static void check_ends(const char *buf, size_t n, char term, char sep)
+{
+    ends_t w;
+    ends_init(&w, buf, n, term, sep);
+    size_t i = 0;
+    for (;;) {
+        size_t got = ends_next(&w);
+        while (i < n && buf[i] != term && buf[i] != sep)
+            i++;
+        if (got != i)
+            fuzz_fail("ends_next over %zu bytes: %zu, the scan %zu", n, got, i);
+        if (i == n)
+            return;
+        i++;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -187,6 +231,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     key_type_t type = (key_type_t)(data[0] >> 6);
     const uint8_t *p = data + 1, *end = data + size;
     int term = sep == '\0' ? '\n' : '\0';
+    if (size > 1) {   /* a copy of the exact size, as below */
+        char *all = malloc(size - 1);
+        if (!all)
+            fuzz_fail("out of memory");
+        memcpy(all, data + 1, size - 1);
+        check_ends(all, size - 1, (char)term, sep >= 0 ? (char)sep : (char)term);
+        free(all);
+    }
     for (;;) {
         const uint8_t *nl = p < end ? memchr(p, term, (size_t)(end - p)) : NULL;
         size_t len = (size_t)((nl ? nl : end) - p);
@@ -199,6 +251,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int g = 1; g <= FIELDS_MAX_F; g++)
             check_find(line, len, g, sep);
         check_key(line, len, f, sep, type);
+        size_t b, e;
+        if (field_find(line, len, f, sep, &b, &e))
+            check_quick(line, len, b, e, type);
         free(line);
         if (!nl)
             break;
