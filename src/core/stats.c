@@ -30,9 +30,6 @@ static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
 static double ahead_s;          /* and the seconds it took */
-static uint64_t made_bytes;     /* the output's pages made ahead (under stats_lock), */
-static double made_s;           /* the seconds it took, */
-static int made_threads;        /* and by how many threads */
 #define STATS_MAX_PHASES 8
 static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
 static double phase_total[STATS_MAX_PHASES];
@@ -131,15 +128,6 @@ void stats_note_ahead(uint64_t bytes, double seconds)
     pthread_mutex_unlock(&stats_lock);
 }
 
-void stats_note_made(uint64_t bytes, double seconds, int threads)
-{
-    pthread_mutex_lock(&stats_lock);
-    made_bytes += bytes;
-    made_s += seconds;
-    made_threads = threads;
-    pthread_mutex_unlock(&stats_lock);
-}
-
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total)
 {
     *runs = __atomic_load_n(&runs_made, __ATOMIC_RELAXED);
@@ -225,10 +213,6 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: %llu bytes of zeros written ahead into the output's "
                 "temporary in %.3f s, on a thread of its own\n", (unsigned long long)ahead_bytes,
                 ahead_s);
-    if (made_s > 0)
-        fprintf(stderr, "gpusort: stats: %llu bytes of the output's pages made ahead in %.3f "
-                "s by %d threads, while the GPU set itself up\n",
-                (unsigned long long)made_bytes, made_s, made_threads);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "gpusort: stats: peak RSS %ld KiB\n", ru.ru_maxrss);

@@ -55,9 +55,6 @@ void stats_note_mapped(uint64_t bytes, int threads);
 /* Zeros written ahead into the output's temporary (output.c): bytes, seconds. */
 void stats_note_ahead(uint64_t bytes, double seconds);
 
-/* The output's pages made ahead by the idle pool (ahead.c): bytes, seconds, threads. */
-void stats_note_made(uint64_t bytes, double seconds, int threads);
-
 /* Their values: runs made, keys merged, keys to merge. */
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 

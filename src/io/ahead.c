@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ahead.c: -o's temporary's pages made before the output is placed in them: zeros
- * written ahead (output_write_ahead()), or pages faulted in by the idle pool
- * (output_make_ahead()).
+/* ahead.c: zeros written ahead into -o's temporary (see output_write_ahead()).
  *
  * A page fault on a page of the file that the page cache does not hold yet costs far
  * more than one on a page it holds: the page is allocated, zeroed and its block
@@ -9,19 +7,14 @@
  * those locks. So where the caller knows that the text of one chunk is coming before
  * it is sorted, a job writes zeros into the temporary by write(2) while the chunk
  * sorts: the kernel makes those pages in large folios with their space reserved, and
- * placing the text later (placed.c) faults in only pages that are there. Where the
- * whole pool waits instead (for a GPU's set-up, before a stream of binary keys), its
- * threads fault the pages in themselves, many at once, through a mapping of the
- * file they let go of after.
+ * placing the text later (placed.c) faults in only pages that are there.
  */
 #include <config.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,68 +62,6 @@ void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys)
     o->ahead_stop = 0;
     /* No thread: the faults are taken later, as without. */
     o->ahead_posted = o->ahead_used = job_try_post(&o->ahead, output_ahead_job, o);
-}
-
-/* ---- pages made by the pool, while it waits ----------------------------------------- */
-
-typedef struct {
-    char *map;               /* the temporary mapped, total bytes */
-    uint64_t total;
-    size_t page;
-    uint64_t next;           /* the next piece's offset (atomic) */
-    int (*busy)(void *);
-    void *arg;
-} make_job_t;
-
-/* Pieces claimed in order, each made whole: when the last thread returns, every
- * page below the last claim is made. One thread is left to what the caller waits
- * for. */
-static void output_make_share(void *arg, int t, int nt)
-{
-    make_job_t *j = arg;
-    if (t == nt - 1)
-        return;
-    while (j->busy(j->arg)) {
-        uint64_t off = __atomic_fetch_add(&j->next, WRITE_AHEAD_PIECE, __ATOMIC_RELAXED);
-        if (off >= j->total)
-            break;
-        size_t len = j->total - off < WRITE_AHEAD_PIECE ? (size_t)(j->total - off)
-                                                        : WRITE_AHEAD_PIECE;
-#ifdef MADV_POPULATE_WRITE
-        if (madvise(j->map + off, len, MADV_POPULATE_WRITE) == 0)
-            continue;
-#endif
-        /* A kernel without it: each page written once (it holds zeros, as does the
-         * byte written). */
-        for (size_t k = 0; k < len; k += j->page)
-            ((volatile char *)j->map)[off + k] = 0;
-    }
-}
-
-void output_make_ahead(output_t *o, uint64_t total, int (*busy)(void *), void *arg)
-{
-#if defined(__linux__)
-    if (!o->tmp_path || o->bytes != 0 || o->ahead_used || pool_size(o->cfg.pool) < 2 ||
-        total == 0 || total > SIZE_MAX || total > (uint64_t)INT64_MAX)
-        return;
-    double t0 = stats_now();
-    if (fallocate(o->fd, 0, 0, (off_t)total) != 0)
-        return;   /* placing reserves it, or meets the full disk */
-    o->ahead_used = 1;   /* the file is cut to what was written at the commit */
-    make_job_t j = { .total = total, .page = o->page, .busy = busy, .arg = arg };
-    j.map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
-    if (j.map == MAP_FAILED)
-        return;
-    pool_run(o->cfg.pool, output_make_share, &j);
-    munmap(j.map, (size_t)total);
-    uint64_t made = j.next < total ? j.next : total;
-    stats_note_made(made, stats_now() - t0, pool_size(o->cfg.pool) - 1);
-#else
-    (void)o;
-    (void)total;
-    (void)busy;
-    (void)arg;
-#endif
 }
 
 /* Whether the zeros are written up to their bound whatever the sort's speed: set by

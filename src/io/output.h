@@ -96,16 +96,6 @@ void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
  * to open the output early. */
 int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys);
 
-/* Make ahead, while the caller waits for something else (a GPU setting itself up)
- * with the pool idle: -o's temporary given room for total bytes of output that
- * will be placed (fallocate), and its pages, from the start, faulted in by the
- * pool's threads, 4 MiB at a time, until busy(arg) returns 0 or every page is
- * made. The pages stay in the page cache, so that placing the output into them
- * later takes no new page (see ahead.c); what no output overwrote is cut off
- * before the commit. Nothing where there is no temporary, the output was written
- * to, the pool has one thread, or the file system cannot reserve the room. */
-void output_make_ahead(output_t *o, uint64_t total, int (*busy)(void *), void *arg);
-
 /* Write len formatted bytes, in order, from the calling thread. Not to be mixed
  * with output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);

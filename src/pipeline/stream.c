@@ -17,20 +17,15 @@
  * they go back; -u keeps the first record of each run of equal keys.
  *
  * Nothing is written before every input is read: the output is opened only then,
- * so an input error leaves no output and -o may name an input; but for -o's
- * temporary, which may be opened while the GPU sets itself up, to have its pages
- * made meanwhile (stream_prepare), and is put in FILE's place only by the commit.
- * Anything else, or
+ * so an input error leaves no output and -o may name an input. Anything else, or
  * a sorter that declines (the CPU, several GPUs, more than one holds), takes the
  * chunked sort (sort.c) or the records' table (records.c), which then read the
  * inputs from their start.
  */
 #include <config.h>
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -181,46 +176,15 @@ static int stream_place(void *self, size_t first, const void *buf, size_t n)
     return GS_OK;
 }
 
-static output_cfg_t stream_output_cfg(const stream_t *s)
+/* Open the output (records: their bytes written as they are); every item kept (no
+ * -u) and bound for a file: mapped whole, to be placed by every thread
+ * (st->place). */
+static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
 {
     output_cfg_t ocfg = ctx_output_cfg(s->c);
     if (s->rec)
-        ocfg.binary = 0;   /* records' bytes written as they are, as records.c does */
-    return ocfg;
-}
-
-static int stream_preparing(void *sorter)
-{
-    return sorter_preparing(sorter);
-}
-
-/* Before the load, where the GPU must set itself up first (CUDA's start and its
- * buffers: a few tenths of a second in which nothing can be read, the pinned
- * buffers being the set-up's): -o FILE, a regular file or none yet, every item
- * kept, is opened now, its temporary a file of its own that the commit alone puts
- * in FILE's place (an input error removes it; -o may name an input), and the idle
- * pool makes its first pages meanwhile (output_make_ahead), to be placed into
- * later without a new page each. */
-static int stream_prepare(stream_t *s, size_t n)
-{
-    const char *path = s->c->set->output;
-    struct stat st;
-    int begun, rc = sorter_prepare(s->c->sorter, n, &begun);
-    if (rc || !begun || s->unique || !path ||
-        (stat(path, &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT))
-        return rc;
-    output_cfg_t ocfg = stream_output_cfg(s);
-    if ((rc = output_open(&s->out, &ocfg)) == GS_OK)
-        output_make_ahead(s->out, (uint64_t)n * s->w, stream_preparing, s->c->sorter);
-    return rc;
-}
-
-/* Open the output, where stream_prepare() did not; every item kept (no -u) and
- * bound for a file: mapped whole, to be placed by every thread (st->place). */
-static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
-{
-    output_cfg_t ocfg = stream_output_cfg(s);
-    int rc = s->out ? GS_OK : output_open(&s->out, &ocfg);
+        ocfg.binary = 0;   /* as records.c opens it */
+    int rc = output_open(&s->out, &ocfg);
     s->placed = (uint64_t)n * s->w;
     if (rc || s->unique ||
         !(s->rec ? output_can_place_bytes : output_can_place_binary)(s->out, s->placed))
@@ -263,14 +227,7 @@ int stream_run(ctx_t *c, int *done)
                            .self = &s };
     size_t loaded;
     progress_phase("reading");
-    int rc = stream_prepare(&s, (size_t)(bytes / s.w));
-    if (rc == GS_OK)
-        rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &loaded, done);
-    if (!*done && s.out) {
-        /* Declined: the chunked sort opens the output its own way. */
-        output_abort(s.out);
-        s.out = NULL;
-    }
+    int rc = sorter_stream_load(c->sorter, (size_t)(bytes / s.w), &st, &loaded, done);
     if (*done) {
         if (rc == GS_OK)
             rc = stream_check_end(&s);

@@ -21,9 +21,6 @@ typedef struct {
     int (*stream_load)(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                        int *done);
     int (*stream_sort)(sorter_t *s, const sorter_stream_t *st);
-    /* NULL (nothing to get ready), or sorter.h's sorter_prepare and sorter_preparing */
-    int (*prepare)(sorter_t *s, size_t n, int *begun);
-    int (*preparing)(sorter_t *s);
     int (*pin)(sorter_t *s, void *buf, size_t bytes);  /* NULL: no pinning */
     void (*unpin)(sorter_t *s, void *buf);
     void (*report)(const sorter_t *s);                 /* NULL: nothing to say */

@@ -92,24 +92,6 @@ static int sorter_cuda_grow(sorter_t *s, size_t keys)
     return rc;
 }
 
-/* The set-up begun for a stream or chunk of n keys that a GPU would take (as
- * cuda_route() sends them), in the background. */
-static int sorter_cuda_prepare(sorter_t *s, size_t n, int *begun)
-{
-    sorter_cuda_t *c = (sorter_cuda_t *)s;
-    if (n < 2 || n < c->cfg.min_keys || c->ready != 0)
-        return GS_OK;
-    int rc = c->pending ? GS_OK : cuda_setup_begin(c);
-    *begun = c->pending;
-    return rc;
-}
-
-static int sorter_cuda_preparing(sorter_t *s)
-{
-    sorter_cuda_t *c = (sorter_cuda_t *)s;
-    return c->pending && job_busy(&c->setup);
-}
-
 /* ---- a chunk sorted aside ------------------------------------------------------------------ */
 
 static void cuda_aside_job(void *arg)
@@ -254,8 +236,6 @@ static const sorter_ops_t sorter_cuda_ops = {
     .sort_index = sorter_cuda_sort_index,
     .stream_load = cuda_stream_load,
     .stream_sort = cuda_stream_sort,
-    .prepare = sorter_cuda_prepare,
-    .preparing = sorter_cuda_preparing,
     .pin = sorter_cuda_pin,
     .unpin = sorter_cuda_unpin,
     .report = sorter_cuda_report,

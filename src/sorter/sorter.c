@@ -49,17 +49,6 @@ int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st)
     return s->ops->stream_sort(s, st);
 }
 
-int sorter_prepare(sorter_t *s, size_t n, int *begun)
-{
-    *begun = 0;
-    return s->ops->prepare ? s->ops->prepare(s, n, begun) : GS_OK;
-}
-
-int sorter_preparing(sorter_t *s)
-{
-    return s->ops->preparing ? s->ops->preparing(s) : 0;
-}
-
 int sorter_submit(sorter_t *s, sort_job_t *job)
 {
     job->in_scratch = 0;

@@ -110,17 +110,6 @@ typedef struct {
 int sorter_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                        int *done);
 
-/* A chunk or stream of n items is coming: where the backend has a set-up to do
- * for it first (a GPU's: CUDA's start, the pinned and device buffers), it is begun
- * in the background and *begun set to 1; sorter_preparing() then says when it is
- * done, so that the caller may use the time (the output's pages made ahead, say).
- * *begun 0 where nothing is to be done, or it was done here (no thread to be had).
- * GS_OK, or the set-up's error where it was done here. */
-int sorter_prepare(sorter_t *s, size_t n, int *begun);
-
-/* 1 while the set-up sorter_prepare() began runs; may be called from any thread. */
-int sorter_preparing(sorter_t *s);
-
 /* Sort the items sorter_stream_load() took and hand them to st->place where it is
  * set, else in order to st->drain (st as it was given to the load). */
 int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st);
