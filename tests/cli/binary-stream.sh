@@ -10,7 +10,8 @@
 # -u) for every type and byte order; -r; standard input that is a regular file
 # (read the plain way, never streamed); several files with a key across two;
 # standard output to a pipe and to a file; -o naming its input; and an input whose
-# last key is partial: exit 2, one line, -o untouched, nothing left behind.
+# last key is partial, or one that fails to be read mid-stream: exit 2, one line,
+# -o untouched, nothing left behind.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
@@ -99,3 +100,17 @@ total=$(($(wc -c <odd.bin) + $(wc -c <in.bin)))
 expect_error 2 "odd.bin: $((4 * n + 3)) bytes: not a whole number of 4-byte keys \(the 2 inputs together: $total bytes\)" -- \
     "$GPUSORT" -B --type=u32 -o "$TARGET" odd.bin in.bin
 target_check
+
+# An input that fails to be read (EIO, from tests/tools/faultfs.so) half way in,
+# where a GPU streams it, once some slices have crossed: exit 2, one line, -o
+# untouched, no temporary left.
+if [ -n "${FAULTFS:-}" ] && [ -f "$(abspath "$FAULTFS")" ]; then
+    need_faultfs
+    mkdir -p fin
+    cp in.bin fin/in.bin
+    target_init
+    expect_error 2 "^read error on 'fin/in\.bin': Input/output error\$" -- \
+        env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR="$PWD/fin" GS_FAULT_READ_AFTER=$((2 * n)) \
+        "$GPUSORT" -B --type=u32 -o "$TARGET" fin/in.bin
+    target_check
+fi
