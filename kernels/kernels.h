@@ -146,6 +146,26 @@ int gk_record_keys(const void *d_recs, size_t n, size_t size, size_t off, int wi
 int gk_gather(const void *d_recs, size_t size, const uint32_t *d_perm, size_t m, void *d_out,
               gk_stream_t stream);
 
+/* ---- text (text.cu) ---------------------------------------------------------------- */
+
+/* What gk_parse_text() met, in h_result[1]'s bits. */
+#define GK_TEXT_BAD 1ull    /* a token that is not an integer in the type's range */
+#define GK_TEXT_FULL 2ull   /* more tokens than the keys' room */
+
+/* Scratch bytes gk_parse_text needs for len bytes of text. */
+int gk_text_scratch(size_t len, size_t *bytes);
+
+/* The tokens of d_text[0..len) (white space between them, as the host's parser
+ * takes it: io/textscan.c), each an optional '-' or '+' and decimal digits whose
+ * value lies in [-neg_max, pos_max], parsed into d_keys (at most cap keys of width 4
+ * or 8 bytes: the raw two's complement bits XOR mask) in order, using d_scratch
+ * (gk_text_scratch bytes). h_result (pinned host memory, 2 words) gets the tokens'
+ * count and the GK_TEXT_* flags; where any is set, the keys are not all there.
+ * Asynchronous on stream. */
+int gk_parse_text(const void *d_text, size_t len, int width, uint64_t pos_max, uint64_t neg_max,
+                  uint64_t mask, void *d_keys, size_t cap, void *d_scratch, size_t scratch_bytes,
+                  uint64_t *h_result, gk_stream_t stream);
+
 /* ---- bitonic sort (bitonic.cu) ------------------------------------------------------- */
 
 /* Scratch bytes gk_bitonic_sort needs for n keys of width (4 or 8) bytes: 0 in this

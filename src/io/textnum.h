@@ -101,6 +101,10 @@ int tn_lines_supported(void);
  * two's complement bits), or TN_NOT_INT / TN_RANGE. Any number of leading zeros. */
 int tn_parse(const char *s, size_t len, key_type_t type, uint64_t *raw);
 
+/* The magnitudes a token of type may have: *pos_max positive, *neg_max negative (0
+ * for the unsigned types), as tn_parse() and tn_scan() take them. */
+void tn_range(key_type_t type, uint64_t *pos_max, uint64_t *neg_max);
+
 /* Write raw (two's complement bits of type) in canonical decimal to dst, which has
  * room for TN_MAX_LINE bytes; no newline; return the length. */
 size_t tn_format(uint64_t raw, key_type_t type, char *dst);

@@ -67,6 +67,13 @@ static tn_limits_t tn_limits(key_type_t type)
     }
 }
 
+void tn_range(key_type_t type, uint64_t *pos_max, uint64_t *neg_max)
+{
+    tn_limits_t lim = tn_limits(type);
+    *pos_max = lim.pos_max;
+    *neg_max = lim.neg_max;
+}
+
 /* ---- the token parser --------------------------------------------------------- */
 
 const uint64_t tn_pow10[20] = {

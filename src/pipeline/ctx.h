@@ -64,6 +64,10 @@ int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
  * holds them all (*done 1), else nothing done (*done 0; nothing read): sort_run (or
  * records_run) goes on. */
 int stream_run(ctx_t *c, int *done);
+/* stream_text.c: the sort of text streamed through a GPU and parsed there (*done 1),
+ * else nothing written (*done 0; the inputs may have been read, and are read again
+ * from their start): sort_run goes on. */
+int stream_text_run(ctx_t *c, int *done);
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */
 int records_run(ctx_t *c);      /* records.c: every mode, for records */

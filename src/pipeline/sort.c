@@ -348,6 +348,8 @@ int sort_run(ctx_t *c)
 {
     int streamed;
     int rc = stream_run(c, &streamed);   /* through a GPU, where one holds it all */
+    if (rc == GS_OK && !streamed)
+        rc = stream_text_run(c, &streamed);   /* text, likewise */
     if (rc || streamed)
         return rc;
     chunks_t s;

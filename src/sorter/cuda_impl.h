@@ -106,6 +106,8 @@ struct sorter_cuda {
     /* for --stats: every chunk streamed, its stages' seconds (wall: the stage from
      * its first slice to its last; busy: each side's own time) */
     unsigned long long streamed_keys, streamed_records, streamed_bytes;
+    unsigned long long streamed_text;   /* of them, text's bytes (parsed into keys) */
+    double parse_s;          /* the text's parse on the device */
     double in_wall, in_fill, in_dma, sort_s, out_wall, out_drain, out_dma;
     int placed_by;           /* 0, or the threads that placed the way back */
 };

@@ -16,6 +16,10 @@
  * gathered on the device in that order before it crosses: the host never touches
  * a record but to read and write it.
  *
+ * Text (sorter_stream_t.text) crosses as it is, into d_alt, and is parsed there
+ * into keys in d_keys (gk_parse_text), which are then sorted as keys streamed are;
+ * a token the parse does not take leaves the text to the host, which names it.
+ *
  * Only where one device holds the whole chunk: several devices, or a chunk larger
  * than a device's buffers, are declined before fill() is called, and the caller
  * reads the chunk into memory as ever (chunks.h, or records/table.h).
@@ -43,8 +47,13 @@ static void cuda_stream_stage(const char *what, double wall, uint64_t bytes, con
 
 void cuda_stream_report(const sorter_cuda_t *c)
 {
-    uint64_t bytes = c->streamed_bytes;
-    if (c->streamed_keys)
+    uint64_t bytes = c->streamed_bytes, in = c->streamed_text ? c->streamed_text : bytes;
+    if (c->streamed_text)
+        fprintf(stderr, "gpusort: stats: %llu bytes of text streamed through gpu %d: read "
+                "into its pinned buffers as they crossed, parsed there into %llu keys in %.3f "
+                "s, sorted there, brought back by every thread\n", c->streamed_text,
+                c->devs[0].dev, c->streamed_keys, c->parse_s);
+    else if (c->streamed_keys)
         fprintf(stderr, "gpusort: stats: %llu keys streamed through gpu %d: read into its "
                 "pinned buffers as they crossed, sorted there, written back as they came\n",
                 c->streamed_keys, c->devs[0].dev);
@@ -54,7 +63,7 @@ void cuda_stream_report(const sorter_cuda_t *c)
                 "gathered there as they went back\n", c->streamed_records, c->devs[0].dev);
     else
         return;
-    cuda_stream_stage("in", c->in_wall, bytes, "reading", c->in_fill, "PCIe", c->in_dma);
+    cuda_stream_stage("in", c->in_wall, in, "reading", c->in_fill, "PCIe", c->in_dma);
     fprintf(stderr, "gpusort: stats: stream sort %.3f s (%.2f GB/s)\n", c->sort_s,
             c->sort_s > 0 ? bytes / c->sort_s / 1e9 : 0.0);
     if (c->placed_by)   /* each thread its pieces: waited for PCIe, then placed them */
@@ -104,6 +113,37 @@ static int cuda_records_room(sorter_cuda_t *c, gdev_t *g, size_t n, const sorter
     return 1;
 }
 
+/* Room on device g for len bytes of text and the keys they hold: the text in
+ * d_alt (dead once parsed: the sort's alternates), as many keys as the device
+ * takes in d_keys (a text of more is found by the parse, which then declines), the
+ * parse's scratch in d_scratch; radix sorts only (bitonic keeps little in d_alt).
+ * 1, else 0. */
+static int cuda_text_room(const sorter_cuda_t *c, const gdev_t *g, size_t len)
+{
+    size_t scratch;
+    return !g->bitonic && len > 0 && len <= g->cap * (size_t)c->width &&
+           gk_text_scratch(len, &scratch) == GK_OK && scratch <= g->scratch_bytes;
+}
+
+/* The len bytes of text in g's d_alt parsed into keys in d_keys: *keys their count,
+ * or SIZE_MAX where a token is not a key of the type (or there are more than d_keys
+ * holds): the host parses. GS_OK, or CUDA's error with its message set. */
+static int cuda_text_parse(sorter_cuda_t *c, gdev_t *g, size_t len, const sorter_text_t *tx,
+                           size_t *keys)
+{
+    uint64_t *res = g->h_stage[1];   /* pinned, idle between the load and the sort */
+    double t0 = stats_now();
+    int gk = gk_parse_text(g->d_alt, len, c->width, tx->pos_max, tx->neg_max, tx->mask,
+                           g->d_keys, g->cap, g->d_scratch, g->scratch_bytes, res,
+                           g->stream[0]);
+    if (gk || (gk = gk_stream_sync(g->stream[0])))
+        return err_set(cuda_fail(g, gk), "%s", g->err);
+    c->parse_s += stats_now() - t0;
+    stats_add(ST_PARSE, len, stats_now() - t0);
+    *keys = res[1] ? SIZE_MAX : (size_t)res[0];
+    return GS_OK;
+}
+
 int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                      int *done)
 {
@@ -112,19 +152,24 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     *done = 0;
     c->streamed = 0;
     int gpu, rc = cuda_route(c, n, &gpu);
-    if (rc || !gpu || c->ndev != 1 || c->aside_posted || (!st->rec && n > c->devs[0].cap))
+    if (rc || !gpu || c->ndev != 1 || c->aside_posted ||
+        (!st->rec && !st->text && n > c->devs[0].cap))
         return rc;
     gdev_t *g;
     if ((rc = cuda_first_device(c, &g)) != GS_OK)
         return rc;
     if (st->rec && !cuda_records_room(c, g, n, st->rec))
         return GS_OK;
+    if (st->text && !cuda_text_room(c, g, n))
+        return GS_OK;
     *done = 1;
     c->rec = st->rec ? *st->rec : (sorter_records_t){ 0 };
     /* Keys into d_keys, up to its room; records into d_recs, as many as were
-     * counted (a file that grew past them is the caller's to find). */
-    char *dst = st->rec ? c->d_recs : g->d_keys;
-    size_t w = st->rec ? st->rec->size : (size_t)c->width, room = st->rec ? n : g->cap;
+     * counted (a file that grew past them is the caller's to find); text into
+     * d_alt, the bytes said. */
+    char *dst = st->rec ? c->d_recs : st->text ? g->d_alt : g->d_keys;
+    size_t w = st->rec ? st->rec->size : st->text ? 1 : (size_t)c->width;
+    size_t room = st->rec || st->text ? n : g->cap;
     size_t slice = CUDA_STAGE_BYTES / w, have = 0;
     double t0 = stats_now(), filling = 0, dma0 = g->dma_s;
     int b = 0, gk;
@@ -162,10 +207,19 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     stats_add(ST_TRANSFER, have * w, wall - filling);   /* the time not hidden by fill */
     if (rc)
         return rc;
+    if (rc == GS_OK && st->text) {
+        size_t keys;
+        if ((rc = cuda_text_parse(c, g, have, st->text, &keys)) != GS_OK || keys == SIZE_MAX) {
+            *done = 0;   /* a token the host must see to: it parses the text itself */
+            return rc;
+        }
+        c->streamed_text += have;
+        have = keys;
+    }
     c->stream_n = have;
     c->streamed = 1;
     *(st->rec ? &c->streamed_records : &c->streamed_keys) += have;
-    c->streamed_bytes += have * w;
+    c->streamed_bytes += have * (st->text ? (size_t)c->width : w);
     *loaded = have;
     return GS_OK;
 }

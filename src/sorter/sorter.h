@@ -82,6 +82,14 @@ typedef struct {
     uint64_t mask;
 } sorter_records_t;
 
+/* Text streamed (sorter_stream_t.text): the bytes fill() gives are text, parsed
+ * where the backend holds them into keys of its width: tokens separated by white
+ * space, each an optional sign and decimal digits whose value lies in [-neg_max,
+ * pos_max], mapped by XOR with mask (keys.h), as io/textscan.c parses them. */
+typedef struct {
+    uint64_t pos_max, neg_max, mask;
+} sorter_text_t;
+
 /* A chunk streamed through the backend, never whole in host memory: the backend
  * takes its items (mapped keys, or binary records where rec is set) a slice at a
  * time from fill() into buffers of its own (a GPU's pinned staging buffers, each
@@ -90,6 +98,7 @@ typedef struct {
  * drain(). Both are called on the caller's thread and may use the pool. */
 typedef struct {
     const sorter_records_t *rec;   /* NULL: the items are mapped keys */
+    const sorter_text_t *text;     /* or, where set, bytes of text (rec NULL) */
     /* Put up to max more items at buf: *n of them, 0 at the inputs' end. */
     int (*fill)(void *self, void *buf, size_t max, size_t *n);
     /* The next n sorted items, at buf; buf is the drain's to change (-u) until it
@@ -106,7 +115,10 @@ typedef struct {
  * at once (a GPU's memory, one device): fill() is called until it gives no item or
  * the backend's room is full; *loaded says how many came, *done 1. Else *done 0 and
  * fill() was never called: the caller reads the chunk itself. GS_OK, or an error
- * (fill's, or the device's) with its message set. */
+ * (fill's, or the device's) with its message set. Text (st->text): n is exactly
+ * the bytes fill() will give, and *loaded the keys parsed from them; where a token
+ * is not such a key, *done is 0 though fill() was called, and no message is set:
+ * the caller parses the text itself. */
 int sorter_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *loaded,
                        int *done);
 

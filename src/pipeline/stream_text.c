@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* stream_text.c: text streamed through a GPU and parsed there.
+ *
+ * Where every input is a named regular file of bare integers as text (no --header,
+ * lines ended by LF) and GPUs were asked for by number (--device=N; --device=auto
+ * keeps text's parse on the CPU), the sorter (sorter_stream_load, with .text) has
+ * the inputs' bytes read by the pool's threads straight into the GPU's pinned
+ * staging buffers, each slice crossing PCIe while the next is read, parses them
+ * there into keys, and sorts them there; every thread then brings its range of the
+ * sorted keys back into host memory, and they are written as a sorted chunk is
+ * (placed in -o's file where it can be). Between two inputs a LF is put where the
+ * first does not end in white space, so that its last token ends with it, as the
+ * host's reader ends a token at the end of its file.
+ *
+ * The host's parse stays the judge: a token the GPU does not take as a key, a read
+ * that fails or comes short, an input that changed size: the whole sort goes the
+ * host's way (sort.c), which reads the inputs again from their start and names the
+ * file and line at fault. Nothing is written before every input is read.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fdio.h"
+#include "core/mem.h"
+#include "core/progress.h"
+#include "io/textnum.h"
+#include "pipeline/ctx.h"
+
+typedef struct {
+    ctx_t *c;
+    uint64_t *sizes;         /* [ninputs] each input's bytes, */
+    unsigned char *sep;      /* [ninputs] and 1 where a LF follows it */
+    int next;                /* the next input to open */
+    int fd;                  /* the input being read, or -1 */
+    uint64_t pos;            /* its bytes read */
+    int sep_due;             /* 1: the LF after the input just read is yet to be given */
+    int failed;              /* 1: a read failed, came short, or an input changed */
+    uint64_t given;          /* bytes given to the sorter */
+    char *keys;              /* the sorted keys, brought back (w bytes each) */
+    size_t w;
+} tstream_t;
+
+/* One read shared among the pool's threads: each its share of [pos, pos + len). */
+typedef struct {
+    int fd;
+    char *dst;
+    uint64_t pos;
+    size_t len;
+    int bad;                 /* 1: a share failed or came short (atomic) */
+} tread_t;
+
+static void tstream_read_share(void *arg, int t, int nt)
+{
+    tread_t *r = arg;
+    size_t lo, hi, got;
+    pool_share(r->len, t, nt, &lo, &hi);
+    if (hi > lo && (fdio_read(r->fd, r->dst + lo, hi - lo, (int64_t)(r->pos + lo), &got) != 0 ||
+                    got != hi - lo))
+        __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
+}
+
+/* The current input read to its end: its last byte what the measure saw. */
+static void tstream_close_input(tstream_t *t, const char *last)
+{
+    int i = t->next - 1;
+    if (t->sizes[i] > 0 && tn_is_space((unsigned char)*last) == t->sep[i])
+        t->failed = 1;   /* it changed since it was measured */
+    close(t->fd);
+    t->fd = -1;
+    t->sep_due = t->sep[i];
+}
+
+/* sorter_stream_t.fill: the inputs' next bytes, read straight into buf. Never an
+ * error: a failure is noted (t->failed) and ends the text, for the host to meet
+ * again and report. */
+static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
+{
+    tstream_t *t = self;
+    const settings_t *set = t->c->set;
+    char *b = buf;
+    *n = 0;
+    while (*n < max && !t->failed) {
+        if (t->sep_due) {
+            b[(*n)++] = '\n';
+            t->sep_due = 0;
+            continue;
+        }
+        if (t->fd < 0) {
+            if (t->next == set->ninputs)
+                break;
+            struct stat st;
+            t->fd = open(set->inputs[t->next], O_RDONLY | O_CLOEXEC);
+            if (t->fd < 0 || fstat(t->fd, &st) != 0 || (uint64_t)st.st_size != t->sizes[t->next]) {
+                t->failed = 1;
+                break;
+            }
+            t->next++;
+            t->pos = 0;
+        }
+        uint64_t left = t->sizes[t->next - 1] - t->pos;
+        size_t len = left < max - *n ? (size_t)left : max - *n;
+        tread_t r = { .fd = t->fd, .dst = b + *n, .pos = t->pos, .len = len };
+        if (len)
+            pool_run(t->c->pool, tstream_read_share, &r);
+        if (r.bad) {
+            t->failed = 1;
+            break;
+        }
+        t->pos += len;
+        *n += len;
+        if (t->pos == t->sizes[t->next - 1])
+            tstream_close_input(t, b + *n - 1);
+    }
+    t->given += *n;
+    return GS_OK;
+}
+
+/* sorter_stream_t.place: sorted keys from rank first on, into the host's buffer. */
+static int tstream_place(void *self, size_t first, const void *buf, size_t n)
+{
+    tstream_t *t = self;
+    memcpy(t->keys + first * t->w, buf, n * t->w);
+    return GS_OK;
+}
+
+/* The inputs measured: each a regular file, its bytes, and whether its last byte is
+ * white space (else a LF is put after it). *bytes the text's bytes in all, LFs
+ * included; 0 where this does not apply. */
+static int tstream_measure(tstream_t *t, uint64_t *bytes)
+{
+    const settings_t *set = t->c->set;
+    *bytes = 0;
+    t->sizes = calloc((size_t)set->ninputs, sizeof *t->sizes);
+    t->sep = calloc((size_t)set->ninputs, 1);
+    if (!t->sizes || !t->sep)
+        return err_set(GS_ENOMEM, "out of memory");
+    uint64_t total = 0;
+    for (int i = 0; i < set->ninputs; i++) {
+        struct stat st;
+        char last;
+        size_t got;
+        if (strcmp(set->inputs[i], "-") == 0 || stat(set->inputs[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            return GS_OK;   /* opened, a FIFO would wait for its writer */
+        int fd = open(set->inputs[i], O_RDONLY | O_CLOEXEC);
+        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                 (st.st_size == 0 ||
+                  (fdio_read(fd, &last, 1, (int64_t)st.st_size - 1, &got) == 0 && got == 1));
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return GS_OK;   /* the host's reader says what is wrong */
+        t->sizes[i] = (uint64_t)st.st_size;
+        t->sep[i] = st.st_size > 0 && !tn_is_space((unsigned char)last);
+        total += t->sizes[i] + t->sep[i];
+    }
+    *bytes = total;
+    return GS_OK;
+}
+
+/* The sorted keys written, as a sorted chunk's are (-u: the first of each run of
+ * equal keys). */
+static int tstream_write(tstream_t *t, size_t n)
+{
+    ctx_t *c = t->c;
+    if (c->set->unique)
+        n = key_unique(t->keys, n, (int)t->w);
+    progress_phase("writing");
+    output_cfg_t ocfg = ctx_output_cfg(c);
+    output_t *out;
+    int rc = output_open(&out, &ocfg);
+    if (rc)
+        return rc;
+    return ctx_finish(output_write_sorted(out, t->keys, n), out);
+}
+
+int stream_text_run(ctx_t *c, int *done)
+{
+    const settings_t *set = c->set;
+    *done = 0;
+    if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
+        set->header || set->zero_terminated || set->gpus <= 0)
+        return GS_OK;
+    tstream_t t = { .c = c, .fd = -1, .w = (size_t)c->km.width };
+    uint64_t bytes;
+    int rc = tstream_measure(&t, &bytes);
+    /* Every byte a token and a space: the most keys the text may hold, within -S. */
+    if (rc || bytes == 0 || bytes > SIZE_MAX || (bytes / 2 + 1) * t.w > set->buffer_bytes)
+        goto end;
+    sorter_text_t tx = { .mask = c->km.mask };
+    tn_range(set->type, &tx.pos_max, &tx.neg_max);
+    sorter_stream_t st = { .text = &tx, .fill = tstream_fill, .place = tstream_place,
+                           .self = &t };
+    size_t n;
+    /* Room for as many keys: pages only where keys come back to. */
+    if (!(t.keys = mem_alloc((size_t)(bytes / 2 + 1) * t.w)))
+        goto end;
+    progress_phase("reading");
+    rc = sorter_stream_load(c->sorter, (size_t)bytes, &st, &n, done);
+    if (rc || !*done)
+        goto end;
+    if (t.failed || t.given != bytes) {
+        /* The keys the GPU holds are left unsorted (the next load starts afresh): the
+         * host's parse takes over, from the inputs' start. */
+        *done = 0;
+        goto end;
+    }
+    progress_phase("sorting");
+    rc = sorter_stream_sort(c->sorter, &st);
+    if (rc == GS_OK)
+        rc = tstream_write(&t, n);
+end:
+    if (t.fd >= 0)
+        close(t.fd);
+    free(t.keys);
+    free(t.sizes);
+    free(t.sep);
+    return rc;
+}
