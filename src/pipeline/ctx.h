@@ -68,6 +68,10 @@ int stream_run(ctx_t *c, int *done);
  * else nothing written (*done 0; the inputs may have been read, and are read again
  * from their start): sort_run goes on. */
 int stream_text_run(ctx_t *c, int *done);
+/* stream_text.c: 1 where the settings and the inputs' kinds let a GPU parse the
+ * text (stream_text_run may then take it): --device=auto weighs the GPU against the
+ * CPU's parse and sort by another measure. */
+int stream_text_applies(const ctx_t *c);
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */
 int records_run(ctx_t *c);      /* records.c: every mode, for records */

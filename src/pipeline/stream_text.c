@@ -2,8 +2,8 @@
 /* stream_text.c: text streamed through a GPU and parsed there.
  *
  * Where every input is a named regular file of bare integers as text (no --header,
- * lines ended by LF) and GPUs were asked for by number (--device=N; --device=auto
- * keeps text's parse on the CPU), the sorter (sorter_stream_load, with .text) has
+ * lines ended by LF) and a GPU sorts (--device=N, or --device=auto where the text
+ * holds enough keys: engine.c, TEXT_GPU_KEYS_A_THREAD), the sorter (sorter_stream_load, with .text) has
  * the inputs' bytes read by the pool's threads straight into the GPU's pinned
  * staging buffers, each slice crossing PCIe while the next is read, parses them
  * there into keys, and sorts them there; every thread then brings its range of the
@@ -130,7 +130,7 @@ static int tstream_place(void *self, size_t first, const void *buf, size_t n)
     return GS_OK;
 }
 
-/* The inputs measured: each a regular file, its bytes, and whether its last byte is
+/* The inputs (regular files: stream_text_applies) measured: each still one, its bytes, and whether its last byte is
  * white space (else a LF is put after it). *bytes the text's bytes in all, LFs
  * included; 0 where this does not apply. */
 static int tstream_measure(tstream_t *t, uint64_t *bytes)
@@ -146,9 +146,6 @@ static int tstream_measure(tstream_t *t, uint64_t *bytes)
         struct stat st;
         char last;
         size_t got;
-        if (strcmp(set->inputs[i], "-") == 0 || stat(set->inputs[i], &st) != 0 ||
-            !S_ISREG(st.st_mode))
-            return GS_OK;   /* opened, a FIFO would wait for its writer */
         int fd = open(set->inputs[i], O_RDONLY | O_CLOEXEC);
         int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                  (st.st_size == 0 ||
@@ -181,12 +178,26 @@ static int tstream_write(tstream_t *t, size_t n)
     return ctx_finish(output_write_sorted(out, t->keys, n), out);
 }
 
+int stream_text_applies(const ctx_t *c)
+{
+    const settings_t *set = c->set;
+    if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
+        set->header || set->zero_terminated || set->gpus == 0)
+        return 0;
+    for (int i = 0; i < set->ninputs; i++) {
+        struct stat st;
+        if (strcmp(set->inputs[i], "-") == 0 || stat(set->inputs[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            return 0;
+    }
+    return 1;
+}
+
 int stream_text_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
     *done = 0;
-    if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
-        set->header || set->zero_terminated || set->gpus <= 0)
+    if (!stream_text_applies(c))
         return GS_OK;
     tstream_t t = { .c = c, .fd = -1, .w = (size_t)c->km.width };
     uint64_t bytes;
@@ -199,14 +210,11 @@ int stream_text_run(ctx_t *c, int *done)
     sorter_stream_t st = { .text = &tx, .fill = tstream_fill, .place = tstream_place,
                            .self = &t };
     size_t n;
-    /* Room for as many keys: pages only where keys come back to. */
-    if (!(t.keys = mem_alloc((size_t)(bytes / 2 + 1) * t.w)))
-        goto end;
     progress_phase("reading");
     rc = sorter_stream_load(c->sorter, (size_t)bytes, &st, &n, done);
     if (rc || !*done)
         goto end;
-    if (t.failed || t.given != bytes) {
+    if (t.failed || t.given != bytes || !(t.keys = mem_alloc(n * t.w + 1))) {
         /* The keys the GPU holds are left unsorted (the next load starts afresh): the
          * host's parse takes over, from the inputs' start. */
         *done = 0;
