@@ -32,7 +32,7 @@ part=${PART:-1/1}
 pk=${part%/*} pn=${part#*/}
 case $pk$pn in *[!0-9]*) echo "suite.sh: PART must be K/N, e.g. 1/2" >&2; exit 2 ;; esac
 [ "$pk" -ge 1 ] && [ "$pk" -le "$pn" ] || { echo "suite.sh: PART $part: K must be 1 to N" >&2; exit 2; }
-for p in sorter bitonic; do
+for p in sorter bitonic text; do
     if [ -z "${TESTS:-}" ] && [ "$pk" -eq 1 ] && [ -x "$BUILD/tests/gpu/$p" ]; then
         "$BUILD/tests/gpu/$p"
         record "$p" $?
