@@ -3,14 +3,14 @@
  *
  * Where every input is a named regular file of bare integers as text (no --header,
  * lines ended by LF) and a GPU sorts (--device=N, or --device=auto where the text
- * holds enough keys: engine.c, TEXT_GPU_KEYS_A_THREAD), the sorter (sorter_stream_load, with .text) has
- * the inputs' bytes read by the pool's threads straight into the GPU's pinned
- * staging buffers, each slice crossing PCIe while the next is read, parses them
- * there into keys, and sorts them there; every thread then brings its range of the
- * sorted keys back into host memory, and they are written as a sorted chunk is
- * (placed in -o's file where it can be). Between two inputs a LF is put where the
- * first does not end in white space, so that its last token ends with it, as the
- * host's reader ends a token at the end of its file.
+ * holds enough keys: engine.c, TEXT_GPU_KEYS_A_THREAD), the sorter
+ * (sorter_stream_load, with .text) has the inputs' bytes read by the pool's threads
+ * straight into the GPU's pinned staging buffers, each slice crossing PCIe while the
+ * next is read, parses them there into keys, and sorts them there; every thread
+ * then brings its range of the sorted keys back into host memory, and they are
+ * written as a sorted chunk is (placed in -o's file where it can be). Between two
+ * inputs a LF is put where the first does not end in white space, so that its last
+ * token ends with it, as the host's reader ends a token at the end of its file.
  *
  * The host's parse stays the judge: a token the GPU does not take as a key, a read
  * that fails or comes short, an input that changed size: the whole sort goes the
@@ -19,7 +19,6 @@
  */
 #include <config.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,16 +60,19 @@ static void tstream_read_share(void *arg, int t, int nt)
     tread_t *r = arg;
     size_t lo, hi, got;
     pool_share(r->len, t, nt, &lo, &hi);
-    if (hi > lo && (fdio_read(r->fd, r->dst + lo, hi - lo, (int64_t)(r->pos + lo), &got) != 0 ||
-                    got != hi - lo))
+    int64_t at = (int64_t)(r->pos + lo);
+    if (hi > lo && (fdio_read(r->fd, r->dst + lo, hi - lo, at, &got) || got != hi - lo))
         __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
 }
 
-/* The current input read to its end: its last byte what the measure saw. */
-static void tstream_close_input(tstream_t *t, const char *last)
+/* The current input read to its end (last: its last byte, if it has one): its size
+ * and last byte still what the measure saw. */
+static void tstream_close_input(tstream_t *t, unsigned char last)
 {
     int i = t->next - 1;
-    if (t->sizes[i] > 0 && tn_is_space((unsigned char)*last) == t->sep[i])
+    struct stat st;
+    if ((t->sizes[i] > 0 && tn_is_space(last) == t->sep[i]) || fstat(t->fd, &st) != 0 ||
+        (uint64_t)st.st_size != t->sizes[i])
         t->failed = 1;   /* it changed since it was measured */
     close(t->fd);
     t->fd = -1;
@@ -97,7 +99,8 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
                 break;
             struct stat st;
             t->fd = open(set->inputs[t->next], O_RDONLY | O_CLOEXEC);
-            if (t->fd < 0 || fstat(t->fd, &st) != 0 || (uint64_t)st.st_size != t->sizes[t->next]) {
+            if (t->fd < 0 || fstat(t->fd, &st) != 0 ||
+                (uint64_t)st.st_size != t->sizes[t->next]) {
                 t->failed = 1;
                 break;
             }
@@ -116,7 +119,7 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
         t->pos += len;
         *n += len;
         if (t->pos == t->sizes[t->next - 1])
-            tstream_close_input(t, b + *n - 1);
+            tstream_close_input(t, *n ? (unsigned char)b[*n - 1] : ' ');
     }
     t->given += *n;
     return GS_OK;
@@ -130,9 +133,9 @@ static int tstream_place(void *self, size_t first, const void *buf, size_t n)
     return GS_OK;
 }
 
-/* The inputs (regular files: stream_text_applies) measured: each still one, its bytes, and whether its last byte is
- * white space (else a LF is put after it). *bytes the text's bytes in all, LFs
- * included; 0 where this does not apply. */
+/* The inputs (regular files: stream_text_applies) measured: each still one, its
+ * bytes, and whether its last byte is white space (else a LF is put after it).
+ * *bytes the text's bytes in all, LFs included; 0 where this does not apply. */
 static int tstream_measure(tstream_t *t, uint64_t *bytes)
 {
     const settings_t *set = t->c->set;

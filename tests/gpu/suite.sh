@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # gpu-suite.sh: the GPU machine's test run. The GPU test programs (the chunk sorter,
-# our bitonic sort, the text parse), then the whole command-line suite with --device=0 added to every
-# gpusort command (DEVICE=N picks another; ALGORITHM=bitonic adds --algorithm=bitonic).
+# our bitonic sort, the text parse), then the whole command-line suite with
+# --device=0 added to every gpusort command (DEVICE=N picks another;
+# ALGORITHM=bitonic adds --algorithm=bitonic).
 # TESTS="a b" runs only those command-line tests (names without .sh), and not the
 # GPU programs. PART=K/N runs the K-th of N parts of the command-line tests (every
 # N-th in name order, from the K-th), the GPU programs with part 1 only: the whole
