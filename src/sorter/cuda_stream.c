@@ -207,9 +207,10 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     stats_add(ST_TRANSFER, have * w, wall - filling);   /* the time not hidden by fill */
     if (rc)
         return rc;
-    if (rc == GS_OK && st->text) {
+    if (st->text) {
         size_t keys = SIZE_MAX;
-        if ((rc = cuda_text_parse(c, g, have, st->text, &keys)) != GS_OK || keys == SIZE_MAX) {
+        rc = cuda_text_parse(c, g, have, st->text, &keys);
+        if (rc || keys == SIZE_MAX) {
             *done = 0;   /* a token the host must see to: it parses the text itself */
             return rc;
         }
