@@ -29,6 +29,7 @@
 #include "core/fdio.h"
 #include "core/mem.h"
 #include "core/progress.h"
+#include "core/stats.h"
 #include "io/textnum.h"
 #include "pipeline/ctx.h"
 
@@ -110,12 +111,14 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
         uint64_t left = t->sizes[t->next - 1] - t->pos;
         size_t len = left < max - *n ? (size_t)left : max - *n;
         tread_t r = { .fd = t->fd, .dst = b + *n, .pos = t->pos, .len = len };
+        double t0 = stats_now();
         if (len)
             pool_run(t->c->pool, tstream_read_share, &r);
         if (r.bad) {
             t->failed = 1;
             break;
         }
+        stats_add(ST_READ, len, stats_now() - t0);   /* --progress counts it too */
         t->pos += len;
         *n += len;
         if (t->pos == t->sizes[t->next - 1])
@@ -181,11 +184,21 @@ static int tstream_write(tstream_t *t, size_t n)
     return ctx_finish(output_write_sorted(out, t->keys, n), out);
 }
 
+/* The most keys bytes of text may hold (every token a byte, and white space after
+ * each) within -S: the host's buffer the sorted keys come back to. */
+static int tstream_fits(const ctx_t *c, uint64_t bytes)
+{
+    uint64_t keys = bytes / 2 + 1;
+    return bytes <= SIZE_MAX && keys * (uint64_t)c->km.width <= c->set->buffer_bytes;
+}
+
 int stream_text_applies(const ctx_t *c)
 {
     const settings_t *set = c->set;
+    uint64_t bytes;
     if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
-        set->header || set->zero_terminated || set->gpus == 0)
+        set->header || set->zero_terminated || set->gpus == 0 ||
+        !ctx_input_bytes(c, &bytes) || !tstream_fits(c, bytes))
         return 0;
     for (int i = 0; i < set->ninputs; i++) {
         struct stat st;
@@ -200,13 +213,12 @@ int stream_text_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
     *done = 0;
-    if (!stream_text_applies(c))
+    if (!sorter_caps(c->sorter)->streams || !stream_text_applies(c))
         return GS_OK;
     tstream_t t = { .c = c, .fd = -1, .w = (size_t)c->km.width };
     uint64_t bytes;
     int rc = tstream_measure(&t, &bytes);
-    /* Every byte a token and a space: the most keys the text may hold, within -S. */
-    if (rc || bytes == 0 || bytes > SIZE_MAX || (bytes / 2 + 1) * t.w > set->buffer_bytes)
+    if (rc || bytes == 0 || !tstream_fits(c, bytes))
         goto end;
     sorter_text_t tx = { .mask = c->km.mask };
     tn_range(set->type, &tx.pos_max, &tx.neg_max);

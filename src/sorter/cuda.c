@@ -271,7 +271,8 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const sorter_cuda_cfg_t *cf
     /* The devices are set up when a chunk first grows past min_keys (grow_at), in
      * the background while reading goes on, or at the first large sort; max_keys
      * then bounds the chunks. */
-    c->base.caps = (sorter_caps_t){ .grow_at = cfg->min_keys, .aside = 1, .pins = 1 };
+    c->base.caps = (sorter_caps_t){ .grow_at = cfg->min_keys, .aside = 1, .pins = 1,
+                                    .streams = 1 };
     *out = &c->base;
     return GS_OK;
 }

@@ -47,6 +47,8 @@ typedef struct {
                                 backend's own, so the caller may read on meanwhile */
     int pins;                /* 1: sorter_pin() may make buffers faster to sort in */
     int merge_by_sort;       /* 1: sorting a merge's key ranges beats a CPU merge */
+    int streams;             /* 1: sorter_stream_load() may take a chunk (it may still
+                                decline one); 0: it never does */
 } sorter_caps_t;
 
 /* The backend's name, for --stats ("cpu radix", "cuda radix, 1 GPU"). */
