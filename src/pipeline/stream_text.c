@@ -198,14 +198,11 @@ int stream_text_applies(const ctx_t *c)
     uint64_t bytes;
     if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
         set->header || set->zero_terminated || set->gpus == 0 ||
-        !ctx_input_bytes(c, &bytes) || !tstream_fits(c, bytes))
+        !ctx_input_bytes(c, &bytes) || !tstream_fits(c, bytes))   /* regular files only */
         return 0;
-    for (int i = 0; i < set->ninputs; i++) {
-        struct stat st;
-        if (strcmp(set->inputs[i], "-") == 0 || stat(set->inputs[i], &st) != 0 ||
-            !S_ISREG(st.st_mode))
+    for (int i = 0; i < set->ninputs; i++)
+        if (strcmp(set->inputs[i], "-") == 0)   /* read from where it stands */
             return 0;
-    }
     return 1;
 }
 
