@@ -46,7 +46,7 @@
 #define SORT_DIRECT_KEYS ((size_t)1 << 24)      /* binary keys read straight into a chunk at a time */
 #define SORT_GPU_MIN_KEYS ((size_t)1 << 20)     /* smaller chunks are sorted on the CPU even with a GPU */
 #define SORT_GPU_KEYS_A_THREAD ((uint64_t)1 << 25) /* --device=auto: fewer keys a CPU thread stay on the CPU */
-#define TEXT_GPU_KEYS_A_THREAD ((uint64_t)3 << 23) /* the same for text the GPU parses (stream_text.c) */
+#define TEXT_GPU_KEYS_A_THREAD ((uint64_t)3 << 23) /* the same for text a GPU parses (stream_text.c) */
 /* --device=auto for records: their keys go to the GPU sooner, since the CPU sorts
  * them as 64-bit words or as pairs, several times slower a key than bare keys */
 #define RECORDS_GPU_KEYS_A_THREAD ((uint64_t)1 << 20)
