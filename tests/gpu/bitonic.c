@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define GT_SEED 0x2545F4914F6CDD1Dull
+#include "gputest.h"
 #include "kernels.h"
 #include "core/pool.h"
 #include "sorter/sorter.h"
@@ -26,16 +28,6 @@
 #define GUARD 1024                    /* keys after n that must stay as they were */
 #define GUARD_KEY 0x5A5A5A5A5A5A5A5Aull
 #define MAX_N ((size_t)1 << 27)
-
-static uint64_t gs_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t splitmix(void)
-{
-    uint64_t z = (gs_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_MAXKEY, D_NARROW, D_COUNT };
 static const char *const dist_name[D_COUNT] = {
@@ -79,14 +71,6 @@ typedef struct {
     void *h_in, *h_out, *h_ref, *h_tmp;
     int passed, failed;
 } test_t;
-
-#define GK(call)                                                                     \
-    do {                                                                             \
-        if ((call) != GK_OK) {                                                       \
-            printf("FAIL: %s: %s\n", #call, gk_error_text());                        \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
 
 /* Sort t->h_in[0..n) on the device (with range: gk_bitonic_sort_range) and compare
  * with want (n sorted keys). */

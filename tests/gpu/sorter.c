@@ -19,19 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GT_SEED 0x9E3779B97F4A7C15ull
+#include "gputest.h"
 #include "kernels.h"
 #include "core/pool.h"
 #include "sorter/sorter.h"
-
-static uint64_t gs_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t splitmix(void)
-{
-    uint64_t z = (gs_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 enum { D_FULL, D_NARROW, D_OVER32, D_TOP, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_COUNT };
 static const char *const dist_name[D_COUNT] = {

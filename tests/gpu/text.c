@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GT_SEED 0x9E3779B97F4A7C15ull
+#include "gputest.h"
 #include "kernels.h"
 #include "core/keys.h"
 #include "io/textnum.h"
@@ -26,24 +28,6 @@
 #define MAX_TEXT ((size_t)4 << 20)
 #define GUARD 64                      /* keys after the count that must stay as they were */
 #define GUARD_BYTE 0xA5
-
-static uint64_t gs_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t splitmix(void)
-{
-    uint64_t z = (gs_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-#define GK(call)                                                                     \
-    do {                                                                             \
-        if ((call) != GK_OK) {                                                       \
-            printf("FAIL: %s: %s\n", #call, gk_error_text());                        \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
 
 static const char *const type_name[] = { "i32", "u32", "i64", "u64" };
 
