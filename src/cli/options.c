@@ -384,6 +384,16 @@ static void opt_defaults(opts_t *o)
     o->field_sep = -1;
 }
 
+/* What --help and --version print (opt_serve_with). */
+static void (*opt_usage_fn)(void) = opt_usage;
+static void (*opt_version_fn)(void) = opt_version;
+
+void opt_serve_with(void (*usage)(void), void (*version)(void))
+{
+    opt_usage_fn = usage;
+    opt_version_fn = version;
+}
+
 /* One option. Returns GS_OK or GS_EUSAGE; GS_EXIT_OK for --help and --version. */
 static int opt_one(int c, const char *arg, char **argv, opts_t *o)
 {
@@ -494,10 +504,10 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         o->stats = 1;
         return GS_OK;
     case OPT_HELP:
-        opt_usage();
+        opt_usage_fn();
         return GS_EXIT_OK;
     case OPT_VERSION:
-        opt_version();
+        opt_version_fn();
         return GS_EXIT_OK;
     case ':':
         return err_set(GS_EUSAGE, "option '%s' requires an argument", argv[optind - 1]);

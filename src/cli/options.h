@@ -83,4 +83,8 @@ int opt_settings(const opts_t *o, settings_t *s);
 void opt_usage(void);
 void opt_version(void);
 
+/* What opt_parse() calls for --help and --version instead of the two above (another
+ * program on the same options: gpusort-mpi). */
+void opt_serve_with(void (*usage)(void), void (*version)(void));
+
 #endif

@@ -16,6 +16,7 @@ static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *err_text;        /* the first message, without the "gpusort: " prefix */
 static int err_have;          /* 1 once err_text holds a message */
 static char err_fallback[1024];   /* err_text where there was no memory for it */
+static const char *err_program = "gpusort";   /* the messages' prefix */
 
 /* The message as long as it is, the reason always kept: where no memory can be had
  * for it, the fallback buffer takes it, the text cut before the reason. */
@@ -122,7 +123,22 @@ void err_report(int code)
 {
     if (code == GS_OK || code == GS_EXIT_OK || code == GS_EDISORDER || code == GS_EPIPE)
         return;
-    fprintf(stderr, "gpusort: %s\n", err_have ? err_text : "internal error");
+    fprintf(stderr, "%s: %s\n", err_program, err_have ? err_text : "internal error");
     if (code == GS_EUSAGE)
-        fputs("Try 'gpusort --help' for more information.\n", stderr);
+        fprintf(stderr, "Try '%s --help' for more information.\n", err_program);
+}
+
+void err_set_program(const char *name)
+{
+    err_program = name;
+}
+
+void err_clear(void)
+{
+    pthread_mutex_lock(&err_lock);
+    if (err_have && err_text != err_fallback)
+        free(err_text);
+    err_text = NULL;
+    err_have = 0;
+    pthread_mutex_unlock(&err_lock);
 }

@@ -51,4 +51,13 @@ int err_exit_status(int code);
  * and GS_EDISORDER, whose message the caller already printed or must not print). */
 void err_report(int code);
 
+/* The prefix of err_report()'s lines ("gpusort" unless set: gpusort-mpi sets its
+ * own). name must outlive every report. */
+void err_set_program(const char *name);
+
+/* Forget the recorded message, so that the next err_set() records its own:
+ * gpusort-mpi replaces a message whose line it renumbers, and runs the engine more
+ * than once. */
+void err_clear(void);
+
 #endif

@@ -227,6 +227,32 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     return GS_OK;
 }
 
+char *output_temp_path(const output_t *o)
+{
+#ifdef __linux__
+    if (!o->tmp_path || o->dirfd < 0)
+        return NULL;
+    char link[64], dir[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", o->dirfd);
+    ssize_t n = readlink(link, dir, sizeof dir - 1);
+    if (n <= 0 || dir[0] != '/')
+        return NULL;
+    dir[n] = '\0';
+    size_t dl = (size_t)n, tl = strlen(o->tmp_path);
+    char *p = malloc(dl + 1 + tl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, dl);
+    if (dl > 1)
+        p[dl++] = '/';
+    memcpy(p + dl, o->tmp_path, tl + 1);
+    return p;
+#else
+    (void)o;
+    return NULL;
+#endif
+}
+
 int output_target_fd(output_t *o)
 {
     if (o->fd >= 0 || !o->inplace)

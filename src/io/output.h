@@ -67,6 +67,10 @@ int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size
  * so. */
 int output_in_place(const output_t *o, const struct stat *st);
 
+/* The absolute path of -o's temporary (malloc'ed), for other processes to write
+ * into before the commit (gpusort-mpi's ranks); NULL where there is none (standard
+ * output, a device or FIFO, FILE written in place) or it cannot be named. */
+char *output_temp_path(const output_t *o);
 /* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
  * the temporary is removed and FILE is untouched). */
 int output_commit(output_t *o);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* local.c: the engine on a rank's own data (see local.h). */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cluster/feed.h"
+#include "cluster/local.h"
+#include "cluster/scratch.h"
+#include "core/error.h"
+#include "pipeline/run.h"
+
+/* The engine told to read in and write out what it is given, quietly. */
+static settings_t local_settings(const settings_t *set, run_mode_t mode)
+{
+    settings_t s = *set;
+    s.mode = mode;
+    s.output = NULL;
+    s.header = 0;      /* left out by the feed; written once, by place.c */
+    s.stats = 0;
+    s.progress = 0;
+    return s;
+}
+
+/* Run s with standard input in (-1: as it is) and standard output out, both put
+ * back after. */
+static int local_run(const settings_t *s, int in, int out)
+{
+    int save_in = in >= 0 ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+    int save_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if ((in >= 0 && save_in < 0) || save_out < 0 || (in >= 0 && dup2(in, STDIN_FILENO) < 0) ||
+        dup2(out, STDOUT_FILENO) < 0) {
+        int e = errno;
+        if (save_in >= 0)
+            close(save_in);
+        if (save_out >= 0)
+            close(save_out);
+        return err_sys(GS_EIO, e, "cannot redirect the engine");
+    }
+    if (in >= 0)
+        close(in);
+    int rc = run(s);
+    if (save_in >= 0) {
+        dup2(save_in, STDIN_FILENO);   /* the pipe's read end closed with it */
+        close(save_in);
+    }
+    dup2(save_out, STDOUT_FILENO);
+    close(save_out);
+    return rc;
+}
+
+static int local_size(int fd, uint64_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return err_sys(GS_EIO, errno, "cannot read a temporary file");
+    *size = (uint64_t)st.st_size;
+    return GS_OK;
+}
+
+int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size)
+{
+    *size = 0;
+    if ((*fd = scratch_open(set->tmpdir)) < 0)
+        return GS_EIO;
+    if (sh->nspans == 0)
+        return GS_OK;
+    settings_t s = local_settings(set, MODE_SORT);
+    char *dash[] = { "-" };
+    s.inputs = dash;
+    s.ninputs = 1;
+    feed_t *f;
+    int in;
+    int rc = feed_start(&f, set, sh, &in);
+    if (rc)
+        return rc;
+    rc = local_run(&s, in, *fd);
+    if (rc == GS_EINPUT)
+        rc = feed_renumber(f, rc);
+    int frc = feed_end(f);   /* its error first: the engine saw less than the share */
+    if (frc)
+        rc = frc;
+    return rc ? rc : local_size(*fd, size);
+}
+
+int local_merge(const settings_t *set, const int *files, int n, int *fd, uint64_t *size)
+{
+    *size = 0;
+    *fd = -1;
+    char (*paths)[32] = malloc((size_t)n * sizeof *paths);
+    char **names = malloc((size_t)n * sizeof *names);
+    int m = 0, rc = paths && names ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    for (int i = 0; i < n && rc == GS_OK; i++)
+        if (files[i] >= 0) {
+            scratch_path(files[i], paths[m], sizeof paths[m]);
+            names[m] = paths[m];
+            m++;
+        }
+    if (rc == GS_OK && m == 1) {   /* one part: merged already */
+        for (int i = 0; i < n; i++)
+            if (files[i] >= 0 && (*fd = fcntl(files[i], F_DUPFD_CLOEXEC, 3)) < 0)
+                rc = err_sys(GS_EIO, errno, "cannot read a temporary file");
+    } else if (rc == GS_OK && (*fd = scratch_open(set->tmpdir)) < 0) {
+        rc = GS_EIO;
+    } else if (rc == GS_OK && m > 1) {
+        settings_t s = local_settings(set, MODE_MERGE);
+        s.in_format = set->out_format;
+        s.inputs = names;
+        s.ninputs = m;
+        rc = local_run(&s, -1, *fd);
+    }
+    free(paths);
+    free(names);
+    return rc ? rc : local_size(*fd, size);
+}

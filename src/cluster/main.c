@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c: gpusort-mpi, gpusort over MPI: a distributed sample sort whose ranks each
+ * sort with gpusort's engine.
+ *
+ *   share.c    each rank's byte ranges of the inputs, cut at records' starts
+ *   local.c    the engine on them (fed through a pipe: feed.c), into a scratch file
+ *   split.c    regular samples of the sorted keys -> splitters -> each rank's parts
+ *   exchange.c the parts all-to-all, in rounds bounded by -S
+ *   local.c    the parts received merged by the engine
+ *   place.c    every rank's range written at its offset of the output (or a part)
+ *   agree.c    after each step, one outcome for all ranks, one message at most
+ */
+#include <config.h>
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "cluster/agree.h"
+#include "cluster/exchange.h"
+#include "cluster/local.h"
+#include "cluster/place.h"
+#include "cluster/share.h"
+#include "cluster/split.h"
+#include "core/cleanup.h"
+#include "core/error.h"
+#include "core/stdfds.h"
+
+#define SAMPLES_A_RANK 64              /* regular samples each rank gives per rank */
+#define ROUND_MIN ((size_t)1 << 20)    /* bytes from one rank to another a round, */
+#define ROUND_MAX ((size_t)64 << 20)   /* at least and at most (-S bounds it between) */
+
+static int me = 0, nranks = 1;
+
+static void mpi_usage(void)
+{
+    if (me != 0)
+        return;
+    fputs("Usage: mpirun -n N gpusort-mpi [OPTION]... FILE... [-o OUT]\n"
+          "Sort as gpusort does, over N MPI ranks: each rank sorts its share of the FILEs\n"
+          "with gpusort's engine (on its GPUs or CPU), the ranks exchange key ranges, and\n"
+          "each merges its range and writes it at its place in OUT (standard output:\n"
+          "through rank 0).\n"
+          "\n"
+          "The options are gpusort's (gpusort --help); -m, -c and -C are not taken, and\n"
+          "the FILEs must be regular files (each rank reads its own byte ranges).\n"
+          "      --output-parts   with -o OUT: rank R writes its range alone to OUT.R\n"
+          "                       (R zero-padded), the header (--header) to part 0\n"
+          "      --help           show this help and exit\n"
+          "      --version        show the version and exit\n"
+          "\n"
+          "Exit status: 0 on success, 2 on any error (one message, from one rank).\n",
+          stdout);
+}
+
+static void mpi_version(void)
+{
+    if (me != 0)
+        return;
+    int len;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = '\0';
+    printf("gpusort-mpi %s\n", PACKAGE_VERSION);
+    printf("Built with MPI: %s\n", lib);
+}
+
+/* Take --output-parts out of argv (it is ours, not gpusort's): 1 where it was there.
+ * Operands after "--" are left alone. */
+static int take_parts(int *argc, char **argv)
+{
+    int parts = 0, k = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < *argc)
+                argv[k++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--output-parts") == 0)
+            parts = 1;
+        else
+            argv[k++] = argv[i];
+    }
+    *argc = k;
+    argv[k] = NULL;
+    return parts;
+}
+
+/* What gpusort-mpi does not take. */
+static int check_settings(const settings_t *s, int parts)
+{
+    if (s->mode != MODE_SORT)
+        return err_set(GS_EUSAGE, "-m, -c and -C are not taken by gpusort-mpi: "
+                       "use gpusort for them");
+    if (parts && !s->output)
+        return err_set(GS_EUSAGE, "--output-parts needs -o FILE");
+    return GS_OK;
+}
+
+/* The splitters: every rank's samples, sorted, regularly chosen: nranks - 1 of
+ * them into split[] (none where there are no keys). */
+static int choose_splitters(const sorted_t *s, uint64_t *split, int *nsplit)
+{
+    size_t count = (size_t)SAMPLES_A_RANK * (size_t)nranks, n;
+    uint64_t *mine = malloc(count * sizeof *mine);
+    int *counts = malloc((size_t)nranks * sizeof *counts);
+    int *displs = malloc((size_t)nranks * sizeof *displs);
+    int ok = mine && counts && displs;
+    if (ok)
+        sorted_sample(s, count, mine, &n);
+    else
+        n = 0;
+    int have = (int)n, total = 0;
+    MPI_Allgather(&have, 1, MPI_INT, counts ? counts : &have, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; ok && r < nranks; r++) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    uint64_t *all = ok ? malloc(((size_t)total + 1) * sizeof *all) : NULL;
+    int bad = !ok || !all;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!bad)
+        MPI_Allgatherv(mine, have, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T,
+                       MPI_COMM_WORLD);
+    *nsplit = 0;
+    if (!bad && total > 0) {
+        /* sorted here by insertion into place: a few thousand keys */
+        for (int i = 1; i < total; i++) {
+            uint64_t v = all[i];
+            int j = i;
+            for (; j > 0 && all[j - 1] > v; j--)
+                all[j] = all[j - 1];
+            all[j] = v;
+        }
+        for (int j = 1; j < nranks; j++)
+            split[(*nsplit)++] = all[(size_t)j * (size_t)total / (size_t)nranks];
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+    return bad ? err_set(GS_ENOMEM, "out of memory") : GS_OK;
+}
+
+/* Each rank's times and bytes, printed by rank 0 (--stats). */
+enum { T_SORT, T_SPLIT, T_EXCHANGE, T_MERGE, T_WRITE, T_COUNT };
+enum { B_SHARE, B_SORTED, B_SENT, B_RECEIVED, B_OUT, B_COUNT };
+
+static void print_stats(const double *t, const uint64_t *b)
+{
+    double *tt = me == 0 ? malloc((size_t)nranks * T_COUNT * sizeof *tt) : NULL;
+    uint64_t *bb = me == 0 ? malloc((size_t)nranks * B_COUNT * sizeof *bb) : NULL;
+    int ok = me != 0 || (tt && bb);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        free(tt);
+        free(bb);
+        return;
+    }
+    MPI_Gather(t, T_COUNT, MPI_DOUBLE, tt, T_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(b, B_COUNT, MPI_UINT64_T, bb, B_COUNT, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        double most[T_COUNT] = { 0 };
+        uint64_t sum[B_COUNT] = { 0 };
+        fprintf(stderr, "gpusort-mpi: --stats, %d ranks (seconds; bytes)\n", nranks);
+        fprintf(stderr, "  %-5s %8s %8s %9s %8s %8s  %14s %14s %14s %14s\n", "rank",
+                "sort", "split", "exchange", "merge", "write", "share", "sent",
+                "received", "output");
+        for (int r = 0; r < nranks; r++) {
+            const double *x = tt + (size_t)r * T_COUNT;
+            const uint64_t *y = bb + (size_t)r * B_COUNT;
+            fprintf(stderr, "  %-5d %8.3f %8.3f %9.3f %8.3f %8.3f  %14llu %14llu %14llu "
+                    "%14llu\n", r, x[T_SORT], x[T_SPLIT], x[T_EXCHANGE], x[T_MERGE],
+                    x[T_WRITE], (unsigned long long)y[B_SHARE],
+                    (unsigned long long)y[B_SENT], (unsigned long long)y[B_RECEIVED],
+                    (unsigned long long)y[B_OUT]);
+            for (int k = 0; k < T_COUNT; k++)
+                most[k] = x[k] > most[k] ? x[k] : most[k];
+            for (int k = 0; k < B_COUNT; k++)
+                sum[k] += y[k];
+        }
+        fprintf(stderr, "  %-5s %8.3f %8.3f %9.3f %8.3f %8.3f  %14llu %14llu %14llu %14llu\n",
+                "all", most[T_SORT], most[T_SPLIT], most[T_EXCHANGE], most[T_MERGE],
+                most[T_WRITE], (unsigned long long)sum[B_SHARE],
+                (unsigned long long)sum[B_SENT], (unsigned long long)sum[B_RECEIVED],
+                (unsigned long long)sum[B_OUT]);
+        fputs("  (all: the slowest rank's seconds, the ranks' bytes summed; sort: its share\n"
+              "   read and sorted; sent and received: to and from other ranks)\n", stderr);
+    }
+    free(tt);
+    free(bb);
+}
+
+/* The job, after the options: every step, each followed by an agreement. */
+static int sort_job(const settings_t *set, int parts)
+{
+    double t[T_COUNT] = { 0 }, t0 = MPI_Wtime();
+    uint64_t b[B_COUNT] = { 0 };
+    share_t sh;
+    sorted_t sorted = { 0 };
+    char *header = NULL;
+    size_t hlen = 0;
+    int mine = -1, merged = -1, *parts_in = NULL;
+    uint64_t size = 0, msize = 0, *got = NULL, *cuts = NULL, *split = NULL;
+    int rc = share_plan(set, me, nranks, &sh);
+    if (rc == GS_OK && set->header && me == 0)
+        rc = share_header(set, &sh, &header, &hlen);
+    for (int k = 0; k < sh.nspans; k++)
+        b[B_SHARE] += sh.spans[k].len;
+    if ((rc = agree(MPI_COMM_WORLD, rc)) == GS_OK)
+        rc = agree(MPI_COMM_WORLD, local_sort(set, &sh, &mine, &size));
+    t[T_SORT] = MPI_Wtime() - t0;
+    b[B_SORTED] = size;
+
+    int nsplit = 0;
+    if (rc == GS_OK) {
+        t0 = MPI_Wtime();
+        split = malloc((size_t)nranks * sizeof *split);
+        cuts = malloc(((size_t)nranks + 1) * sizeof *cuts);
+        got = malloc((size_t)nranks * sizeof *got);
+        parts_in = malloc((size_t)nranks * sizeof *parts_in);
+        int r = split && cuts && got && parts_in ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+        if (r == GS_OK)
+            r = sorted_open(&sorted, set, mine, size);
+        rc = agree(MPI_COMM_WORLD, r);
+    }
+    if (rc == GS_OK)
+        rc = agree(MPI_COMM_WORLD, choose_splitters(&sorted, split, &nsplit));
+    if (rc == GS_OK) {
+        /* part j: the keys in (split[j-1], split[j]]; the last, every key after */
+        cuts[0] = 0;
+        for (int j = 1; j < nranks; j++)
+            cuts[j] = nsplit ? sorted_after(&sorted, split[j - 1]) : size;
+        cuts[nranks] = size;
+        t[T_SPLIT] = MPI_Wtime() - t0;
+        t0 = MPI_Wtime();
+        size_t round = set->buffer_bytes / 4 / (size_t)nranks;
+        round = round < ROUND_MIN ? ROUND_MIN : round > ROUND_MAX ? ROUND_MAX : round;
+        rc = agree(MPI_COMM_WORLD, exchange_parts(MPI_COMM_WORLD, sorted.base, cuts, round,
+                                                  set->tmpdir, parts_in, got));
+        for (int j = 0; j < nranks; j++)
+            if (j != me) {
+                b[B_SENT] += cuts[j + 1] - cuts[j];
+                b[B_RECEIVED] += got[j];
+            }
+        t[T_EXCHANGE] = MPI_Wtime() - t0;
+    }
+    sorted_close(&sorted);
+    if (mine >= 0)
+        close(mine);
+    if (rc == GS_OK) {
+        t0 = MPI_Wtime();
+        rc = agree(MPI_COMM_WORLD, local_merge(set, parts_in, nranks, &merged, &msize));
+        t[T_MERGE] = MPI_Wtime() - t0;
+    }
+    for (int j = 0; parts_in && j < nranks; j++)
+        if (parts_in[j] >= 0)
+            close(parts_in[j]);
+    if (rc == GS_OK) {
+        t0 = MPI_Wtime();
+        rc = place_output(MPI_COMM_WORLD, set, parts, header, hlen, merged, msize);
+        t[T_WRITE] = MPI_Wtime() - t0;
+        b[B_OUT] = msize + (me == 0 ? hlen : 0);
+    }
+    if (merged >= 0)
+        close(merged);
+    if (rc == GS_OK && set->stats)
+        print_stats(t, b);
+    share_free(&sh);
+    free(header);
+    free(split);
+    free(cuts);
+    free(got);
+    free(parts_in);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    err_set_program("gpusort-mpi");
+    opt_serve_with(mpi_usage, mpi_version);
+    opts_t o;
+    settings_t s;
+    int parts = take_parts(&argc, argv);
+    int e = stdfds_open(), rc = GS_OK;
+    if (e)
+        rc = err_sys(GS_EIO, e, "cannot open /dev/null for a closed standard descriptor");
+    if (rc == GS_OK)
+        rc = opt_parse(argc, argv, &o);
+    if (rc == GS_EXIT_OK && me == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = err_set(GS_EIO, "write error on 'standard output'");
+    if (rc == GS_OK)
+        rc = cleanup_init();
+    if (rc == GS_OK)
+        rc = opt_settings(&o, &s);
+    if (rc == GS_OK)
+        rc = check_settings(&s, parts);
+    if (rc == GS_EXIT_OK)
+        rc = agree(MPI_COMM_WORLD, GS_OK) == GS_OK ? GS_EXIT_OK : AGREE_PEER;
+    else
+        rc = agree(MPI_COMM_WORLD, rc);
+    if (rc == GS_OK)
+        rc = sort_job(&s, parts);
+    cleanup_remove_all();
+    if (rc != AGREE_PEER)
+        err_report(rc);
+    MPI_Finalize();
+    return rc == GS_OK || rc == GS_EXIT_OK ? 0 : 2;
+}

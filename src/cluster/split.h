@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* split.h: a rank's sorted output cut by key ranges (gpusort-mpi).
+ *
+ * After its local sort, a rank holds its records in order in one file: lines (bare
+ * integers, or records by a field) or fixed-size binary items. This finds records'
+ * starts and reads their keys as order keys: unsigned, ascending in the output's
+ * order (keys.h's mapping, -r and a key's r folded in), so that every rank cuts by
+ * the same numbers. Regular samples of them choose the splitters; a rank's part j is
+ * its records whose order keys lie in (splitter j-1, splitter j], so all the records
+ * of one key go to one rank.
+ */
+#ifndef GS_CLUSTER_SPLIT_H
+#define GS_CLUSTER_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/keys.h"
+#include "core/settings.h"
+
+typedef struct {
+    const char *base;   /* the file mapped (NULL where empty) */
+    uint64_t size;
+    const settings_t *set;
+    keymap_t km;        /* raw key -> order key */
+    size_t item;        /* binary: bytes a record or key; 0: lines */
+    char term;          /* lines: their end */
+} sorted_t;
+
+/* Map the sorted file fd of size bytes, written as set says. GS_OK or an error. */
+int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t size);
+
+void sorted_close(sorted_t *s);
+
+/* count regular samples of the order keys into keys[] (fewer where there are fewer
+ * records): *n. */
+void sorted_sample(const sorted_t *s, size_t count, uint64_t *keys, size_t *n);
+
+/* The first record whose order key is greater than key: its byte offset (size where
+ * none). */
+uint64_t sorted_after(const sorted_t *s, uint64_t key);
+
+#endif

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+# mpilib.sh: helpers shared by the gpusort-mpi tests (sourced, never run), on top
+# of tests/cli/lib.sh (its temporary directory, TMPDIR that must end empty, verdicts).
+#
+# The environment (make check sets it): GPUSORT_MPI, the program under test, and
+# GPUSORT, the single-process gpusort whose output is the oracle: the contract
+# says gpusort-mpi writes what gpusort writes for the same inputs and options (and
+# gpusort's own tests hold it to sort(1) and other independent oracles).
+# shellcheck shell=bash
+
+mpilib_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../cli/lib.sh
+. "$mpilib_here/../cli/lib.sh"
+
+: "${GPUSORT_MPI:=}"
+[ -n "$GPUSORT_MPI" ] && [ -x "$GPUSORT_MPI" ] || skip "gpusort-mpi is not built"
+command -v mpirun >/dev/null 2>&1 || skip "no mpirun"
+GSREC=${GSREC:-}
+# Open MPI refuses root unless told; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# mpirun's own session files go here, not into TMPDIR, which gpusort-mpi uses and
+# which must be empty at the end.
+mkdir "$test_dir/.ompi"
+
+# mpi_run N ARGS...: gpusort-mpi ARGS on N ranks (oversubscribed: more ranks than
+# cores is fine here), stdout in $RUN_OUT, stderr in $RUN_ERR, the exit status in
+# STATUS.
+mpi_run() {
+    local n=$1
+    shift
+    run_cmd env TMPDIR="$test_dir/.ompi" mpirun --oversubscribe -x TMPDIR="$TMPDIR" \
+        -n "$n" "$GPUSORT_MPI" "$@"
+}
+
+# mpi_msgs: the "gpusort-mpi: " lines of $RUN_ERR (mpirun adds its own lines).
+mpi_msgs() {
+    grep '^gpusort-mpi: ' "$RUN_ERR" || true
+}
+
+# mpi_same_as_gpusort NAME ARGS...: gpusort ARGS (to stdout) and gpusort-mpi ARGS
+# on 1, 2, 3 and 4 ranks, to -o, must write the same bytes, with nothing on stderr.
+mpi_same_as_gpusort() {
+    local name=$1 n
+    shift
+    "$GPUSORT" "$@" >expect.out 2>expect.err || fail "$name: gpusort failed: $(cat expect.err)"
+    for n in 1 2 3 4; do
+        rm -f got.out
+        mpi_run "$n" "$@" -o got.out
+        [ "$STATUS" -eq 0 ] || fail "$name, $n ranks: exit $STATUS: $(head -3 "$RUN_ERR")"
+        [ -s "$RUN_ERR" ] && fail "$name, $n ranks: stderr: $(head -3 "$RUN_ERR")"
+        same expect.out got.out "$name, $n ranks"
+    done
+}
