@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# man-lint.sh: the manual page is clean and complete. mandoc -T lint and
-# groff -ww print nothing on it; it names every long option that `gpusort --help`
-# names, and every option of the command-line contract (the list below). Skips
+# man-lint.sh: the manual pages are clean, and gpusort's complete. mandoc -T lint
+# and groff -ww print nothing on gpusort.1 and gpusort-mpi.1; gpusort.1 names every
+# long option that `gpusort --help` names, and every option of the command-line
+# contract (the list below). Skips
 # (77) where mandoc is not installed, once the other checks have passed; the groff
 # check is left out where groff is not installed.
 # shellcheck source=tests/cli/lib.sh
@@ -46,15 +47,22 @@ while read -r o; do
 done < <(grep -o -- '--[a-z][a-z-]*[a-z]' "$RUN_OUT" | sed 's/^--//' | sort -u)
 [ -z "$missing" ] || fail "man/gpusort.1 does not name options that --help names:$missing"
 
+# Both pages: gpusort's and gpusort-mpi's (the cluster build's).
+pages="$man $srcdir/../../man/gpusort-mpi.1"
 if command -v groff >/dev/null 2>&1; then
-    groff -ww -man -Tutf8 "$man" >/dev/null 2>groff.err || fail "groff failed: $(cat groff.err)"
-    empty groff.err "groff -ww -man's warnings on man/gpusort.1"
+    for page in $pages; do
+        groff -ww -man -Tutf8 "$page" >/dev/null 2>groff.err ||
+            fail "groff failed on $page: $(cat groff.err)"
+        empty groff.err "groff -ww -man's warnings on $page"
+    done
 else
     echo "note: no groff: its check left out" >&2
 fi
 
 command -v mandoc >/dev/null 2>&1 || skip "no mandoc (Debian: apt-get install mandoc)"
-st=0
-mandoc -T lint "$man" >mandoc.out 2>&1 || st=$?
-empty mandoc.out "mandoc -T lint's messages on man/gpusort.1"
-[ "$st" -eq 0 ] || fail "mandoc -T lint exited $st"
+for page in $pages; do
+    st=0
+    mandoc -T lint "$page" >mandoc.out 2>&1 || st=$?
+    empty mandoc.out "mandoc -T lint's messages on $page"
+    [ "$st" -eq 0 ] || fail "mandoc -T lint exited $st on $page"
+done
