@@ -282,24 +282,27 @@ static int sort_job(const settings_t *set, int parts)
 
 int main(int argc, char **argv)
 {
+    err_set_program("gpusort-mpi");
+    opt_serve_with(mpi_usage, mpi_version);
+    int e = stdfds_open(), rc = GS_OK;
+    if (e)
+        rc = err_sys(GS_EIO, e, "cannot open /dev/null for a closed standard descriptor");
+    /* The signals' thread first: the threads MPI starts inherit the signals blocked,
+     * so that a SIGTERM (mpirun stopping the job) reaches the thread that removes
+     * the temporary files, not one of MPI's, which would die of it. */
+    if (rc == GS_OK)
+        rc = cleanup_init();
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    err_set_program("gpusort-mpi");
-    opt_serve_with(mpi_usage, mpi_version);
     opts_t o;
     settings_t s;
     int parts = take_parts(&argc, argv);
-    int e = stdfds_open(), rc = GS_OK;
-    if (e)
-        rc = err_sys(GS_EIO, e, "cannot open /dev/null for a closed standard descriptor");
     if (rc == GS_OK)
         rc = opt_parse(argc, argv, &o);
     if (rc == GS_EXIT_OK && me == 0 && (fflush(stdout) != 0 || ferror(stdout)))
         rc = err_set(GS_EIO, "write error on 'standard output'");
-    if (rc == GS_OK)
-        rc = cleanup_init();
     if (rc == GS_OK)
         rc = opt_settings(&o, &s);
     if (rc == GS_OK)
