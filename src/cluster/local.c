@@ -13,6 +13,7 @@
 #include "cluster/local.h"
 #include "cluster/scratch.h"
 #include "core/error.h"
+#include "core/fdio.h"
 #include "pipeline/run.h"
 
 /* The engine told to read in and write out what it is given, quietly. */
@@ -88,33 +89,88 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
     return rc ? rc : local_size(*fd, size);
 }
 
-int local_merge(const settings_t *set, const int *files, int n, int *fd, uint64_t *size)
+/* Bytes [0, len) of in copied to out at its position (copy_file_range: the
+ * kernel's copy, no buffer of ours). */
+static int local_copy(int in, int out, uint64_t len)
+{
+    loff_t at = 0;
+    while ((uint64_t)at < len) {
+        size_t want = len - (uint64_t)at < ((size_t)1 << 30) ? (size_t)(len - (uint64_t)at)
+                                                            : (size_t)1 << 30;
+        ssize_t n = copy_file_range(in, &at, out, NULL, want, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                      errno == EOPNOTSUPP)) {   /* not here: through a buffer */
+            char *buf = malloc((size_t)8 << 20);
+            int e = buf ? 0 : ENOMEM;
+            while (!e && (uint64_t)at < len) {
+                size_t got, w = len - (uint64_t)at < ((size_t)8 << 20) ? (size_t)(len - (uint64_t)at)
+                                                                        : (size_t)8 << 20;
+                e = fdio_read(in, buf, w, (int64_t)at, &got);
+                if (!e && got != w)
+                    e = EIO;
+                if (!e)
+                    e = fdio_write(out, buf, got, -1, NULL);
+                at += (loff_t)got;
+            }
+            free(buf);
+            return e ? err_sys(GS_EIO, e, "cannot copy a temporary file") : GS_OK;
+        }
+        if (n < 0)
+            return err_sys(GS_EIO, errno, "cannot copy a temporary file");
+        if (n == 0)
+            return err_set(GS_EIO, "a temporary file was cut short");
+    }
+    return GS_OK;
+}
+
+int local_merge(const settings_t *set, const int *files, int n, int out, int *fd,
+                uint64_t *size)
 {
     *size = 0;
     *fd = -1;
     char (*paths)[32] = malloc((size_t)n * sizeof *paths);
     char **names = malloc((size_t)n * sizeof *names);
-    int m = 0, rc = paths && names ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    int m = 0, one = -1, rc = paths && names ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (int i = 0; i < n && rc == GS_OK; i++)
         if (files[i] >= 0) {
             scratch_path(files[i], paths[m], sizeof paths[m]);
             names[m] = paths[m];
+            one = files[i];
             m++;
         }
-    if (rc == GS_OK && m == 1) {   /* one part: merged already */
-        for (int i = 0; i < n; i++)
-            if (files[i] >= 0 && (*fd = fcntl(files[i], F_DUPFD_CLOEXEC, 3)) < 0)
-                rc = err_sys(GS_EIO, errno, "cannot read a temporary file");
-    } else if (rc == GS_OK && (*fd = scratch_open(set->tmpdir)) < 0) {
-        rc = GS_EIO;
-    } else if (rc == GS_OK && m > 1) {
+    off_t start = out >= 0 ? lseek(out, 0, SEEK_CUR) : 0;
+    if (rc == GS_OK && start < 0)
+        rc = err_sys(GS_EIO, errno, "cannot write the output");
+    if (rc == GS_OK && out < 0 && m == 1) {   /* one part: merged already, as it is */
+        if ((*fd = fcntl(one, F_DUPFD_CLOEXEC, 3)) < 0)
+            rc = err_sys(GS_EIO, errno, "cannot read a temporary file");
+        out = *fd;
+    } else if (rc == GS_OK && out < 0) {
+        if ((*fd = scratch_open(set->tmpdir)) < 0)
+            rc = GS_EIO;
+        out = *fd;
+    } else if (rc == GS_OK && m == 1) {
+        uint64_t len = 0;
+        rc = local_size(one, &len);
+        if (rc == GS_OK)
+            rc = local_copy(one, out, len);
+    }
+    if (rc == GS_OK && m > 1) {
         settings_t s = local_settings(set, MODE_MERGE);
         s.in_format = set->out_format;
         s.inputs = names;
         s.ninputs = m;
-        rc = local_run(&s, -1, *fd);
+        rc = local_run(&s, -1, out);
     }
     free(paths);
     free(names);
-    return rc ? rc : local_size(*fd, size);
+    if (rc == GS_OK && *fd >= 0)
+        return local_size(*fd, size);
+    off_t end = rc == GS_OK ? lseek(out, 0, SEEK_CUR) : 0;
+    if (rc == GS_OK && end < 0)
+        rc = err_sys(GS_EIO, errno, "cannot write the output");
+    *size = rc == GS_OK ? (uint64_t)(end - start) : 0;
+    return rc;
 }

@@ -15,8 +15,10 @@
  * *size bytes. GS_OK or an error, its message naming the input and line. */
 int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size);
 
-/* Merge the sorted files[0..n) (-1: none), in that order for equal keys, into a
- * new scratch file: *fd, *size. GS_OK or an error. */
-int local_merge(const settings_t *set, const int *files, int n, int *fd, uint64_t *size);
+/* Merge the sorted files[0..n) (-1: none), in that order for equal keys: into out
+ * from its position (*size the bytes written), or, where out is -1, into a scratch
+ * file (*fd, of *size bytes). GS_OK or an error. */
+int local_merge(const settings_t *set, const int *files, int n, int out, int *fd,
+                uint64_t *size);
 
 #endif

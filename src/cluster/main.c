@@ -253,18 +253,40 @@ static int sort_job(const settings_t *set, int parts)
     sorted_close(&sorted);
     if (mine >= 0)
         close(mine);
+    /* The output opened before the merge: where each rank knows its bytes (all
+     * that it received, unless -u drops some), the merge writes straight into the
+     * output at the rank's offset; else into a scratch file, copied after. */
+    place_t *pl = NULL;
+    int direct = -1, settled = 0;
+    uint64_t expect = 0;
+    for (int j = 0; rc == GS_OK && j < nranks; j++)
+        expect += got[j];
     if (rc == GS_OK) {
         t0 = MPI_Wtime();
-        rc = agree(MPI_COMM_WORLD, local_merge(set, parts_in, nranks, &merged, &msize));
+        rc = place_begin(MPI_COMM_WORLD, set, parts, header, hlen,
+                         set->unique ? UINT64_MAX : expect, &pl, &direct);
+        settled = rc != GS_OK;
+        t[T_WRITE] = MPI_Wtime() - t0;
+    }
+    if (rc == GS_OK) {
+        t0 = MPI_Wtime();
+        int r = local_merge(set, parts_in, nranks, direct, &merged, &msize);
+        if (r == GS_OK && direct >= 0 && msize != expect)
+            r = err_set(GS_EIO, "internal error: the merge wrote %llu bytes of %llu",
+                        (unsigned long long)msize, (unsigned long long)expect);
+        rc = agree(MPI_COMM_WORLD, r);
+        settled = rc != GS_OK;
         t[T_MERGE] = MPI_Wtime() - t0;
     }
     for (int j = 0; parts_in && j < nranks; j++)
         if (parts_in[j] >= 0)
             close(parts_in[j]);
-    if (rc == GS_OK) {
+    if (pl) {
         t0 = MPI_Wtime();
-        rc = place_output(MPI_COMM_WORLD, set, parts, header, hlen, merged, msize);
-        t[T_WRITE] = MPI_Wtime() - t0;
+        if (rc == GS_OK && direct < 0)
+            rc = place_write(pl, merged, msize);
+        rc = place_end(pl, rc, settled);
+        t[T_WRITE] += MPI_Wtime() - t0;
         b[B_OUT] = msize + (me == 0 ? hlen : 0);
     }
     if (merged >= 0)

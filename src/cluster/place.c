@@ -106,82 +106,146 @@ static int place_gather(MPI_Comm comm, output_t *o, int fd, uint64_t len, char *
     return rc;
 }
 
-int place_output(MPI_Comm comm, const settings_t *set, int parts, const char *header,
-                 size_t hlen, int fd, uint64_t len)
-{
-    int n, me;
-    MPI_Comm_size(comm, &n);
-    MPI_Comm_rank(comm, &me);
-    pool_t *pool = NULL;
-    output_t *o = NULL;
+struct place {
+    MPI_Comm comm;
+    int me, n;
+    const settings_t *set;
+    int parts;               /* --output-parts: a file a rank */
+    const char *header;      /* rank 0's, or NULL */
+    size_t hlen;
+    pool_t *pool;            /* output_open() wants one */
+    output_t *o;             /* rank 0's output, or this rank's part */
     keymap_t km;
-    char *buf = malloc(PLACE_PIECE), *part = NULL, *temp = NULL, *name = NULL;
-    int settled = 0;   /* 1: an agreement failed already, on every rank */
-    int rc = buf ? pool_create(&pool, 1) : err_set(GS_ENOMEM, "out of memory");
-    if (rc == GS_OK && !(name = err_escaped(set->output ? set->output : "standard output")))
+    char *temp;              /* the temporary the ranks write at offsets (shared
+                                output) or this rank's part's, or NULL */
+    char *name;              /* the output's name, escaped, for messages */
+    char *buf;               /* PLACE_PIECE bytes */
+    int fd;                  /* the rank's descriptor on temp at its offset, or -1 */
+};
+
+/* The output opened, and, where the ranks write in place, each rank's descriptor
+ * at its offset. */
+static int place_start(place_t *p, uint64_t mine)
+{
+    int rc = GS_OK, me = p->me;
+    const settings_t *set = p->set;
+    if (!(p->buf = malloc(PLACE_PIECE)) ||
+        !(p->name = err_escaped(set->output ? set->output : "standard output")))
         rc = err_set(GS_ENOMEM, "out of memory");
-    if (parts) {
+    if (rc == GS_OK)
+        rc = pool_create(&p->pool, 1);
+    if (p->parts) {
         int digits = 1;
-        for (int k = n - 1; k >= 10; k /= 10)
+        for (int k = p->n - 1; k >= 10; k /= 10)
             digits++;
         size_t room = strlen(set->output) + 16;
-        if (rc == GS_OK && !(part = malloc(room)))
+        char *part = rc == GS_OK ? malloc(room) : NULL;
+        if (rc == GS_OK && !part)
             rc = err_set(GS_ENOMEM, "out of memory");
         if (rc == GS_OK) {
             snprintf(part, room, "%s.%0*d", set->output, digits, me);
-            rc = place_open(&o, set, part, pool, &km);
+            rc = place_open(&p->o, set, part, p->pool, &p->km);
         }
-        if (rc == GS_OK && me == 0 && hlen)
-            rc = output_write_bytes(o, header, hlen);
-        if (rc == GS_OK)
-            rc = place_copy(o, fd, len, buf);
-    } else {
-        /* Rank 0 opens the output and says where the others write: its temporary's
-         * path, or nothing where they send to rank 0. */
-        unsigned long long plen = 0;
-        if (me == 0 && rc == GS_OK)
-            rc = place_open(&o, set, set->output, pool, &km);
-        if (me == 0 && rc == GS_OK && (temp = output_temp_path(o)))
-            plen = strlen(temp);
-        settled = (rc = agree(comm, rc)) != GS_OK;
-        if (!settled) {
-            MPI_Bcast(&plen, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-            if (me != 0 && plen && !(temp = calloc(plen + 1, 1)))
-                rc = err_set(GS_ENOMEM, "out of memory");
-            if (plen)
-                MPI_Bcast(temp ? temp : buf, (int)plen, MPI_CHAR, 0, comm);
-            settled = (rc = agree(comm, rc)) != GS_OK;
-        }
-        if (!settled && plen) {
-            unsigned long long mine = len + (me == 0 ? hlen : 0), off = 0;
-            MPI_Exscan(&mine, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-            if (me == 0) {
-                rc = hlen ? output_write_bytes(o, header, hlen) : GS_OK;
-                if (rc == GS_OK)
-                    rc = place_copy(o, fd, len, buf);
-            } else {
-                rc = place_at(temp, fd, len, off, buf, name);
-            }
-        } else if (!settled) {
-            if (me == 0 && hlen)
-                rc = output_write_bytes(o, header, hlen);
-            rc = place_gather(comm, o, fd, len, buf, rc);
-        }
+        free(part);
+        if (rc == GS_OK && mine != UINT64_MAX)
+            p->temp = output_temp_path(p->o);
+        if (rc == GS_OK && p->temp && (p->fd = open(p->temp, O_RDWR | O_CLOEXEC)) < 0)
+            rc = err_sys(GS_EIO, errno, "cannot write '%s'", p->name);
+        if (rc == GS_OK && p->fd >= 0 && me == 0 && p->hlen &&
+            lseek(p->fd, (off_t)p->hlen, SEEK_SET) < 0)
+            rc = err_sys(GS_EIO, errno, "cannot write '%s'", p->name);
+        if (rc == GS_OK && me == 0 && p->hlen)
+            rc = output_write_bytes(p->o, p->header, p->hlen);
+        return agree(p->comm, rc);
     }
-    /* All written: then, and only then, the output is committed. */
+    /* Rank 0 opens the output and says where the others write: its temporary's
+     * path, or nothing where they send to rank 0. */
+    unsigned long long plen = 0;
+    if (me == 0 && rc == GS_OK)
+        rc = place_open(&p->o, set, set->output, p->pool, &p->km);
+    if (me == 0 && rc == GS_OK && (p->temp = output_temp_path(p->o)))
+        plen = strlen(p->temp);
+    if ((rc = agree(p->comm, rc)) != GS_OK)
+        return rc;
+    MPI_Bcast(&plen, 1, MPI_UNSIGNED_LONG_LONG, 0, p->comm);
+    if (me != 0 && plen && !(p->temp = calloc(plen + 1, 1)))
+        rc = err_set(GS_ENOMEM, "out of memory");
+    if (plen)
+        MPI_Bcast(p->temp ? p->temp : p->buf, (int)plen, MPI_CHAR, 0, p->comm);
+    if ((rc = agree(p->comm, rc)) != GS_OK || !plen || mine == UINT64_MAX)
+        return rc;
+    /* In place: every rank at its offset, the header first. */
+    unsigned long long bytes = mine + p->hlen, off = 0;
+    MPI_Exscan(&bytes, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm);
+    if (me == 0)
+        off = p->hlen;
+    if ((p->fd = open(p->temp, O_RDWR | O_CLOEXEC)) < 0 || lseek(p->fd, (off_t)off, SEEK_SET) < 0)
+        rc = err_sys(GS_EIO, errno, "cannot write '%s'", p->name);
+    if (rc == GS_OK && me == 0 && p->hlen)
+        rc = output_write_bytes(p->o, p->header, p->hlen);
+    return agree(p->comm, rc);
+}
+
+int place_begin(MPI_Comm comm, const settings_t *set, int parts, const char *header,
+                size_t hlen, uint64_t mine, place_t **out, int *fd)
+{
+    place_t *p = calloc(1, sizeof *p);
+    int rc = p ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    *out = p;
+    *fd = -1;
+    if (p) {
+        p->comm = comm;
+        MPI_Comm_size(comm, &p->n);
+        MPI_Comm_rank(comm, &p->me);
+        p->set = set;
+        p->parts = parts;
+        p->header = header;
+        p->hlen = p->me == 0 ? hlen : 0;
+        p->fd = -1;
+    }
+    /* a rank without memory for p still agrees, then stops with the others */
+    rc = p ? place_start(p, mine) : agree(comm, rc);
+    if (rc == GS_OK)
+        *fd = p->fd;
+    return rc;
+}
+
+int place_write(place_t *p, int fd, uint64_t len)
+{
+    if (p->parts)   /* the header, rank 0's, written already */
+        return place_copy(p->o, fd, len, p->buf);
+    int rc = p->me == 0 && p->hlen ? output_write_bytes(p->o, p->header, p->hlen) : GS_OK;
+    if (!p->temp)
+        return place_gather(p->comm, p->o, fd, len, p->buf, rc);
+    unsigned long long mine = len + p->hlen, off = 0;
+    MPI_Exscan(&mine, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm);
+    if (rc)
+        return rc;
+    if (p->me == 0)
+        return place_copy(p->o, fd, len, p->buf);
+    return place_at(p->temp, fd, len, off, p->buf, p->name);
+}
+
+int place_end(place_t *p, int rc, int settled)
+{
+    if (p && p->fd >= 0 && close(p->fd) != 0 && rc == GS_OK)
+        rc = err_sys(GS_EIO, errno, "write error on '%s'", p->name);
     if (!settled)
-        rc = agree(comm, rc);
+        rc = agree(p ? p->comm : MPI_COMM_WORLD, rc);
+    /* All written: then, and only then, the output is committed. */
     if (rc == GS_OK) {
-        int c = o ? output_commit(o) : GS_OK;
-        o = NULL;
-        rc = agree(comm, c);
+        int c = p->o ? output_commit(p->o) : GS_OK;
+        p->o = NULL;
+        rc = agree(p->comm, c);
     }
-    output_abort(o);
-    if (pool)
-        pool_destroy(pool);
-    free(buf);
-    free(part);
-    free(temp);
-    free(name);
+    if (p) {
+        output_abort(p->o);
+        if (p->pool)
+            pool_destroy(p->pool);
+        free(p->buf);
+        free(p->temp);
+        free(p->name);
+        free(p);
+    }
     return rc;
 }

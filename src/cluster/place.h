@@ -5,11 +5,13 @@
  * To -o FILE, a regular file or a new one: rank 0 makes gpusort's temporary beside
  * FILE, every rank writes its range into it at its offset (an exclusive prefix sum
  * of the ranks' byte counts), and rank 0 renames it over FILE once all have
- * written, so that a failed job leaves an existing FILE untouched. To standard
- * output, or a FILE that is a device or FIFO, or one written in place: the ranges
- * go to rank 0, which writes them in order. With --output-parts, rank r writes its
- * range alone into FILE.R (R with as many digits as the highest rank's number), the
- * header into part 0.
+ * written, so that a failed job leaves an existing FILE untouched. Where the
+ * counts are known before the merge (no -u), the offsets are too, and each rank's
+ * merge writes into the temporary itself; else each merges into a scratch file,
+ * copied in after. To standard output, or a FILE that is a device or FIFO, or one
+ * written in place: the ranges go to rank 0, which writes them in order. With
+ * --output-parts, rank r writes its range alone into FILE.R (R with as many digits
+ * as the highest rank's number), the header into part 0.
  */
 #ifndef GS_CLUSTER_PLACE_H
 #define GS_CLUSTER_PLACE_H
@@ -20,9 +22,25 @@
 
 #include "core/settings.h"
 
-/* Write this rank's range, bytes [0, len) of fd, as above (header: rank 0's, or
- * NULL). Collective; returns agree()'s outcome. */
-int place_output(MPI_Comm comm, const settings_t *set, int parts, const char *header,
-                 size_t hlen, int fd, uint64_t len);
+typedef struct place place_t;
+
+/* Open the output (collective). Where every rank knows how many bytes it will
+ * write (mine; UINT64_MAX: not known, as under -u) and the output is a file the
+ * ranks can write at offsets, *fd is this rank's descriptor on it, positioned at
+ * its offset, the header written before rank 0's: the rank writes its range
+ * there. Else *fd is -1, and the rank hands its range to place_write(). Returns
+ * agree()'s outcome; *p is for place_end() either way. */
+int place_begin(MPI_Comm comm, const settings_t *set, int parts, const char *header,
+                size_t hlen, uint64_t mine, place_t **p, int *fd);
+
+/* Where place_begin() gave no descriptor: this rank's range, bytes [0, len) of
+ * fd, written after the header and ranks 0 to r-1's (collective). GS_OK or an
+ * error, not agreed. */
+int place_write(place_t *p, int fd, uint64_t len);
+
+/* The end: rc agreed among the ranks (unless settled: agreed already), then the
+ * output committed where all went well, else removed; frees p. Returns the
+ * agreed outcome. */
+int place_end(place_t *p, int rc, int settled);
 
 #endif

@@ -70,6 +70,12 @@ empty "$RUN_OUT" "--output-parts' standard output"
 cat part.0 part.1 part.2 >parts.out
 same expect.out parts.out "the parts, in order"
 rm -f part.*
+"$GPUSORT" -u --header -t, -k2,2n h1.csv a.csv >expect.out   # -u: each part copied in after
+mpi_run 2 --output-parts -u --header -t, -k2,2n h1.csv a.csv -o part
+[ "$STATUS" -eq 0 ] || fail "--output-parts -u: exit $STATUS"
+cat part.0 part.1 >parts.out
+same expect.out parts.out "the parts under -u, in order"
+rm -f part.*
 mpi_run 11 --output-parts tiny.txt -o p
 [ "$STATUS" -eq 0 ] || fail "--output-parts on 11 ranks: exit $STATUS"
 [ "$(echo p.*)" = "p.00 p.01 p.02 p.03 p.04 p.05 p.06 p.07 p.08 p.09 p.10" ] ||
