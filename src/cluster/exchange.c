@@ -48,6 +48,8 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     for (int j = 0; j < n && rc == GS_OK; j++)
         if (got[j] && (files[j] = scratch_open(tmpdir)) < 0)
             rc = GS_EIO;
+    uint64_t self = got[me];   /* this rank's own part: written from the mapping, below */
+    got[me] = 0;
     for (uint64_t r = 0; r < rounds; r++) {
         int nreq = 0;
         uint64_t at = r * (uint64_t)round;
@@ -58,7 +60,7 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
                 MPI_Irecv(in + (size_t)j * round, len, MPI_BYTE, j, 0, comm, &req[nreq++]);
         }
         for (int j = 0; j < n; j++) {
-            uint64_t left = send[j] > at ? send[j] - at : 0;
+            uint64_t left = j != me && send[j] > at ? send[j] - at : 0;
             int len = (int)(left < round ? left : round);
             if (len)
                 MPI_Isend(base + cuts[j] + at, len, MPI_BYTE, j, 0, comm, &req[nreq++]);
@@ -71,6 +73,12 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
             if (e)
                 rc = err_sys(GS_EIO, e, "write error on a temporary file in '%s'", tmpdir);
         }
+    }
+    got[me] = self;
+    if (rc == GS_OK && self) {
+        int e = fdio_write(files[me], base + cuts[me], (size_t)self, 0, NULL);
+        if (e)
+            rc = err_sys(GS_EIO, e, "write error on a temporary file in '%s'", tmpdir);
     }
     free(in);
     free(req);
