@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cluster/feed.h"
 #include "cluster/local.h"
 #include "cluster/scratch.h"
+#include "cluster/stage.h"
 #include "core/error.h"
 #include "core/fdio.h"
 #include "pipeline/run.h"
@@ -28,30 +28,19 @@ static settings_t local_settings(const settings_t *set, run_mode_t mode)
     return s;
 }
 
-/* Run s with standard input in (-1: as it is) and standard output out, both put
- * back after. */
-static int local_run(const settings_t *s, int in, int out)
+/* Run s with standard output out, put back after. */
+static int local_run(const settings_t *s, int out)
 {
-    int save_in = in >= 0 ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
-    int save_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-    if ((in >= 0 && save_in < 0) || save_out < 0 || (in >= 0 && dup2(in, STDIN_FILENO) < 0) ||
-        dup2(out, STDOUT_FILENO) < 0) {
+    int save = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (save < 0 || dup2(out, STDOUT_FILENO) < 0) {
         int e = errno;
-        if (save_in >= 0)
-            close(save_in);
-        if (save_out >= 0)
-            close(save_out);
-        return err_sys(GS_EIO, e, "cannot redirect the engine");
+        if (save >= 0)
+            close(save);
+        return err_sys(GS_EIO, e, "cannot redirect the engine's output");
     }
-    if (in >= 0)
-        close(in);
     int rc = run(s);
-    if (save_in >= 0) {
-        dup2(save_in, STDIN_FILENO);   /* the pipe's read end closed with it */
-        close(save_in);
-    }
-    dup2(save_out, STDOUT_FILENO);
-    close(save_out);
+    dup2(save, STDOUT_FILENO);
+    close(save);
     return rc;
 }
 
@@ -71,21 +60,23 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
         return GS_EIO;
     if (sh->nspans == 0)
         return GS_OK;
-    settings_t s = local_settings(set, MODE_SORT);
-    char *dash[] = { "-" };
-    s.inputs = dash;
-    s.ninputs = 1;
-    feed_t *f;
+    stage_t *st;
     int in;
-    int rc = feed_start(&f, set, sh, &in);
-    if (rc)
-        return rc;
-    rc = local_run(&s, in, *fd);
-    if (rc == GS_EINPUT)
-        rc = feed_renumber(f, rc);
-    int frc = feed_end(f);   /* its error first: the engine saw less than the share */
-    if (frc)
-        rc = frc;
+    int rc = stage_make(&st, set, sh, &in);
+    char path[32];
+    if (rc == GS_OK) {
+        settings_t s = local_settings(set, MODE_SORT);
+        scratch_path(in, path, sizeof path);
+        char *one[] = { path };
+        s.inputs = one;
+        s.ninputs = 1;
+        rc = local_run(&s, *fd);
+        if (rc == GS_EINPUT)
+            rc = stage_renumber(st, path, rc);
+    }
+    if (in >= 0)
+        close(in);
+    stage_free(st);
     return rc ? rc : local_size(*fd, size);
 }
 
@@ -157,12 +148,12 @@ int local_merge(const settings_t *set, const int *files, int n, int out, int *fd
         if (rc == GS_OK)
             rc = local_copy(one, out, len);
     }
-    if (rc == GS_OK && m > 1) {
-        settings_t s = local_settings(set, MODE_MERGE);
+    if (rc == GS_OK && m > 1) {   /* sorted again: see local.h */
+        settings_t s = local_settings(set, MODE_SORT);
         s.in_format = set->out_format;
         s.inputs = names;
         s.ninputs = m;
-        rc = local_run(&s, -1, out);
+        rc = local_run(&s, out);
     }
     free(paths);
     free(names);
