@@ -109,9 +109,8 @@ unsigned long long output_bytes(const output_t *o);
 
 /* Of them, the bytes written mapped (placed, below): text of at least
  * WRITE_KEYS_A_THREAD keys a thread (two threads or more) in one output_write() to -o's temporary or to a
- * regular file on standard output, from a position at the start of a page, where
- * the file system has fallocate(2); formatted by the pool's threads straight into
- * the file's pages. */
+ * regular file on standard output, from any position, where the file system has
+ * fallocate(2); formatted by the pool's threads straight into the file's pages. */
 unsigned long long output_bytes_mapped(const output_t *o);
 
 /* ---- placed text: laid out ahead, formatted in place by many threads ---------------- */

@@ -46,7 +46,8 @@ struct output {
     unsigned long long bytes;
     unsigned long long mapped;   /* of them, written mapped */
     size_t page;             /* the page size */
-    off_t place_pos;         /* where the placed bytes start (output_place_begin) */
+    off_t place_pos;         /* where the placed bytes start (output_place_begin), */
+    size_t place_lead;       /* and their offset in the mapping's first page */
     int map_fd;              /* standard output's file opened again to be mapped
                                 (outfile.c), or -1 */
     /* the writer job: writes each full set in turn, the pool filling the other */

@@ -91,8 +91,12 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
         return rc;
     int fd = o->map_fd >= 0 ? o->map_fd : o->fd;   /* o->fd: the position */
     off_t pos = lseek(o->fd, 0, SEEK_CUR);
-    if (total == 0 || total > SIZE_MAX || pos < 0 || pos % (off_t)o->page != 0)
+    if (total == 0 || total > SIZE_MAX - o->page || pos < 0)
         return GS_OK;
+    /* The mapping starts at the page that holds pos: the bytes before pos in it
+     * are the file's, left as they are (gpusort-mpi's ranks place their ranges
+     * side by side, at offsets inside pages). */
+    size_t lead = (size_t)(pos % (off_t)o->page);
     /* Zeros written ahead from the start: their pages are there, their space
      * reserved; what lies past the text is cut off, what they lack reserved. */
     uint64_t ahead = pos == 0 ? o->ahead_done : 0;
@@ -105,7 +109,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
             return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         return GS_OK;
     }
-    void *map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pos);
+    void *map = mmap(NULL, (size_t)total + lead, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                     pos - (off_t)lead);
     if (map == MAP_FAILED) {
         /* The plain writer writes from pos: the temporary's space reserved goes
          * back (standard output's file may hold more past pos: left as it is). */
@@ -114,7 +119,8 @@ int output_place_begin(output_t *o, uint64_t total, char **base)
         return GS_OK;
     }
     o->place_pos = pos;
-    *base = map;
+    o->place_lead = lead;
+    *base = (char *)map + lead;
     return GS_OK;
 #else
     (void)o;
@@ -226,9 +232,7 @@ int output_write_binary_placed(output_t *o, const void *keys, size_t n)
 {
     size_t w = (size_t)o->cfg.km->width;
     uint64_t total = (uint64_t)n * w;
-    /* Not after a write that left the position inside a page: output_place_begin()
-     * would wait for the writer only to decline. */
-    if (!output_can_place_binary(o, total) || o->bytes % o->page != 0)
+    if (!output_can_place_binary(o, total))
         return OUTPUT_PLAIN;
     double t0 = stats_now();
     bin_job_t j = { o, keys, n, NULL };
@@ -245,7 +249,7 @@ int output_place_end(output_t *o, char *base, uint64_t total, int ok)
 {
     if (!base)
         return GS_OK;
-    munmap(base, (size_t)total);
+    munmap(base - o->place_lead, (size_t)total + o->place_lead);
     if (!ok)
         return GS_OK;
     if (lseek(o->fd, o->place_pos + (off_t)total, SEEK_SET) < 0)

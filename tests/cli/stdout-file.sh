@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # stdout-file.sh: standard output that is a regular file ("> FILE") takes much text
 # placed, as -o does (io/placed.c: formatted by the threads straight into the file's
-# pages), from the position the shell left it at; appended to (">>"), shared with
-# standard error ("> FILE 2>&1") or at a position inside a page, the text goes out
-# in order. Each way the file holds what sort -n would have written there; --stats
+# pages), from the position the shell left it at, at a page's start or inside one;
+# appended to (">>") or shared with standard error ("> FILE 2>&1"), the text goes
+# out in order. Each way the file holds what sort -n would have written there; --stats
 # says which way was taken where the file system has fallocate.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
@@ -50,12 +50,13 @@ for how in memory external; do
     same want.txt out.txt "$how > FILE after a page"
     placed err.txt "$how > FILE after a page"
 
-    # A byte before (not at a page's start), and a line after: in order.
+    # A byte before (not at a page's start), and a line after: placed from there
+    # too, the page's first byte left as the shell wrote it.
     { printf x; "$GPUSORT" "${args[@]}" -r in.txt 2>err.txt; printf 'after\n'; } >out.txt ||
         fail "$how, a byte before: exited $?"
     { printf x; tac exp.txt; printf 'after\n'; } >want.txt
     same want.txt out.txt "$how -r > FILE after a byte"
-    in_order err.txt "$how > FILE after a byte"
+    placed err.txt "$how > FILE after a byte"
 
     # ">> FILE": appended, in order.
     printf 'header\n' >out.txt
