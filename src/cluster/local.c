@@ -22,7 +22,7 @@ static settings_t local_settings(const settings_t *set, run_mode_t mode)
     settings_t s = *set;
     s.mode = mode;
     s.output = NULL;
-    s.header = 0;      /* left out by the feed; written once, by place.c */
+    s.header = 0;      /* left out by the staging; written once, by place.c */
     s.stats = 0;
     s.progress = 0;
     return s;

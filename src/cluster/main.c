@@ -3,11 +3,14 @@
  * sort with gpusort's engine.
  *
  *   share.c    each rank's byte ranges of the inputs, cut at records' starts
- *   local.c    the engine on them (fed through a pipe: feed.c), into a scratch file
+ *   local.c    the engine on them (staged as one file: stage.c), into a scratch file
  *   split.c    regular samples of the sorted keys -> splitters -> each rank's parts
  *   exchange.c the parts all-to-all, in rounds bounded by -S
- *   local.c    the parts received merged by the engine
- *   place.c    every rank's range written at its offset of the output (or a part)
+ *   place.c    the output opened; where the ranks' byte counts are known, each
+ *              rank's offset in it
+ *   local.c    the parts received sorted again by the engine, straight into the
+ *              output at the rank's offset (else into a scratch file, copied by
+ *              place.c)
  *   agree.c    after each step, one outcome for all ranks, one message at most
  */
 #include <config.h>
@@ -149,7 +152,7 @@ static int choose_splitters(const sorted_t *s, uint64_t *split, int *nsplit)
 
 /* Each rank's times and bytes, printed by rank 0 (--stats). */
 enum { T_SORT, T_SPLIT, T_EXCHANGE, T_MERGE, T_WRITE, T_COUNT };
-enum { B_SHARE, B_SORTED, B_SENT, B_RECEIVED, B_OUT, B_COUNT };
+enum { B_SHARE, B_SENT, B_RECEIVED, B_OUT, B_COUNT };
 
 static void print_stats(const double *t, const uint64_t *b)
 {
@@ -215,7 +218,6 @@ static int sort_job(const settings_t *set, int parts)
     if ((rc = agree(MPI_COMM_WORLD, rc)) == GS_OK)
         rc = agree(MPI_COMM_WORLD, local_sort(set, &sh, &mine, &size));
     t[T_SORT] = MPI_Wtime() - t0;
-    b[B_SORTED] = size;
 
     int nsplit = 0;
     if (rc == GS_OK) {
@@ -225,6 +227,8 @@ static int sort_job(const settings_t *set, int parts)
         got = malloc((size_t)nranks * sizeof *got);
         parts_in = malloc((size_t)nranks * sizeof *parts_in);
         int r = split && cuts && got && parts_in ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+        for (int j = 0; parts_in && j < nranks; j++)
+            parts_in[j] = -1;   /* none yet: exchange_parts() makes them */
         if (r == GS_OK)
             r = sorted_open(&sorted, set, mine, size);
         rc = agree(MPI_COMM_WORLD, r);
