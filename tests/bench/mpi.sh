@@ -25,6 +25,7 @@ export LC_ALL=C
 # shellcheck disable=SC2034  # lib.sh's die() names the script so
 name=mpi.sh
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/bench/lib.sh
 . "$here/lib.sh"
 
 GPUSORT=${GPUSORT:-./src/gpusort}

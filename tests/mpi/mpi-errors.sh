@@ -5,8 +5,9 @@
 # rank read it), exit status 2 from every rank, an existing -o untouched and no
 # temporary left; the same on 1 to 4 ranks. Usage errors, and what gpusort-mpi does
 # not take, the same way.
+# shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
-[ -n "$GSREC" ] && [ -x "$GSREC" ] || skip "gsrec is not built"
+{ [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
 
 "$GSREC" -n 30000 -s 1 >a.csv
 "$GSREC" -n 20000 -s 2 >b.csv
@@ -62,8 +63,8 @@ mpi_run 2 n.txt </dev/null
 [ "$STATUS" -eq 0 ] || fail "n.txt without -o: exit $STATUS"
 mkfifo fifo
 mpi_run 2 fifo
-[ "$STATUS" -eq 2 ] && mpi_msgs | grep -q "not a regular file" ||
-    fail "a FIFO: exit $STATUS: $(cat "$RUN_ERR")"
+[ "$STATUS" -eq 2 ] || fail "a FIFO: exit $STATUS"
+mpi_msgs | grep -q "not a regular file" || fail "a FIFO: $(cat "$RUN_ERR")"
 
 # --help and --version: once, from rank 0, exit 0.
 mpi_run 3 --help

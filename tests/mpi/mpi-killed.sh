@@ -7,10 +7,11 @@
 # remove the spill file it was making, which is as gpusort alone behaves.
 # The kills come from tests/tools/faultfs.so, at a rank's first file made in a
 # directory: deterministic, not timed.
+# shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
-[ -n "$GSREC" ] && [ -x "$GSREC" ] || skip "gsrec is not built"
+{ [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
 : "${FAULTFS:=}"
-[ -n "$FAULTFS" ] && [ -f "$FAULTFS" ] || skip "faultfs.so is not built"
+{ [ -n "$FAULTFS" ] && [ -f "$FAULTFS" ]; } || skip "faultfs.so is not built"
 [ -z "$SAN_NAME" ] || skip "faultfs.so under $SAN_NAME: see tests/RELIABILITY.md"
 
 "$GSREC" -n 300000 -s 1 >big.csv   # 9 MB: with -S 1M every rank spills
@@ -28,6 +29,7 @@ killed_run() {
         if [ "$r" -eq "$who" ]; then
             cmd+=(env GS_FAULT_DIR="$PWD/$dir" GS_FAULT_SIGNAL="$sig" LD_PRELOAD="$FAULTFS")
         fi
+        # shellcheck disable=SC2054  # the commas are sort's: -t, -k2,2n
         cmd+=("$GPUSORT_MPI" -S 1M -T "t$r" -t, -k2,2n big.csv -o od/out)
     done
     run_cmd env TMPDIR="$test_dir/.ompi" mpirun --oversubscribe "${cmd[@]}"

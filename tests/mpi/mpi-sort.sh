@@ -5,8 +5,9 @@
 # a narrow range), a share left empty; records (CSV, TSV, blank-separated, binary)
 # with -s, -r, -u, a key's r, -z, --header; several files, one ending without its
 # newline; and small -S, so that each rank's sort and merge spill.
+# shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
-[ -n "$GSREC" ] && [ -x "$GSREC" ] || skip "gsrec is not built"
+{ [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
 
 "$GSGEN" -n 60000 -t i64 -s 1 >rand.txt
 "$GSGEN" -n 20000 -t i64 -s 1 -d equal >equal.txt

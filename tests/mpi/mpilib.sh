@@ -9,11 +9,11 @@
 # shellcheck shell=bash
 
 mpilib_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../cli/lib.sh
+# shellcheck source=tests/cli/lib.sh
 . "$mpilib_here/../cli/lib.sh"
 
 : "${GPUSORT_MPI:=}"
-[ -n "$GPUSORT_MPI" ] && [ -x "$GPUSORT_MPI" ] || skip "gpusort-mpi is not built"
+{ [ -n "$GPUSORT_MPI" ] && [ -x "$GPUSORT_MPI" ]; } || skip "gpusort-mpi is not built"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun"
 GSREC=${GSREC:-}
 # Open MPI refuses root unless told; CI runs as root. One node: shared memory only
