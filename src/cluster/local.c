@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <mpi.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,16 +54,20 @@ static int local_size(int fd, uint64_t *size)
     return GS_OK;
 }
 
-int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size)
+int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size,
+               double *read_s)
 {
     *size = 0;
+    *read_s = 0;
     if ((*fd = scratch_open(set->tmpdir)) < 0)
         return GS_EIO;
     if (sh->nspans == 0)
         return GS_OK;
     stage_t *st;
     int in;
+    double t0 = MPI_Wtime();
     int rc = stage_make(&st, set, sh, &in);
+    *read_s = MPI_Wtime() - t0;
     char path[32];
     if (rc == GS_OK) {
         settings_t s = local_settings(set, MODE_SORT);

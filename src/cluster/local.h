@@ -12,8 +12,10 @@
 #include "core/settings.h"
 
 /* Sort sh's spans (staged as one file, stage.h) into a new scratch file: *fd, of
- * *size bytes. GS_OK or an error, its message naming the input and line. */
-int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size);
+ * *size bytes; *read_s the seconds the staging took (the share's reading). GS_OK
+ * or an error, its message naming the input and line. */
+int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size,
+               double *read_s);
 
 /* The sorted files[0..n) (-1: none) as one sorted run, equal keys in that order
  * (or, without -s, by sort's last resort, as in each file): sorted again by the
