@@ -14,7 +14,6 @@
 #include "cluster/scratch.h"
 #include "cluster/stage.h"
 #include "core/error.h"
-#include "core/fdio.h"
 #include "pipeline/run.h"
 
 /* The engine told to read in and write out what it is given, quietly. */
@@ -85,42 +84,6 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
     return rc ? rc : local_size(*fd, size);
 }
 
-/* Bytes [0, len) of in copied to out at its position (copy_file_range: the
- * kernel's copy, no buffer of ours). */
-static int local_copy(int in, int out, uint64_t len)
-{
-    loff_t at = 0;
-    while ((uint64_t)at < len) {
-        size_t want = len - (uint64_t)at < ((size_t)1 << 30) ? (size_t)(len - (uint64_t)at)
-                                                            : (size_t)1 << 30;
-        ssize_t n = copy_file_range(in, &at, out, NULL, want, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-                      errno == EOPNOTSUPP)) {   /* not here: through a buffer */
-            char *buf = malloc((size_t)8 << 20);
-            int e = buf ? 0 : ENOMEM;
-            while (!e && (uint64_t)at < len) {
-                size_t got, w = len - (uint64_t)at < ((size_t)8 << 20) ? (size_t)(len - (uint64_t)at)
-                                                                        : (size_t)8 << 20;
-                e = fdio_read(in, buf, w, (int64_t)at, &got);
-                if (!e && got != w)
-                    e = EIO;
-                if (!e)
-                    e = fdio_write(out, buf, got, -1, NULL);
-                at += (loff_t)got;
-            }
-            free(buf);
-            return e ? err_sys(GS_EIO, e, "cannot copy a temporary file") : GS_OK;
-        }
-        if (n < 0)
-            return err_sys(GS_EIO, errno, "cannot copy a temporary file");
-        if (n == 0)
-            return err_set(GS_EIO, "a temporary file was cut short");
-    }
-    return GS_OK;
-}
-
 int local_merge(const settings_t *set, const int *files, int n, int out, int *fd,
                 uint64_t *size)
 {
@@ -150,8 +113,9 @@ int local_merge(const settings_t *set, const int *files, int n, int out, int *fd
     } else if (rc == GS_OK && m == 1) {
         uint64_t len = 0;
         rc = local_size(one, &len);
-        if (rc == GS_OK)
-            rc = local_copy(one, out, len);
+        int e = rc == GS_OK ? scratch_copy(one, out, -1, len) : 0;
+        if (e)
+            rc = err_sys(GS_EIO, e, "cannot copy a temporary file");
     }
     if (rc == GS_OK && m > 1) {   /* sorted again: see local.h */
         settings_t s = local_settings(set, MODE_SORT);

@@ -11,6 +11,7 @@
 
 #include "cluster/agree.h"
 #include "cluster/place.h"
+#include "cluster/scratch.h"
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/pool.h"
@@ -46,22 +47,13 @@ static int place_copy(output_t *o, int fd, uint64_t len, char *buf)
 }
 
 /* Bytes [0, len) of fd written into the file path at off. */
-static int place_at(const char *path, int fd, uint64_t len, uint64_t off, char *buf,
-                    const char *name)
+static int place_at(const char *path, int fd, uint64_t len, uint64_t off, const char *name)
 {
     int out = open(path, O_WRONLY | O_CLOEXEC);
     if (out < 0)
         return err_sys(GS_EIO, errno, "cannot write '%s'", name);
-    int rc = GS_OK;
-    for (uint64_t at = 0; at < len && rc == GS_OK;) {
-        size_t want = len - at < PLACE_PIECE ? (size_t)(len - at) : PLACE_PIECE, got;
-        int e = fdio_read(fd, buf, want, (int64_t)at, &got);
-        if (e || got != want)
-            rc = err_sys(GS_EIO, e ? e : EIO, "read error on a temporary file");
-        else if ((e = fdio_write(out, buf, got, (int64_t)(off + at), NULL)) != 0)
-            rc = err_sys(GS_EIO, e, "write error on '%s'", name);
-        at += got;
-    }
+    int e = scratch_copy(fd, out, (int64_t)off, len);
+    int rc = e ? err_sys(GS_EIO, e, "write error on '%s'", name) : GS_OK;
     if (close(out) != 0 && rc == GS_OK)
         rc = err_sys(GS_EIO, errno, "write error on '%s'", name);
     return rc;
@@ -223,7 +215,7 @@ int place_write(place_t *p, int fd, uint64_t len)
         return rc;
     if (p->me == 0)
         return place_copy(p->o, fd, len, p->buf);
-    return place_at(p->temp, fd, len, off, p->buf, p->name);
+    return place_at(p->temp, fd, len, off, p->name);
 }
 
 int place_end(place_t *p, int rc, int settled)
