@@ -6,11 +6,11 @@
  *   local.c    the engine on them (staged as one file: stage.c), into a scratch file
  *   split.c    regular samples of the sorted keys -> splitters -> each rank's parts
  *   exchange.c the parts all-to-all, in rounds bounded by -S
- *   place.c    the output opened; where the ranks' byte counts are known, each
- *              rank's offset in it
- *   local.c    the parts received sorted again by the engine, straight into the
- *              output at the rank's offset (else into a scratch file, copied by
- *              place.c)
+ *   merge.c    the parts received, mapped, cut into a piece a thread by key: the
+ *              bytes the rank will write
+ *   place.c    the output opened; from the ranks' byte counts, each rank's offset
+ *   merge.c    the pieces merged by the threads straight into the output at the
+ *              rank's offset (else into a scratch file, copied by place.c)
  *   agree.c    after each step, one outcome for all ranks, one message at most
  */
 #include <config.h>
@@ -25,6 +25,7 @@
 #include "cluster/agree.h"
 #include "cluster/exchange.h"
 #include "cluster/local.h"
+#include "cluster/merge.h"
 #include "cluster/place.h"
 #include "cluster/share.h"
 #include "cluster/split.h"
@@ -195,7 +196,7 @@ static void print_stats(const double *t, const uint64_t *b)
                 (unsigned long long)sum[B_OUT]);
         fputs("  (all: the slowest rank's seconds, the ranks' bytes summed; read: the share\n"
               "   copied into one file; sort: it sorted; split: the cuts chosen; merge: the\n"
-              "   parts received sorted again; write: the output opened and committed, and\n"
+              "   parts received merged; write: the output opened and committed, and\n"
               "   what was not written in place; sent and received: to and from other\n"
               "   ranks)\n", stderr);
     }
@@ -261,31 +262,31 @@ static int sort_job(const settings_t *set, int parts)
     sorted_close(&sorted);
     if (mine >= 0)
         close(mine);
-    /* The output opened before the merge: where each rank knows its bytes (all
-     * that it received, unless -u drops some), the merge writes straight into the
-     * output at the rank's offset; else into a scratch file, copied after. */
+    /* The merge planned before the output is opened: each rank knows its bytes
+     * (under -u, counted by a merge that writes nothing), and so its offset, and
+     * merges straight into the output there (else into a scratch file, copied
+     * after). */
+    merge_t *mg = NULL;
     place_t *pl = NULL;
     int direct = -1, settled = 0;
-    uint64_t expect = 0;
-    for (int j = 0; rc == GS_OK && j < nranks; j++)
-        expect += got[j];
     if (rc == GS_OK) {
         t0 = MPI_Wtime();
-        rc = place_begin(MPI_COMM_WORLD, set, parts, header, hlen,
-                         set->unique ? UINT64_MAX : expect, &pl, &direct);
+        rc = agree(MPI_COMM_WORLD, merge_plan(set, parts_in, got, nranks, &mg, &msize));
+        t[T_MERGE] = MPI_Wtime() - t0;
+    }
+    if (rc == GS_OK) {
+        t0 = MPI_Wtime();
+        rc = place_begin(MPI_COMM_WORLD, set, parts, header, hlen, msize, &pl, &direct);
         settled = rc != GS_OK;
         t[T_WRITE] = MPI_Wtime() - t0;
     }
     if (rc == GS_OK) {
         t0 = MPI_Wtime();
-        int r = local_merge(set, parts_in, nranks, direct, &merged, &msize);
-        if (r == GS_OK && direct >= 0 && msize != expect)
-            r = err_set(GS_EIO, "internal error: the merge wrote %llu bytes of %llu",
-                        (unsigned long long)msize, (unsigned long long)expect);
-        rc = agree(MPI_COMM_WORLD, r);
+        rc = agree(MPI_COMM_WORLD, merge_write(mg, direct, &merged));
         settled = rc != GS_OK;
-        t[T_MERGE] = MPI_Wtime() - t0;
+        t[T_MERGE] += MPI_Wtime() - t0;
     }
+    merge_free(mg);
     for (int j = 0; parts_in && j < nranks; j++)
         if (parts_in[j] >= 0)
             close(parts_in[j]);

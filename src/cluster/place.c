@@ -11,7 +11,6 @@
 
 #include "cluster/agree.h"
 #include "cluster/place.h"
-#include "cluster/scratch.h"
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/pool.h"
@@ -44,19 +43,6 @@ static int place_copy(output_t *o, int fd, uint64_t len, char *buf)
         at += got;
     }
     return GS_OK;
-}
-
-/* Bytes [0, len) of fd written into the file path at off. */
-static int place_at(const char *path, int fd, uint64_t len, uint64_t off, const char *name)
-{
-    int out = open(path, O_WRONLY | O_CLOEXEC);
-    if (out < 0)
-        return err_sys(GS_EIO, errno, "cannot write '%s'", name);
-    int e = scratch_copy(fd, out, (int64_t)off, len);
-    int rc = e ? err_sys(GS_EIO, e, "write error on '%s'", name) : GS_OK;
-    if (close(out) != 0 && rc == GS_OK)
-        rc = err_sys(GS_EIO, errno, "write error on '%s'", name);
-    return rc;
 }
 
 /* Rank 0 takes every range in rank order and writes it to o; the others send
@@ -139,7 +125,7 @@ static int place_start(place_t *p, uint64_t mine)
             rc = place_open(&p->o, set, part, p->pool, &p->km);
         }
         free(part);
-        if (rc == GS_OK && mine != UINT64_MAX)
+        if (rc == GS_OK)
             p->temp = output_temp_path(p->o);
         if (rc == GS_OK && p->temp && (p->fd = open(p->temp, O_RDWR | O_CLOEXEC)) < 0)
             rc = err_sys(GS_EIO, errno, "cannot write '%s'", p->name);
@@ -164,7 +150,7 @@ static int place_start(place_t *p, uint64_t mine)
         rc = err_set(GS_ENOMEM, "out of memory");
     if (plen)
         MPI_Bcast(p->temp ? p->temp : p->buf, (int)plen, MPI_CHAR, 0, p->comm);
-    if ((rc = agree(p->comm, rc)) != GS_OK || !plen || mine == UINT64_MAX)
+    if ((rc = agree(p->comm, rc)) != GS_OK || !plen)
         return rc;
     /* In place: every rank at its offset, the header first. */
     unsigned long long bytes = mine + p->hlen, off = 0;
@@ -207,15 +193,7 @@ int place_write(place_t *p, int fd, uint64_t len)
     if (p->parts)   /* the header, rank 0's, written already */
         return place_copy(p->o, fd, len, p->buf);
     int rc = p->me == 0 && p->hlen ? output_write_bytes(p->o, p->header, p->hlen) : GS_OK;
-    if (!p->temp)
-        return place_gather(p->comm, p->o, fd, len, p->buf, rc);
-    unsigned long long mine = len + p->hlen, off = 0;
-    MPI_Exscan(&mine, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm);
-    if (rc)
-        return rc;
-    if (p->me == 0)
-        return place_copy(p->o, fd, len, p->buf);
-    return place_at(p->temp, fd, len, off, p->name);
+    return place_gather(p->comm, p->o, fd, len, p->buf, rc);
 }
 
 int place_end(place_t *p, int rc, int settled)

@@ -5,10 +5,9 @@
  * To -o FILE, a regular file or a new one: rank 0 makes gpusort's temporary beside
  * FILE, every rank writes its range into it at its offset (an exclusive prefix sum
  * of the ranks' byte counts), and rank 0 renames it over FILE once all have
- * written, so that a failed job leaves an existing FILE untouched. Where the
- * counts are known before the merge (no -u), the offsets are too, and each rank's
- * merge writes into the temporary itself; else each merges into a scratch file,
- * copied in after. To standard output, or a FILE that is a device or FIFO, or one
+ * written, so that a failed job leaves an existing FILE untouched. The counts
+ * are known before the merge (merge.h), so the offsets are too, and each rank's
+ * merge writes into the temporary itself. To standard output, or a FILE that is a device or FIFO, or one
  * written in place: the ranges go to rank 0, which writes them in order. With
  * --output-parts, rank r writes its range alone into FILE.R (R with as many digits
  * as the highest rank's number), the header into part 0.
@@ -24,11 +23,11 @@
 
 typedef struct place place_t;
 
-/* Open the output (collective). Where every rank knows how many bytes it will
- * write (mine; UINT64_MAX: not known, as under -u) and the output is a file the
- * ranks can write at offsets, *fd is this rank's descriptor on it, positioned at
- * its offset, the header written before rank 0's: the rank writes its range
- * there. Else *fd is -1, and the rank hands its range to place_write(). Returns
+/* Open the output (collective); mine: the bytes this rank will write. Where the
+ * output is a file the ranks can write at offsets, *fd is this rank's descriptor
+ * on it, positioned at its offset, the header written before rank 0's: the rank
+ * writes its range there. Else *fd is -1, and the rank hands its range to
+ * place_write(). Returns
  * agree()'s outcome; *p is for place_end() either way. */
 int place_begin(MPI_Comm comm, const settings_t *set, int parts, const char *header,
                 size_t hlen, uint64_t mine, place_t **p, int *fd);

@@ -13,12 +13,6 @@
  * the message set. */
 int scratch_open(const char *dir);
 
-/* Bytes [0, len) of the file in copied into out at offset at (at < 0: at out's
- * position, which moves past them): by copy_file_range, inside the kernel, or
- * through a buffer where the kernel cannot. 0, or the errno of the failure (EIO
- * where in holds fewer bytes). */
-int scratch_copy(int in, int out, int64_t at, uint64_t len);
-
 /* The path by which the engine opens fd again ("/proc/self/fd/N"), in buf. */
 void scratch_path(int fd, char *buf, int size);
 

@@ -50,31 +50,17 @@ static uint64_t sorted_start(const sorted_t *s, uint64_t pos)
     return p ? (uint64_t)(p - s->base) + 1 : s->size;
 }
 
-/* The end of the record at start (its line's end excluded). */
-static uint64_t sorted_end(const sorted_t *s, uint64_t start)
-{
-    if (s->item)
-        return start + s->item;
-    const char *p = memchr(s->base + start, s->term, (size_t)(s->size - start));
-    return p ? (uint64_t)(p - s->base) : s->size;
-}
-
-/* The order key of the record at start. The file is what the engine wrote, so its
- * keys parse; 0 where one would not. */
-static uint64_t sorted_key(const sorted_t *s, uint64_t start)
+/* The order key of record rec[0..len), its terminator left out (text). */
+static uint64_t sorted_key_of(const sorted_t *s, const char *rec, size_t len)
 {
     const settings_t *set = s->set;
-    const char *rec = s->base + start;
     uint64_t raw = 0;
-    if (set->record_size) {
-        key_decode(rec + set->key_offset, &raw, 1, &s->km, set->big_endian);
-        return key_get(&raw, 0, s->km.width);
-    }
     if (s->item) {
-        key_decode(rec, &raw, 1, &s->km, set->big_endian);
+        key_decode(rec + (set->record_size ? set->key_offset : 0), &raw, 1, &s->km,
+                   set->big_endian);
         return key_get(&raw, 0, s->km.width);
     }
-    size_t len = (size_t)(sorted_end(s, start) - start), b, e;
+    size_t b, e;
     if (settings_records(set)) {
         if (field_key(rec, len, set->key_field, set->field_sep, set->type, &raw, &b, &e) !=
             FIELD_OK)
@@ -91,6 +77,26 @@ static uint64_t sorted_key(const sorted_t *s, uint64_t start)
     }
     uint64_t key = key_map(&s->km, raw);
     return s->km.width == 4 ? key & 0xFFFFFFFFu : key;
+}
+
+uint64_t sorted_record(const sorted_t *s, uint64_t start, uint64_t *key)
+{
+    const char *rec = s->base + start;
+    if (s->item) {
+        *key = sorted_key_of(s, rec, s->item);
+        return start + s->item;
+    }
+    const char *t = memchr(rec, s->term, (size_t)(s->size - start));
+    size_t len = t ? (size_t)(t - rec) : (size_t)(s->size - start);
+    *key = sorted_key_of(s, rec, len);
+    return t ? (uint64_t)(t - s->base) + 1 : s->size;
+}
+
+static uint64_t sorted_key(const sorted_t *s, uint64_t start)
+{
+    uint64_t key;
+    sorted_record(s, start, &key);
+    return key;
 }
 
 void sorted_sample(const sorted_t *s, size_t count, uint64_t *keys, size_t *n)

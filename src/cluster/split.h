@@ -40,4 +40,9 @@ void sorted_sample(const sorted_t *s, size_t count, uint64_t *keys, size_t *n);
  * none). */
 uint64_t sorted_after(const sorted_t *s, uint64_t key);
 
+/* The record that starts at start: where the next one starts (past this one's
+ * terminator), and *key its order key. The file is what the engine wrote, so its
+ * keys parse; 0 where one would not. */
+uint64_t sorted_record(const sorted_t *s, uint64_t start, uint64_t *key);
+
 #endif

@@ -43,6 +43,9 @@ typedef struct {
     char *const *inputs;        /* the inputs, at least one; "-" is standard input */
     int ninputs;
     const char *output;         /* -o FILE; NULL: standard output */
+    const char *output_name;    /* where output is NULL: what messages call standard
+                                   output (NULL: "standard output"); gpusort-mpi
+                                   points it at the file behind it */
     /* resources */
     size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
     int threads;                /* CPU threads */

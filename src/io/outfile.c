@@ -205,7 +205,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     int rc = GS_OK;
     if (!cfg->path) {
         o->fd = STDOUT_FILENO;
-        o->name = strdup("standard output");
+        o->name = cfg->name ? err_escaped(cfg->name) : strdup("standard output");
         if (o->name && stdfds_was_closed(STDOUT_FILENO))
             rc = err_sys(GS_EIO, EBADF, "write error on 'standard output'");
 #ifdef F_SETPIPE_SZ

@@ -20,6 +20,9 @@
 
 typedef struct {
     const char *path;      /* -o FILE, or NULL for standard output */
+    const char *name;      /* where path is NULL: what messages call standard
+                              output (NULL: "standard output"; gpusort-mpi writes
+                              its files through it) */
     const keymap_t *km;
     int binary;            /* 1: raw fixed-width keys */
     int big_endian;        /* binary byte order */

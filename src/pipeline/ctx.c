@@ -55,6 +55,7 @@ output_cfg_t ctx_output_cfg(const ctx_t *c)
 {
     output_cfg_t cfg = {
         .path = c->set->output,
+        .name = c->set->output_name,
         .km = &c->km,
         .binary = c->set->out_format == FMT_BINARY,
         .big_endian = c->set->big_endian,

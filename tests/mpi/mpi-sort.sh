@@ -51,6 +51,15 @@ mpi_same_as_gpusort "header, empty first" --header -t, -k2,2n empty.csv h2.csv h
 mpi_same_as_gpusort "binary records" -B --record-size=16 --key-offset=8 --type=i64 recs.bin
 mpi_same_as_gpusort "binary records, big-endian, -r" -r -B --record-size=16 --key-offset=4 \
     --type=u32 --endian=big recs.bin
+# Each rank's merge cut into a piece a thread (5 here), by keys: equal keys never
+# split between two pieces, whatever ties they have.
+mpi_same_as_gpusort "merge pieces" --parallel=5 rand.txt rand.txt
+mpi_same_as_gpusort "merge pieces, csv" --parallel=5 -t, -k2,2n a.csv b.csv a.csv
+mpi_same_as_gpusort "merge pieces, csv -u" --parallel=5 -u -t, -k2,2n a.csv b.csv a.csv
+mpi_same_as_gpusort "merge pieces, csv -s -r" --parallel=5 -s -r -t, -k2,2n a.csv b.csv a.csv
+mpi_same_as_gpusort "merge pieces, binary records" --parallel=5 -B --record-size=16 \
+    --key-offset=8 --type=i64 recs.bin recs.bin recs.bin
+mpi_same_as_gpusort "merge pieces, skewed" --parallel=5 --type=u64 skewed.txt skewed.txt
 mpi_same_as_gpusort "spilled keys" -S 1M rand.txt equal.txt rand.txt
 mpi_same_as_gpusort "spilled records" -S 1M -t, -k2,2n a.csv b.csv a.csv
 

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* merge.c: the parts a rank received, merged into its range (see merge.h). */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster/local.h"
+#include "cluster/merge.h"
+#include "cluster/scratch.h"
+#include "cluster/split.h"
+#include "core/error.h"
+#include "core/pool.h"
+#include "io/output.h"
+#include "records/order.h"
+
+#define MERGE_SAMPLES 64                   /* samples of each part per piece */
+#define MERGE_BUF ((size_t)4 << 20)        /* bytes a thread gathers between writes */
+#define MERGE_PIECE_MIN ((uint64_t)64 << 10)   /* fewer bytes a thread: fewer pieces */
+
+/* A sample of a part's keys, standing for the bytes around it. */
+typedef struct {
+    uint64_t key;
+    double bytes;
+} sample_t;
+
+struct merge {
+    const settings_t *set;
+    int n;                 /* parts */
+    sorted_t *part;        /* each mapped (base NULL where empty) */
+    int *fd;               /* their descriptors, the caller's */
+    int ties;              /* 1: equal keys ordered by the lines (sort's last resort) */
+    pool_t *pool;
+    int npieces;
+    uint64_t *cut;         /* (npieces + 1) * n: piece p's slice of part j is
+                              [cut[p * n + j], cut[(p + 1) * n + j]) */
+    uint64_t *bytes;       /* npieces + 1: each piece's bytes, then their offsets */
+    /* while writing */
+    output_t *out;
+    char *map;             /* the output mapped at the range's first byte */
+    int wfd;               /* else: written at offsets of wfd from wpos */
+    uint64_t wpos;
+    int *rc;               /* npieces: each piece's outcome */
+};
+
+/* ---- one piece --------------------------------------------------------------------- */
+
+/* A part's cursor: its next record [pos, next) and that record's order key. */
+typedef struct {
+    uint64_t pos, next, end, key;
+} cursor_t;
+
+/* 1 where part a's next record goes before part b's. */
+static int merge_before(const merge_t *m, const cursor_t *c, int a, int b)
+{
+    if (c[a].key != c[b].key)
+        return c[a].key < c[b].key;
+    if (m->ties) {
+        const char *pa = m->part[a].base, *pb = m->part[b].base;
+        int t = rorder_tie_lines(m->set, pa + c[a].pos, (size_t)(c[a].next - c[a].pos),
+                                 pb + c[b].pos, (size_t)(c[b].next - c[b].pos));
+        if (t)
+            return t < 0;
+    }
+    return a < b;   /* the earlier part: the earlier stretch of the input */
+}
+
+static void merge_down(const merge_t *m, const cursor_t *c, int *heap, int k, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, best = i;
+        if (l < k && merge_before(m, c, heap[l], heap[best]))
+            best = l;
+        if (l + 1 < k && merge_before(m, c, heap[l + 1], heap[best]))
+            best = l + 1;
+        if (best == i)
+            return;
+        int x = heap[i];
+        heap[i] = heap[best];
+        heap[best] = x;
+        i = best;
+    }
+}
+
+/* Where a thread's merged bytes go: the output's pages, a buffer written at an
+ * offset, or nowhere (counted only). */
+typedef struct {
+    const merge_t *m;
+    char *at, *p, *end, *released;   /* mapped */
+    char *buf;                       /* else buffered, written at off */
+    size_t fill;
+    uint64_t off;
+    int rc;
+} sink_t;
+
+static void sink_flush(sink_t *s)
+{
+    if (s->buf && s->fill && s->rc == GS_OK)
+        s->rc = output_spread_write(s->m->out, s->m->wfd, s->buf, s->fill, s->off);
+    s->off += s->fill;
+    s->fill = 0;
+}
+
+static void sink_put(sink_t *s, const char *rec, size_t len)
+{
+    if (s->at) {
+        memcpy(s->p, rec, len);
+        s->p += len;
+        if ((size_t)(s->p - s->at) >= MERGE_BUF)
+            output_placed(s->m->out, &s->at, s->p, s->end, &s->released);
+    } else if (s->buf) {
+        if (s->fill + len > MERGE_BUF)
+            sink_flush(s);
+        if (len > MERGE_BUF) {   /* a record longer than the buffer: as it is */
+            if (s->rc == GS_OK)
+                s->rc = output_spread_write(s->m->out, s->m->wfd, rec, len, s->off);
+            s->off += len;
+            return;
+        }
+        memcpy(s->buf + s->fill, rec, len);
+        s->fill += len;
+    }
+}
+
+/* Piece p merged into s (nothing written where s has nowhere to put it): the bytes
+ * it comes to. */
+static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int *heap)
+{
+    int n = m->n, k = 0;
+    for (int j = 0; j < n; j++) {
+        c[j].pos = m->cut[(size_t)p * n + j];
+        c[j].end = m->cut[(size_t)(p + 1) * n + j];
+        if (c[j].pos < c[j].end) {
+            c[j].next = sorted_record(&m->part[j], c[j].pos, &c[j].key);
+            heap[k++] = j;
+        }
+    }
+    for (int i = k / 2 - 1; i >= 0; i--)
+        merge_down(m, c, heap, k, i);
+    uint64_t total = 0, last = 0;
+    int any = 0, unique = m->set->unique;
+    while (k > 0) {
+        int j = heap[0];
+        cursor_t *x = &c[j];
+        if (!unique || !any || x->key != last) {   /* -u: the first of a key alone */
+            size_t len = (size_t)(x->next - x->pos);
+            sink_put(s, m->part[j].base + x->pos, len);
+            total += len;
+            last = x->key;
+            any = 1;
+        }
+        x->pos = x->next;
+        if (x->pos < x->end)
+            x->next = sorted_record(&m->part[j], x->pos, &x->key);
+        else
+            heap[0] = heap[--k];
+        merge_down(m, c, heap, k, 0);
+    }
+    return total;
+}
+
+/* Thread i's piece: counted (no output yet) or written. */
+static void merge_thread(void *arg, int i, int nt)
+{
+    (void)nt;
+    merge_t *m = arg;
+    cursor_t *c = malloc((size_t)m->n * sizeof *c);
+    int *heap = malloc((size_t)m->n * sizeof *heap);
+    sink_t s = { .m = m, .rc = GS_OK };
+    if (!c || !heap) {
+        m->rc[i] = err_set(GS_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (m->out && m->map) {
+        s.at = s.p = s.released = m->map + m->bytes[i];
+        s.end = m->map + m->bytes[i + 1];
+    } else if (m->out) {
+        s.off = m->wpos + m->bytes[i];
+        if (!(s.buf = malloc(MERGE_BUF))) {
+            m->rc[i] = err_set(GS_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    uint64_t got = merge_piece(m, i, &s, c, heap);
+    if (!m->out) {
+        m->bytes[i] = got;
+    } else if (s.at) {
+        output_placed(m->out, &s.at, s.p, s.end, &s.released);
+    } else {
+        sink_flush(&s);
+        m->rc[i] = s.rc;
+    }
+out:
+    free(c);
+    free(heap);
+    free(s.buf);
+}
+
+/* ---- the plan ---------------------------------------------------------------------- */
+
+static int sample_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const sample_t *)x)->key, b = ((const sample_t *)y)->key;
+    return a < b ? -1 : a > b;
+}
+
+/* The pieces' cuts: regular samples of every part, weighted by the bytes each stands
+ * for, sorted; the keys at even steps of the bytes cut the range. GS_OK or
+ * GS_ENOMEM. */
+static int merge_cut(merge_t *m)
+{
+    int n = m->n, np = m->npieces;
+    size_t each = (size_t)MERGE_SAMPLES * (size_t)np, count = 0;
+    sample_t *smp = np > 1 ? malloc((size_t)n * each * sizeof *smp) : NULL;
+    uint64_t *keys = np > 1 ? malloc(each * sizeof *keys) : NULL;
+    if (np > 1 && (!smp || !keys)) {
+        free(smp);
+        free(keys);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    double total = 0;
+    for (int j = 0; np > 1 && j < n; j++) {
+        size_t got;
+        sorted_sample(&m->part[j], each, keys, &got);
+        for (size_t k = 0; k < got; k++)
+            smp[count++] = (sample_t){ keys[k], (double)m->part[j].size / (double)got };
+        total += got ? (double)m->part[j].size : 0;
+    }
+    if (count)
+        qsort(smp, count, sizeof *smp, sample_cmp);
+    for (int j = 0; j < n; j++) {
+        m->cut[j] = 0;
+        m->cut[(size_t)np * n + j] = m->part[j].size;
+    }
+    double acc = 0;
+    size_t k = 0;
+    for (int p = 1; p < np; p++) {
+        /* the key at p / np of the bytes: pieces before it end with its records */
+        while (k + 1 < count && acc + smp[k].bytes < total * p / np)
+            acc += smp[k++].bytes;
+        for (int j = 0; j < n; j++)
+            m->cut[(size_t)p * n + j] = count ? sorted_after(&m->part[j], smp[k].key) : 0;
+    }
+    free(smp);
+    free(keys);
+    return GS_OK;
+}
+
+int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, int n,
+               merge_t **mp, uint64_t *bytes)
+{
+    *bytes = 0;
+    merge_t *m = *mp = calloc(1, sizeof *m);
+    if (!m)
+        return err_set(GS_ENOMEM, "out of memory");
+    m->set = set;
+    m->n = n;
+    m->wfd = -1;
+    m->ties = settings_records(set) && !set->record_size && !set->stable && !set->unique;
+    int threads = set->threads > 0 ? set->threads : 1;
+    m->part = calloc((size_t)n, sizeof *m->part);
+    m->fd = malloc((size_t)n * sizeof *m->fd);
+    if (!m->part || !m->fd)
+        return err_set(GS_ENOMEM, "out of memory");
+    int rc = GS_OK;
+    uint64_t all = 0;
+    for (int j = 0; j < n; j++) {
+        m->fd[j] = files[j];
+        m->part[j].set = set;   /* what sorted_close() needs, where it was not opened */
+        if (rc == GS_OK)
+            rc = sorted_open(&m->part[j], set, files[j], files[j] >= 0 ? sizes[j] : 0);
+        all += m->part[j].size;
+    }
+    if (rc != GS_OK)
+        return rc;
+    /* a piece a thread, none much smaller than MERGE_PIECE_MIN */
+    uint64_t most = all / MERGE_PIECE_MIN + 1;
+    m->npieces = (uint64_t)threads < most ? threads : (int)most;
+    m->cut = malloc(((size_t)m->npieces + 1) * (size_t)n * sizeof *m->cut);
+    m->bytes = calloc((size_t)m->npieces + 1, sizeof *m->bytes);
+    m->rc = calloc((size_t)m->npieces, sizeof *m->rc);
+    if (!m->cut || !m->bytes || !m->rc)
+        return err_set(GS_ENOMEM, "out of memory");
+    if ((rc = pool_create(&m->pool, m->npieces)) != GS_OK || (rc = merge_cut(m)) != GS_OK)
+        return rc;
+    if (set->unique) {   /* merged once to count what -u keeps */
+        pool_run(m->pool, merge_thread, m);
+        for (int p = 0; p < m->npieces; p++)
+            if (m->rc[p])
+                return m->rc[p];
+    } else {
+        for (int p = 0; p < m->npieces; p++)
+            for (int j = 0; j < n; j++)
+                m->bytes[p] += m->cut[(size_t)(p + 1) * n + j] - m->cut[(size_t)p * n + j];
+    }
+    uint64_t off = 0;   /* each piece's bytes into its offset */
+    for (int p = 0; p <= m->npieces; p++) {
+        uint64_t b = m->bytes[p];
+        m->bytes[p] = off;
+        off += b;
+    }
+    *bytes = off;
+    return GS_OK;
+}
+
+/* ---- the writing ------------------------------------------------------------------- */
+
+/* Run the merge with standard output out (the engine's output writes there; name
+ * what its messages call it), put back after. */
+static int merge_into(merge_t *m, int out, const char *name)
+{
+    int save, rc = local_stdout(out, &save);
+    if (rc)
+        return rc;
+    uint64_t total = m->bytes[m->npieces];
+    output_cfg_t cfg = { .path = NULL, .name = name, .pool = m->pool };
+    rc = output_open(&m->out, &cfg);
+    if (rc == GS_OK)
+        rc = output_place_begin(m->out, total, &m->map);
+    if (rc == GS_OK && m->map) {
+        pool_run(m->pool, merge_thread, m);
+        rc = output_place_end(m->out, m->map, total, 1);
+    } else if (rc == GS_OK) {   /* no mapping there: written at offsets */
+        rc = output_spread_begin(m->out, total, &m->wfd, &m->wpos);
+        if (rc == GS_OK && m->wfd < 0)
+            rc = err_set(GS_EIO, "internal error: the merge's output cannot be placed");
+        if (rc == GS_OK) {
+            pool_run(m->pool, merge_thread, m);
+            for (int p = 0; p < m->npieces && rc == GS_OK; p++)
+                rc = m->rc[p];
+            int rc2 = output_spread_end(m->out, m->wpos, total, rc == GS_OK);
+            rc = rc ? rc : rc2;
+        }
+    }
+    for (int p = 0; p < m->npieces && rc == GS_OK; p++)
+        rc = m->rc[p];
+    if (m->out) {
+        if (rc == GS_OK)
+            rc = output_commit(m->out);
+        else
+            output_abort(m->out);
+        m->out = NULL;
+    }
+    local_stdout_back(save);
+    return rc;
+}
+
+int merge_write(merge_t *m, int out, int *fd)
+{
+    const char *name = m->set->output ? m->set->output : "standard output";
+    *fd = -1;
+    uint64_t total = m->bytes[m->npieces];
+    if (out < 0) {
+        int one = -1, many = 0;
+        for (int j = 0; j < m->n; j++)
+            if (m->part[j].size) {
+                many += one >= 0;
+                one = j;
+            }
+        if (one >= 0 && !many && m->part[one].size == total) {   /* one part: as it is */
+            if ((*fd = fcntl(m->fd[one], F_DUPFD_CLOEXEC, 3)) < 0)
+                return err_sys(GS_EIO, errno, "cannot read a temporary file");
+            return GS_OK;
+        }
+        if ((*fd = scratch_open(m->set->tmpdir)) < 0)
+            return GS_EIO;
+        out = *fd;
+        name = m->set->tmpdir;
+    }
+    if (total == 0)
+        return GS_OK;
+    off_t start = lseek(out, 0, SEEK_CUR);
+    int rc = start < 0 ? err_sys(GS_EIO, errno, "cannot write the output")
+                           : merge_into(m, out, name);
+    off_t end = rc == GS_OK ? lseek(out, 0, SEEK_CUR) : 0;
+    if (rc == GS_OK && (end < 0 || (uint64_t)(end - start) != total))
+        rc = err_set(GS_EIO, "internal error: the merge wrote %lld bytes of %llu",
+                     (long long)(end - start), (unsigned long long)total);
+    return rc;
+}
+
+void merge_free(merge_t *m)
+{
+    if (!m)
+        return;
+    for (int j = 0; m->part && j < m->n; j++)
+        sorted_close(&m->part[j]);
+    pool_destroy(m->pool);
+    free(m->part);
+    free(m->fd);
+    free(m->cut);
+    free(m->bytes);
+    free(m->rc);
+    free(m);
+}

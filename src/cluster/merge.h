@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* merge.h: the parts a rank received, merged into its range (gpusort-mpi).
+ *
+ * Part j is rank j's records whose keys fall in this rank's range, sorted by the
+ * engine and written in the output's format; rank j's share of the inputs comes
+ * before rank j+1's, so part j's records come first among equal keys wherever the
+ * input's order decides (-s, -u, binary records). The parts are mapped and the
+ * range cut into pieces, one a thread, by order keys: regular samples of the parts,
+ * weighted by their bytes, choose the cuts, and all the records of one key fall in
+ * one piece (many equal keys make one piece large). Each thread merges its piece's
+ * slices of the parts straight into the output's pages at the piece's offset: equal
+ * keys as the engine orders them (sort's last resort, the lines bytewise, unless
+ * -s or -u; then the earlier part first, and -u keeps only the first record of a
+ * key). No anonymous memory beyond a few small arrays: the parts are read where
+ * they lie, in the page cache.
+ */
+#ifndef GS_CLUSTER_MERGE_H
+#define GS_CLUSTER_MERGE_H
+
+#include <stdint.h>
+
+#include "core/settings.h"
+
+typedef struct merge merge_t;
+
+/* Plan the merge of the sorted files files[0..n) (-1: none) of sizes[0..n) bytes:
+ * *m, and *bytes, what the merge will write (under -u fewer than the parts hold,
+ * counted by a merge that writes nothing). GS_OK or an error; *m is for
+ * merge_free() either way. */
+int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, int n,
+               merge_t **m, uint64_t *bytes);
+
+/* Write the merge into out from its position (which moves past it); where out is
+ * -1, into a new scratch file instead, *fd (a part's own descriptor again where it
+ * alone holds records: nothing to merge). GS_OK or an error. */
+int merge_write(merge_t *m, int out, int *fd);
+
+void merge_free(merge_t *m);
+
+#endif
