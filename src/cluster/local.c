@@ -98,3 +98,27 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
     stage_free(st);
     return rc ? rc : local_size(*fd, size);
 }
+
+int local_resort(const settings_t *set, const int *files, int n, int out, const char *name)
+{
+    char (*paths)[32] = malloc((size_t)n * sizeof *paths);
+    char **names = malloc((size_t)n * sizeof *names);
+    int m = 0, rc = paths && names ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    for (int i = 0; i < n && rc == GS_OK; i++)
+        if (files[i] >= 0) {
+            scratch_path(files[i], paths[m], sizeof paths[m]);
+            names[m] = paths[m];
+            m++;
+        }
+    if (rc == GS_OK && m > 0) {
+        settings_t s = local_settings(set, MODE_SORT);
+        s.in_format = set->out_format;
+        s.output_name = name;
+        s.inputs = names;
+        s.ninputs = m;
+        rc = local_run(&s, out);
+    }
+    free(paths);
+    free(names);
+    return rc;
+}

@@ -10,7 +10,8 @@
  *              bytes the rank will write
  *   place.c    the output opened; from the ranks' byte counts, each rank's offset
  *   merge.c    the pieces merged by the threads straight into the output at the
- *              rank's offset (else into a scratch file, copied by place.c)
+ *              rank's offset (else into a scratch file, copied by place.c); bare
+ *              numbers sorted again by the engine instead (local.c)
  *   agree.c    after each step, one outcome for all ranks, one message at most
  */
 #include <config.h>

@@ -16,6 +16,8 @@
 #include "core/error.h"
 #include "core/pool.h"
 #include "io/output.h"
+#include "io/textnum.h"
+#include "records/field.h"
 #include "records/order.h"
 
 #define MERGE_SAMPLES 64                   /* samples of each part per piece */
@@ -34,6 +36,7 @@ struct merge {
     sorted_t *part;        /* each mapped (base NULL where empty) */
     int *fd;               /* their descriptors, the caller's */
     int ties;              /* 1: equal keys ordered by the lines (sort's last resort) */
+    int resort;            /* 1: sorted again by the engine instead (merge.h) */
     pool_t *pool;
     int npieces;
     uint64_t *cut;         /* (npieces + 1) * n: piece p's slice of part j is
@@ -53,6 +56,50 @@ struct merge {
 typedef struct {
     uint64_t pos, next, end, key;
 } cursor_t;
+
+/* The terminator's offset in the 32 bytes at p (all readable), or -1: a word at a
+ * time, each byte equal to t found by the carry trick. */
+static inline int merge_find_term(const char *p, char t)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    for (int w = 0; w < 4; w++) {
+        uint64_t x;
+        memcpy(&x, p + 8 * w, 8);
+        x ^= ones * (unsigned char)t;
+        uint64_t z = (x - ones) & ~x & highs;   /* the first zero byte's high bit */
+        if (z)
+            return 8 * w + (__builtin_ctzll(z) >> 3);
+    }
+    return -1;
+}
+
+/* The record of part s at pos: where the next starts, *key its order key (as
+ * sorted_record()). The common records read at once: a line of 31 bytes or fewer
+ * whose key (the line, or its field) is 1 to 16 digits after an optional '-';
+ * anything else, and the last 32 bytes of a part, by sorted_record(). */
+static inline uint64_t merge_next(const sorted_t *s, uint64_t pos, uint64_t *key)
+{
+    const settings_t *set = s->set;
+    if (s->item || pos + 32 > s->size)
+        return sorted_record(s, pos, key);
+    const char *rec = s->base + pos;
+    int len = merge_find_term(rec, s->term);
+    if (len < 0)
+        return sorted_record(s, pos, key);
+    uint64_t v, raw;
+    size_t b = 0, e = (size_t)len;
+    if (settings_records(set) && !field_find(rec, (size_t)len, set->key_field, set->field_sep,
+                                             &b, &e))
+        return sorted_record(s, pos, key);
+    int neg = b < e && rec[b] == '-';
+    if (pos + b + (size_t)neg + 16 > s->size ||   /* tn_digits16 reads 16 bytes */
+        !tn_digits16(rec + b + neg, e - b - (size_t)neg, &v))
+        return sorted_record(s, pos, key);
+    raw = neg ? 0 - v : v;   /* two's complement; a 32-bit key's high bits cut below */
+    uint64_t k = key_map(&s->km, raw);
+    *key = s->km.width == 4 ? k & 0xFFFFFFFFu : k;
+    return pos + (uint64_t)len + 1;
+}
 
 /* 1 where part a's next record goes before part b's. */
 static int merge_before(const merge_t *m, const cursor_t *c, int a, int b)
@@ -105,10 +152,14 @@ static void sink_flush(sink_t *s)
     s->fill = 0;
 }
 
-static void sink_put(sink_t *s, const char *rec, size_t len)
+/* Record rec[0..len), of a part that ends at rend, to s. */
+static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
 {
     if (s->at) {
-        memcpy(s->p, rec, len);
+        if (len <= 32 && (size_t)(s->end - s->p) >= 32 && rec + 32 <= rend)
+            memcpy(s->p, rec, 32);   /* one copy without branches: see table.h */
+        else
+            memcpy(s->p, rec, len);
         s->p += len;
         if ((size_t)(s->p - s->at) >= MERGE_BUF)
             output_placed(s->m->out, &s->at, s->p, s->end, &s->released);
@@ -135,7 +186,7 @@ static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int
         c[j].pos = m->cut[(size_t)p * n + j];
         c[j].end = m->cut[(size_t)(p + 1) * n + j];
         if (c[j].pos < c[j].end) {
-            c[j].next = sorted_record(&m->part[j], c[j].pos, &c[j].key);
+            c[j].next = merge_next(&m->part[j], c[j].pos, &c[j].key);
             heap[k++] = j;
         }
     }
@@ -148,14 +199,15 @@ static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int
         cursor_t *x = &c[j];
         if (!unique || !any || x->key != last) {   /* -u: the first of a key alone */
             size_t len = (size_t)(x->next - x->pos);
-            sink_put(s, m->part[j].base + x->pos, len);
+            const sorted_t *pt = &m->part[j];
+            sink_put(s, pt->base + x->pos, len, pt->base + pt->size);
             total += len;
             last = x->key;
             any = 1;
         }
         x->pos = x->next;
         if (x->pos < x->end)
-            x->next = sorted_record(&m->part[j], x->pos, &x->key);
+            x->next = merge_next(&m->part[j], x->pos, &x->key);
         else
             heap[0] = heap[--k];
         merge_down(m, c, heap, k, 0);
@@ -261,6 +313,7 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     m->n = n;
     m->wfd = -1;
     m->ties = settings_records(set) && !set->record_size && !set->stable && !set->unique;
+    m->resort = !settings_records(set) && !set->unique;
     int threads = set->threads > 0 ? set->threads : 1;
     m->part = calloc((size_t)n, sizeof *m->part);
     m->fd = malloc((size_t)n * sizeof *m->fd);
@@ -285,13 +338,16 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     m->rc = calloc((size_t)m->npieces, sizeof *m->rc);
     if (!m->cut || !m->bytes || !m->rc)
         return err_set(GS_ENOMEM, "out of memory");
-    if ((rc = pool_create(&m->pool, m->npieces)) != GS_OK || (rc = merge_cut(m)) != GS_OK)
+    if (!m->resort &&
+        ((rc = pool_create(&m->pool, m->npieces)) != GS_OK || (rc = merge_cut(m)) != GS_OK))
         return rc;
     if (set->unique) {   /* merged once to count what -u keeps */
         pool_run(m->pool, merge_thread, m);
         for (int p = 0; p < m->npieces; p++)
             if (m->rc[p])
                 return m->rc[p];
+    } else if (m->resort) {   /* the engine writes what the parts hold */
+        m->bytes[0] = all;
     } else {
         for (int p = 0; p < m->npieces; p++)
             for (int j = 0; j < n; j++)
@@ -374,8 +430,9 @@ int merge_write(merge_t *m, int out, int *fd)
     if (total == 0)
         return GS_OK;
     off_t start = lseek(out, 0, SEEK_CUR);
-    int rc = start < 0 ? err_sys(GS_EIO, errno, "cannot write the output")
-                           : merge_into(m, out, name);
+    int rc = start < 0    ? err_sys(GS_EIO, errno, "cannot write the output")
+             : m->resort ? local_resort(m->set, m->fd, m->n, out, name)
+                          : merge_into(m, out, name);
     off_t end = rc == GS_OK ? lseek(out, 0, SEEK_CUR) : 0;
     if (rc == GS_OK && (end < 0 || (uint64_t)(end - start) != total))
         rc = err_set(GS_EIO, "internal error: the merge wrote %lld bytes of %llu",

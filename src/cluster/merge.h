@@ -13,6 +13,14 @@
  * -s or -u; then the earlier part first, and -u keeps only the first record of a
  * key). No anonymous memory beyond a few small arrays: the parts are read where
  * they lie, in the page cache.
+ *
+ * Bare numbers with every key kept (no -u) are sorted again by the engine instead
+ * (local.h): equal keys are equal bytes there, so its order is the merge's, and
+ * its parse of a block at a time and radix sort beat a merge that reads one line
+ * at a time (100M u32 of text on 4 ranks of the H100 machine: 0.32 s against
+ * 0.58 s a rank); records, whose sort gathers lines from random places, merge in
+ * a quarter of the time the engine takes to sort them again (0.75 s against 2.69
+ * s for 100M CSV lines).
  */
 #ifndef GS_CLUSTER_MERGE_H
 #define GS_CLUSTER_MERGE_H
