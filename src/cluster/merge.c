@@ -57,12 +57,14 @@ typedef struct {
     uint64_t pos, next, end, key;
 } cursor_t;
 
-/* The terminator's offset in the 32 bytes at p (all readable), or -1: a word at a
- * time, each byte equal to t found by the carry trick. */
+#define MERGE_QUICK 64   /* the longest line read at once, terminator included */
+
+/* The terminator's offset in the MERGE_QUICK bytes at p (all readable), or -1: a
+ * word at a time, a byte equal to t found by the carry trick. */
 static inline int merge_find_term(const char *p, char t)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    for (int w = 0; w < 4; w++) {
+    for (int w = 0; w < MERGE_QUICK / 8; w++) {
         uint64_t x;
         memcpy(&x, p + 8 * w, 8);
         x ^= ones * (unsigned char)t;
@@ -74,13 +76,14 @@ static inline int merge_find_term(const char *p, char t)
 }
 
 /* The record of part s at pos: where the next starts, *key its order key (as
- * sorted_record()). The common records read at once: a line of 31 bytes or fewer
- * whose key (the line, or its field) is 1 to 16 digits after an optional '-';
- * anything else, and the last 32 bytes of a part, by sorted_record(). */
+ * sorted_record()). The common records read at once: a line shorter than
+ * MERGE_QUICK bytes whose key (the line, or its field) is 1 to 16 digits after an
+ * optional '-'; anything else, and a part's last MERGE_QUICK bytes, by
+ * sorted_record(). */
 static inline uint64_t merge_next(const sorted_t *s, uint64_t pos, uint64_t *key)
 {
     const settings_t *set = s->set;
-    if (s->item || pos + 32 > s->size)
+    if (s->item || pos + MERGE_QUICK > s->size)
         return sorted_record(s, pos, key);
     const char *rec = s->base + pos;
     int len = merge_find_term(rec, s->term);
@@ -156,8 +159,9 @@ static void sink_flush(sink_t *s)
 static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
 {
     if (s->at) {
-        if (len <= 32 && (size_t)(s->end - s->p) >= 32 && rec + 32 <= rend)
-            memcpy(s->p, rec, 32);   /* one copy without branches: see table.h */
+        if (len <= MERGE_QUICK && (size_t)(s->end - s->p) >= MERGE_QUICK &&
+            rec + MERGE_QUICK <= rend)
+            memcpy(s->p, rec, MERGE_QUICK);   /* one copy without branches: table.h */
         else
             memcpy(s->p, rec, len);
         s->p += len;
