@@ -159,6 +159,11 @@ static void sink_flush(sink_t *s)
 static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
 {
     if (s->at) {
+        if (len > (size_t)(s->end - s->p)) {   /* laid out wrong: never into a neighbour */
+            if (s->rc == GS_OK)
+                s->rc = err_set(GS_EIO, "internal error: a merge's piece overran");
+            return;
+        }
         if (len <= MERGE_QUICK && (size_t)(s->end - s->p) >= MERGE_QUICK &&
             rec + MERGE_QUICK <= rend)
             memcpy(s->p, rec, MERGE_QUICK);   /* one copy without branches: table.h */
@@ -246,6 +251,7 @@ static void merge_thread(void *arg, int i, int nt)
         m->bytes[i] = got;
     } else if (s.at) {
         output_placed(m->out, &s.at, s.p, s.end, &s.released);
+        m->rc[i] = s.rc;
     } else {
         sink_flush(&s);
         m->rc[i] = s.rc;
