@@ -7,14 +7,17 @@
  * with pread(2), by every thread at once where it is large; anything else (a pipe)
  * by read(2) in pieces.
  *
- * A lone regular input that fits in one chunk is not read at all but mapped: the
- * arena is the page cache's pages of the file, private, with RTABLE_SLACK bytes
- * and more of zeros after its end (an anonymous reservation the file is mapped over
- * the start of). Reading it into memory of our own cost a copy of every byte and,
- * worse, a freshly zeroed page for each page copied (doc/perf/RESULTS.md,
- * 2026-11-25). A SIGBUS in the mapping (the file cut short by another program) is a
- * read error of the file (cleanup_watch_map), and the file's bytes are those it had
- * when opened: it is read to that size.
+ * A lone regular input is not read at all but mapped: the arena is the page
+ * cache's pages of the file, private, with RTABLE_SLACK bytes and more of zeros
+ * after its end (an anonymous reservation the file is mapped over the start of).
+ * Reading it into memory of our own cost a copy of every byte and, worse, a freshly
+ * zeroed page for each page copied (doc/perf/RESULTS.md, 2026-11-25). One larger
+ * than a chunk is mapped a window at a time: each chunk's bytes, cut after its last
+ * whole line (record), the next window starting there, the last unmapped before
+ * the next is mapped (memory as a chunk read into the arena would take). A SIGBUS
+ * in the mapping (the file cut short by another program) is a read error of the
+ * file (cleanup_watch_map), and the file's bytes are those it had when opened: it
+ * is read to that size.
  */
 #include <config.h>
 
@@ -57,6 +60,7 @@ struct rloader {
     int map_fd;            /* the file, kept open to check its size (-1: none) */
     uint64_t map_size;     /* its size when mapped */
     const char *map_name;
+    int windows;           /* 1: the open input is mapped a chunk at a time */
 };
 
 /* ---- the arena --------------------------------------------------------------------- */
@@ -96,7 +100,7 @@ static void loader_unmap(rtable_t *t, rloader_t *ld)
         return;
     cleanup_unwatch_map(ld->map_watch);
     munmap(ld->map, ld->map_len);
-    if (ld->map_fd > STDIN_FILENO)
+    if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->fd)   /* not an input read on */
         close(ld->map_fd);
     ld->map = NULL;
     ld->map_len = 0;
@@ -106,10 +110,61 @@ static void loader_unmap(rtable_t *t, rloader_t *ld)
     t->bytes = t->cap = 0;
 }
 
+static int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg);
+
+/* Map bytes [from, from + len) of the open input (of size bytes) as the arena,
+ * zeros after them: 1, or 0 where it does not map or cannot be watched (the input
+ * is then read as any other). */
+static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t len,
+                            uint64_t size)
+{
+    size_t page = loader_page(), lead = (size_t)(from % page);
+    if (len > SIZE_MAX - lead - 2 * page - RTABLE_SLACK)
+        return 0;
+    size_t file_len = (lead + len + page - 1) / page * page;
+    size_t all = (lead + len + 1 + RTABLE_SLACK + page - 1) / page * page;
+    char *a = mmap(NULL, all, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a == MAP_FAILED)
+        return 0;
+    /* Private and writable: the terminator a last line lacks is written after it
+     * (loader_end_input), into a page of the process's own. */
+    if (mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, ld->fd,
+             (off_t)(from - lead)) == MAP_FAILED) {
+        munmap(a, all);
+        return 0;
+    }
+    int watch = cleanup_watch_map(a, file_len, ld->name);
+    if (watch < 0) {
+        munmap(a, all);
+        return 0;
+    }
+#ifdef MADV_WILLNEED
+    madvise(a, file_len, MADV_WILLNEED);   /* read from the disk ahead, where it must be */
+#endif
+    ld->map = a;
+    ld->map_len = all;
+    ld->map_watch = watch;
+    ld->map_fd = ld->fd;
+    ld->map_size = size;
+    ld->map_name = ld->name;
+    t->arena = a + lead;
+    t->cap = len + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
+    t->bytes = len;
+    return 1;
+}
+
+/* n bytes of the input mapped are read (as far as --stats tells). */
+static void loader_mapped(uint64_t n, double t0)
+{
+    stats_add(ST_READ, n, stats_now() - t0);
+    stats_note_records_mapped(n);
+}
+
 /* Where the open input is the only one, a regular file read from its start, of
- * READ_MAP_MIN bytes or more and no more than a chunk: map it as the arena, size
- * bytes then zeros, and count it read (*mapped 1). Anything that does not map, or
- * cannot be watched, leaves *mapped 0: the input is read as any other. */
+ * READ_MAP_MIN bytes or more: map it, whole where it fits in a chunk (*mapped 1,
+ * read to its size), else a window at a time (ld->windows). Anything that does not
+ * map leaves *mapped 0 and no windows: the input is read as any other. */
 static void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
 {
     *mapped = 0;
@@ -118,43 +173,66 @@ static void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
         fstat(ld->fd, &st) != 0)
         return;
     uint64_t size = (uint64_t)st.st_size;
-    size_t page = loader_page();
-    if (size < READ_MAP_MIN || size > ld->limit || size > SIZE_MAX - 2 * page - RTABLE_SLACK)
+    if (size < READ_MAP_MIN)
         return;
+    if (size > ld->limit) {
+        ld->windows = 1;
+        ld->map_size = size;
+        return;
+    }
     double t0 = stats_now();
-    size_t file_len = ((size_t)size + page - 1) / page * page;
-    size_t len = ((size_t)size + 1 + RTABLE_SLACK + page - 1) / page * page;
-    char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (a == MAP_FAILED)
+    if (!loader_map_range(t, ld, 0, (size_t)size, size))
         return;
-    /* Private and writable: the terminator a last line lacks is written after it
-     * (loader_end_input), into a page of the process's own. */
-    if (mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, ld->fd, 0) ==
-        MAP_FAILED) {
-        munmap(a, len);
-        return;
-    }
-    int watch = cleanup_watch_map(a, file_len, ld->name);
-    if (watch < 0) {
-        munmap(a, len);
-        return;
-    }
-#ifdef MADV_WILLNEED
-    madvise(a, file_len, MADV_WILLNEED);   /* read from the disk ahead, where it must be */
-#endif
-    ld->map = a;
-    ld->map_len = len;
-    ld->map_watch = watch;
-    ld->map_size = size;
-    ld->map_name = ld->name;
-    t->arena = a;
-    t->cap = (size_t)size + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
-    t->bytes = (size_t)size;
+    loader_mapped(size, t0);
     ld->pos = size;
-    stats_add(ST_READ, size, stats_now() - t0);
-    stats_note_records_mapped(size);
     *mapped = 1;
+}
+
+/* The next window of the open input (ld->windows) as the arena, in segment sg: the
+ * chunk's bytes from ld->pos to its last whole line (record), or to the input's
+ * end (*ended; the input then ended too). A line longer than the chunk widens the
+ * window. GS_OK, or *mapped 0 where it does not map (read on as any other). */
+static int loader_window(rtable_t *t, rloader_t *ld, rseg_t *sg, int *mapped, int *ended)
+{
+    uint64_t size = ld->map_size, from = ld->pos;
+    size_t len = ld->limit;
+    *mapped = *ended = 0;
+    double t0 = stats_now();
+    for (;;) {
+        if (len >= size - from)
+            len = (size_t)(size - from);
+        if (!loader_map_range(t, ld, from, len, size)) {
+            ld->windows = 0;
+            return GS_OK;
+        }
+        *mapped = 1;
+        size_t keep = len;
+        if (from + len < size) {   /* cut after the last whole line (record) */
+            if (t->rsize) {
+                keep = len / t->rsize * t->rsize;
+            } else {
+                const char *a = t->arena, *p = a + len;
+                while (p > a && p[-1] != t->term)
+                    p--;
+                keep = (size_t)(p - a);
+            }
+        }
+        if (keep > 0 || len == size - from) {
+            loader_mapped(keep, t0);
+            t->bytes = keep;
+            ld->pos = from + keep;
+            sg->end = keep;
+            if (ld->pos == size) {   /* the last window: the input ends here */
+                *ended = 1;
+                ld->fd = -1;   /* kept as map_fd, closed with the mapping */
+                ld->windows = 0;
+                return loader_end_input(t, ld, sg);
+            }
+            return GS_OK;
+        }
+        loader_unmap(t, ld);   /* no whole line yet: a wider window */
+        len = len > SIZE_MAX / 2 ? SIZE_MAX : 2 * len;
+    }
 }
 
 /* ---- reading ----------------------------------------------------------------------- */
@@ -345,6 +423,13 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
     int rc;
     if (ld->fd >= 0) {   /* the input the last chunk stopped in goes on */
         sg = loader_segment(t, ld, 0);
+        int mapped = 0, ended;
+        if (ld->windows && (rc = loader_window(t, ld, sg, &mapped, &ended)) != GS_OK)
+            return rc;
+        if (mapped) {   /* its next window is the chunk */
+            *more = ld->fd >= 0;
+            return GS_OK;
+        }
         if ((rc = loader_reserve(t, ld->carry_len)) != GS_OK)
             return rc;
         if (ld->carry_len)
@@ -359,15 +444,18 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
             if ((rc = loader_open_next(t, ld)) != GS_OK)
                 return rc;
             sg = loader_segment(t, ld, 1);
-            int mapped;
-            loader_map(t, ld, &mapped);
+            int mapped, ended;
+            loader_map(t, ld, &mapped);   /* whole, or windows from here */
             if (mapped) {   /* the whole input, read to the size it had */
-                ld->map_fd = ld->fd;   /* kept with the mapping: rtable_intact() */
-                ld->fd = -1;
+                ld->fd = -1;   /* kept as map_fd, with the mapping: rtable_intact() */
                 if ((rc = loader_end_input(t, ld, sg)) != GS_OK)
                     return rc;
                 continue;
             }
+            if (ld->windows && (rc = loader_window(t, ld, sg, &mapped, &ended)) != GS_OK)
+                return rc;
+            if (mapped)   /* its first window is the chunk */
+                break;
         }
         size_t room = t->bytes < ld->limit ? ld->limit - t->bytes : 0, got;
         if (room == 0) {

@@ -6,7 +6,8 @@
 # terminator, where the file ends inside a page and where it ends on a page's end
 # (the terminator then goes into the zeros after the file); -z, --header, a bad key
 # on the last line (its line number), -c; --stats says when it was mapped, and it is
-# not where there are two inputs, a pipe, or a chunk smaller than the file.
+# not where there are two inputs or a pipe. A file larger than a chunk is mapped a
+# window at a time, and sorts the same.
 # A mapped input cut short while it is read: fault-read.sh.
 
 # GSREC (make check sets it) names tests/tools/gsrec; made absolute before lib.sh
@@ -104,8 +105,7 @@ expect_error 1 "^disorder\.csv:$((n + 1)): disorder: 0,0,last$" -- \
 expect_error 2 "^bad\.csv:$(($(wc -l <in.csv) + 1)): field 2: not an integer: 'x5'$" -- \
     "$GPUSORT" -t, -k2,2 bad.csv
 
-# Standard input that is the file is mapped too; a pipe, two inputs, or a chunk
-# smaller than the file are read.
+# Standard input that is the file is mapped too; a pipe or two inputs are read.
 LC_ALL=C sort -t, -k2,2 -n in.csv >exp.out
 run_cmd "$GPUSORT" -t, -k2,2 --stats <in.csv
 same exp.out "$RUN_OUT" "standard input, a regular file"
@@ -119,10 +119,34 @@ run_cmd "$GPUSORT" -t, -k2,2 --stats in.csv nonl.csv
 same exp2.out "$RUN_OUT" "two inputs"
 not_mapped "two inputs"
 mkdir tdir
-run_cmd "$GPUSORT" -t, -k2,2 -S 1M -T tdir --stats in.csv
-same exp.out "$RUN_OUT" "-S 1M"
-not_mapped "-S 1M"
-dir_empty tdir "-S 1M"
+
+# Larger than a chunk (-S 1M: chunks of 512 KiB): mapped a window at a time, each
+# cut after its last whole line, and spilled: the last line without its terminator
+# (inside a page, on a page's end), -z, --header, a line longer than a chunk (its
+# window widened), -s, -u, -r; a bad key's and a disorder's line numbers counted
+# across the windows.
+rec_mapped "windows" in.csv '-k2,2 -S 1M -T tdir' '-k2,2 -n'
+dir_empty tdir "windows"
+rec_mapped "windows, -s -r" in.csv '-k2,2 -s -r -S 1M -T tdir' '-k2,2 -n -s -r'
+rec_mapped "windows, -u" in.csv '-k2,2 -u -S 1M -T tdir' '-k2,2 -n -u'
+rec_mapped "windows, no final newline" nonl.csv '-k2,2 -S 1M -T tdir' '-k2,2 -n'
+rec_mapped "windows, no final newline on a page's end" page.csv '-k2,2 -S 1M -T tdir' \
+    '-k2,2 -n'
+rec_mapped "windows, -z" z.csv '-z -k2,2 -S 1M -T tdir' '-z -k2,2 -n'
+{ head -n 20000 in.csv; printf '4,77,'; head -c 1500000 /dev/zero | tr '\0' y; echo
+  tail -n +20001 in.csv; } >long.csv
+rec_mapped "windows, a line of 1.5 MB" long.csv '-k2,2 -S 1M -T tdir' '-k2,2 -n'
+run_cmd "$GPUSORT" -t, -k2,2 --header -S 1M -T tdir --stats head.csv
+{ head -n 1 head.csv; tail -n +2 head.csv | LC_ALL=C sort -t, -k2,2 -n; } >exp.out
+same exp.out "$RUN_OUT" "--header, windows"
+mapped_ok "--header, windows" head.csv
+expect_error 2 "^bad\.csv:$(($(wc -l <in.csv) + 1)): field 2: not an integer: 'x5'$" -- \
+    "$GPUSORT" -t, -k2,2 -S 1M -T tdir bad.csv
+{ head -n 50000 sorted.csv; echo '0,0,late'; tail -n +50001 sorted.csv; } >late.csv
+expect_error 1 "^late\.csv:50001: disorder: 0,0,late$" -- \
+    "$GPUSORT" -c -t, -k2,2 -S 1M late.csv
+dir_empty tdir "windows"
+LC_ALL=C sort -t, -k2,2 -n in.csv >exp.out
 
 # -o naming the input: the sorted bytes replace it; the mapping held the old ones.
 cp in.csv self.csv
@@ -140,7 +164,13 @@ if command -v python3 >/dev/null 2>&1; then
         [ "$STATUS" -eq 0 ] || fail "binary records $o: exited $STATUS: $(cat "$RUN_ERR")"
         same "$exp" "$RUN_OUT" "binary records, mapped, $o"
         mapped_ok "binary records $o" in.bin
+        run_cmd "$GPUSORT" --device=cpu -B --record-size=24 --key-offset=8 --type=i64 $o \
+            -S 1M -T tdir --stats in.bin
+        [ "$STATUS" -eq 0 ] || fail "binary records $o, windows: exited $STATUS: $(cat "$RUN_ERR")"
+        same "$exp" "$RUN_OUT" "binary records, windows, $o"
+        mapped_ok "binary records $o, windows" in.bin
     done
+    dir_empty tdir "binary records, windows"
     head -c 1048580 in.bin >part.bin
     expect_error 2 "^part\.bin: 1048580 bytes: not a whole number of 24-byte records$" -- \
         "$GPUSORT" --device=cpu -B --record-size=24 --key-offset=8 --type=i64 part.bin
