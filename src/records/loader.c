@@ -202,7 +202,7 @@ static int loader_window(rtable_t *t, rloader_t *ld, rseg_t *sg, int *mapped, in
         if (len >= size - from)
             len = (size_t)(size - from);
         if (!loader_map_range(t, ld, from, len, size)) {
-            ld->windows = 0;
+            *mapped = ld->windows = 0;   /* read on from ld->pos as any other */
             return GS_OK;
         }
         *mapped = 1;
