@@ -197,9 +197,9 @@ static void print_stats(const double *t, const uint64_t *b)
                 (unsigned long long)sum[B_OUT]);
         fputs("  (all: the slowest rank's seconds, the ranks' bytes summed; read: the share\n"
               "   copied into one file; sort: it sorted; split: the cuts chosen; merge: the\n"
-              "   parts received merged; write: the output opened and committed, and\n"
-              "   what was not written in place; sent and received: to and from other\n"
-              "   ranks)\n", stderr);
+              "   parts received merged (bare numbers: sorted again); write: the output\n"
+              "   opened and committed, and what was not written in place; sent and\n"
+              "   received: to and from other ranks)\n", stderr);
     }
     free(tt);
     free(bb);

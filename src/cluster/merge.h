@@ -17,10 +17,8 @@
  * Bare numbers with every key kept (no -u) are sorted again by the engine instead
  * (local.h): equal keys are equal bytes there, so its order is the merge's, and
  * its parse of a block at a time and radix sort beat a merge that reads one line
- * at a time (100M u32 of text on 4 ranks of the H100 machine: 0.32 s against
- * 0.58 s a rank); records, whose sort gathers lines from random places, merge in
- * a quarter of the time the engine takes to sort them again (0.75 s against 2.69
- * s for 100M CSV lines).
+ * at a time; records, whose sort gathers lines from random places, merge far
+ * faster than the engine sorts them again (doc/perf/RESULTS.md, 2026-11-26).
  */
 #ifndef GS_CLUSTER_MERGE_H
 #define GS_CLUSTER_MERGE_H
