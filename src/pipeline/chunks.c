@@ -186,9 +186,8 @@ static int chunks_pin_ok(const chunks_t *s)
 }
 
 /* The sorted chunk left in a pinned buffer by chunks_aside_end(), if any: copied
- * out into a run of its own in the background (copyout.h), while the next chunk
- * sorts aside and the one after is read into the same buffer behind the copy. The
- * run is kept once the copy ends (chunks_copy_end). */
+ * out (on the pool's threads, while the next chunk sorts aside) into a run of its
+ * own, the buffer free for the next chunk. */
 static int chunks_copy_out(chunks_t *s)
 {
     if (!s->copy_src)
@@ -196,28 +195,12 @@ static int chunks_copy_out(chunks_t *s)
     size_t n = s->copy_n, bytes = n * (size_t)s->c->km.width;
     const char *src = s->copy_src;
     s->copy_src = NULL;
+    double t0 = stats_now();
     char *run = mem_alloc(bytes ? bytes : 1);
     if (!run)
         return err_set(GS_ENOMEM, "out of memory");
-    s->copy_run = run;
-    s->copy_run_n = n;
-    s->mem_bytes += bytes;   /* the run's, from now */
-    copyout_start(&s->copy, s->c->pool, run, src, bytes);
-    return GS_OK;
-}
-
-/* The copy out, if one is under way: waited for, its run kept. */
-static int chunks_copy_end(chunks_t *s)
-{
-    double seconds = 0;
-    if (!s->copy_run)
-        return GS_OK;
-    copyout_finish(&s->copy, &seconds);
-    char *run = s->copy_run;
-    size_t n = s->copy_run_n, bytes = n * (size_t)s->c->km.width;
-    s->copy_run = NULL;
-    s->mem_bytes -= bytes;   /* chunks_add_run() counts it again */
-    stats_note_copy_out(bytes, seconds);
+    mem_copy(s->c->pool, run, src, bytes);
+    stats_note_copy_out(bytes, stats_now() - t0);
     return chunks_add_run(s, run, n);
 }
 
@@ -259,11 +242,9 @@ static int chunks_aside_end(chunks_t *s)
 /* chunks_aside_end(), the copy out included. */
 int chunks_settle(chunks_t *s)
 {
-    int rc = chunks_copy_end(s);
-    int arc = chunks_aside_end(s);
+    int rc = chunks_aside_end(s);
     int crc = chunks_copy_out(s);
-    int erc = chunks_copy_end(s);
-    return rc ? rc : arc ? arc : crc ? crc : erc;
+    return rc ? rc : crc;
 }
 
 /* Hand the chunk to the sorter to sort aside; start an empty chunk. */
@@ -293,11 +274,6 @@ static int chunks_aside_begin(chunks_t *s)
  * empty chunk. */
 int chunks_seal(chunks_t *s)
 {
-    /* The chunk's buffer may be the source of the copy out: done with before it is
-     * sorted (a full chunk has waited for all of it already). */
-    int erc = chunks_copy_end(s);
-    if (erc)
-        return erc;
     if (chunks_aside_ok(s)) {
         int rc = chunks_aside_end(s);
         if (rc == GS_OK)
@@ -413,8 +389,6 @@ int chunks_make_room(chunks_t *s, size_t m, size_t *take)
         s->keys = nk;
         s->cap = ncap;
     }
-    /* The bytes about to be read over, copied out first. */
-    copyout_wait_past(&s->copy, s->keys + s->n * w, *take * w);
     return GS_OK;
 }
 
@@ -461,8 +435,6 @@ static void chunks_drop_spare(chunks_t *s)
 
 void chunks_free(chunks_t *s)
 {
-    copyout_end(&s->copy);
-    free(s->copy_run);
     if (s->aside) {
         sorter_wait(s->c->sorter);
         chunks_free_chunk(s, s->a_job.keys);
@@ -483,7 +455,6 @@ void chunks_init(chunks_t *s, ctx_t *c)
     s->budget = c->set->buffer_bytes;
     s->rcfg = (runcfg_t){ .tmpdir = c->set->tmpdir, .compress = c->set->compress,
                           .width = c->km.width, .pool = c->pool };
-    copyout_init(&s->copy);
     chunks_set_limit(s);
 }
 

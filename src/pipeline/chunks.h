@@ -10,8 +10,7 @@
  * spilled under -T. Buffers are reused from one chunk to the next (memory already
  * faulted in costs nothing, new memory a fault per page); once the input is known
  * to take several chunks and the sorter pins memory (a GPU), chunks are read into
- * two buffers pinned once, each sorted chunk copied out into a run of its own in
- * the background, the next chunk read into its buffer behind the copy.
+ * two buffers pinned once, each sorted chunk copied out into a run of its own.
  */
 #ifndef GS_CHUNKS_H
 #define GS_CHUNKS_H
@@ -19,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pipeline/copyout.h"
 #include "pipeline/ctx.h"
 #include "sorter/sorter.h"
 #include "store/runs.h"
@@ -46,9 +44,6 @@ typedef struct {
     int pin_off;             /* 1: pinning failed once; not tried again */
     const char *copy_src;    /* a sorted chunk in a pinned buffer still to copy out, */
     size_t copy_n;           /* its keys */
-    copyout_t copy;          /* the copy out under way (in the background), */
-    char *copy_run;          /* its destination, a run once the copy ends, or NULL */
-    size_t copy_run_n;       /* its keys */
     int room_rc;             /* an error met making room for the reader (chunks_room) */
 } chunks_t;
 
