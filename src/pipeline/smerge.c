@@ -210,9 +210,9 @@ static int sm_emit_stop(sm_emit_t *e)
 /* The merge loop's buffers and the state of what it writes. */
 typedef struct {
     sm_emit_t *e;
-    char *buf[4];
-    int pinned[4];           /* 1: buf[i] is pinned (lent, or by us) */
-    int lent[4];             /* 1: buf[i] is lent (not ours to unpin or free) */
+    char *buf[5];
+    int pinned[5];           /* 1: buf[i] is pinned (lent, or by us) */
+    int lent[5];             /* 1: buf[i] is lent (not ours to unpin or free) */
     int nbuf;
     size_t bytes;            /* of each buffer */
     int writing;             /* the buffer the writer holds, or -1 */
@@ -221,20 +221,27 @@ typedef struct {
     int width;
 } sm_bufs_t;
 
-/* A buffer that none of the writer, x and y holds: a pinned one where pinned (a
- * piece is gathered into it), else an unpinned one (a sort's scratch, which the
- * sorter leaves untouched where it sorts in place) where there is such. */
-static int sm_free_buf(const sm_bufs_t *b, int x, int y, int pinned)
+/* A buffer that neither the writer nor any buffer in the mask busy holds: a pinned
+ * one where pinned (a piece is gathered into it), else an unpinned one (a sort's
+ * scratch, which the sorter leaves untouched where it sorts in place) where there
+ * is such. */
+static int sm_free_buf(const sm_bufs_t *b, unsigned busy, int pinned)
 {
     int any = -1;
     for (int i = 0; i < b->nbuf; i++)
-        if (i != b->writing && i != x && i != y) {
+        if (i != b->writing && !(busy >> i & 1)) {
             if (b->pinned[i] == pinned)
                 return i;
             if (any < 0)
                 any = i;
         }
     return any;   /* never -1: there are enough buffers */
+}
+
+/* The mask of buffers x and y (each -1 for none). */
+static unsigned sm_busy(int x, int y)
+{
+    return (x >= 0 ? 1u << x : 0) | (y >= 0 ? 1u << y : 0);
 }
 
 /* Write the sorted piece in buffer x (m keys, all one value where same), repeats
@@ -292,6 +299,10 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
      * gathering. */
     int aside = caps->aside && caps->pins && !e.give && total > cap &&
                 budget / ((size_t)(nbuf + 1) * w) >= cap;
+    /* Two pieces aside at once where the sorter takes them (a GPU: one crosses in
+     * while the other crosses back), with a scratch each. */
+    int depth = aside && caps->aside_depth >= 2 && budget / ((size_t)(nbuf + 2) * w) >= cap
+                    ? 2 : 1;
     sm_state_t st = { 0 };
     sm_bufs_t b = { .e = &e, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
                     .unique = unique, .width = width };
@@ -321,12 +332,14 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     }
     for (int i = 0; aside && i < nbuf; i++)
         aside = b.pinned[i];
-    if (aside && rc == GS_OK) {
+    for (int k = 0; aside && rc == GS_OK && k < depth; k++) {
         /* The sorts' scratch: not pinned, and untouched by a sort in place. */
         if ((b.buf[nbuf] = mem_alloc(cap * w)) != NULL)
             b.nbuf = ++nbuf;
-        else
+        else if (k == 0)
             aside = 0;
+        else
+            depth = 1;
     }
     aside = aside && rc == GS_OK;
     if (rc == GS_OK && output_solo(out)) {
@@ -337,50 +350,75 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
                        .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
-    int a_k = -1, a_s = -1;   /* the piece sorted aside: its buffer and its scratch */
-    sort_job_t a_job;         /* and its sort */
-    for (size_t done = 0; rc == GS_OK && (done < total || a_k >= 0);) {
-        /* Gather the next piece into a free buffer (while the last one sorts). */
+    /* The pieces aside, a ring of depth oldest first (ring[head]): their buffers,
+     * their scratch and their sorts (each the sorter's until waited for). */
+    struct { int k, s; sort_job_t job; } ring[2];
+    int head = 0, na = 0;
+    for (size_t done = 0; rc == GS_OK && (done < total || na > 0);) {
+        /* Gather the next piece into a free buffer (while the ones aside sort). */
         int g = -1, same = 0;
         size_t m = 0;
+        unsigned busy = 0;
+        for (int i = 0; i < na; i++)
+            busy |= sm_busy(ring[(head + i) % 2].k, ring[(head + i) % 2].s);
         if (done < total) {
-            g = sm_free_buf(&b, a_k, a_s, 1);
+            g = sm_free_buf(&b, busy, 1);
             m = sm_cut(&view, nruns, st.pos, cap, st.end, &same);
             if ((rc = view.rc) != GS_OK ||
                 (rc = sm_gather(&st, nruns, width, b.buf[g], pool)) != GS_OK)
                 break;
             memcpy(st.pos, st.end, sizeof *st.pos * (size_t)nruns);
             done += m;
+            busy |= 1u << g;
         }
-        if (a_k >= 0) {
+        int sortable = g >= 0 && !same && m > 1;
+        /* Two aside: the new piece goes before the oldest is waited for (its keys
+         * cross in while the oldest's cross back); one: after. */
+        if (aside && sortable && depth == 2 && na < 2) {
+            int i = (head + na++) % 2, sc = sm_free_buf(&b, busy, 0);
+            ring[i].k = g;
+            ring[i].s = sc;
+            ring[i].job = (sort_job_t){ .keys = b.buf[g], .scratch = b.buf[sc], .n = m,
+                                        .width = width };
+            if (sorter_submit(sorter, &ring[i].job))
+                stats_note_aside(1);
+            g = -1;
+        }
+        if (na > 0 && (g >= 0 || na == 2 || done >= total)) {
             rc = sorter_wait(sorter);
-            int x = a_job.in_scratch ? a_s : a_k;
-            a_k = a_s = -1;
-            if (rc || (rc = sm_put(&b, x, a_job.n, 0, 1)) != GS_OK)
+            int x = ring[head].job.in_scratch ? ring[head].s : ring[head].k;
+            size_t an = ring[head].job.n;
+            head = (head + 1) % 2;
+            na--;
+            if (rc || (rc = sm_put(&b, x, an, 0, 1)) != GS_OK)
                 break;
         }
         if (g < 0)
             continue;
-        /* Sort it with another free buffer as scratch: aside, or here. */
+        int sc = sortable ? sm_free_buf(&b, sm_busy(g, -1) |
+                                                (na ? sm_busy(ring[head].k, ring[head].s) : 0),
+                                            0) : -1;
+        if (aside && sortable) {   /* the oldest waited for: this one aside now */
+            int i = (head + na++) % 2;
+            ring[i].k = g;
+            ring[i].s = sc;
+            ring[i].job = (sort_job_t){ .keys = b.buf[g], .scratch = b.buf[sc], .n = m,
+                                        .width = width };
+            if (sorter_submit(sorter, &ring[i].job))
+                stats_note_aside(1);
+            continue;
+        }
+        /* Sort it here, with another free buffer as scratch. */
         int x = g;
-        if (!same && m > 1) {
-            int s = sm_free_buf(&b, g, -1, 0);
-            sort_job_t job = { .keys = b.buf[g], .scratch = b.buf[s], .n = m, .width = width };
-            if (aside) {
-                a_job = job;
-                if (sorter_submit(sorter, &a_job))
-                    stats_note_aside(1);
-                a_k = g;
-                a_s = s;
-                continue;
-            }
+        if (sortable) {
+            sort_job_t job = { .keys = b.buf[g], .scratch = b.buf[sc], .n = m, .width = width };
             if ((rc = sorter_sort(sorter, &job)) != GS_OK)
                 break;
-            x = job.in_scratch ? s : g;
+            x = job.in_scratch ? sc : g;
         }
         rc = sm_put(&b, x, m, same, done < total);
     }
-    if (a_k >= 0)   /* an error ended the loop meanwhile */
+    while (na-- > 0)   /* an error ended the loop meanwhile */
         sorter_wait(sorter);
     int erc = sm_emit_stop(&e);
     if (rc == GS_OK)

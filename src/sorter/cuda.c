@@ -72,7 +72,7 @@ static int sorter_cuda_sort_index(sorter_t *s, const uint64_t *keys, uint32_t *p
     sorter_cuda_t *c = (sorter_cuda_t *)s;
     *done = 0;
     int gpu, rc = cuda_route(c, n, &gpu);
-    if (rc || !gpu || c->aside_posted || c->width != 8 || n > UINT32_MAX)
+    if (rc || !gpu || c->q_n || c->width != 8 || n > UINT32_MAX)
         return rc;
     gdev_t *g;
     if ((rc = cuda_first_device(c, &g)) != GS_OK)
@@ -92,43 +92,79 @@ static int sorter_cuda_grow(sorter_t *s, size_t keys)
     return rc;
 }
 
-/* ---- a chunk sorted aside ------------------------------------------------------------------ */
+/* ---- chunks sorted aside ------------------------------------------------------------------ */
 
 static void cuda_aside_job(void *arg)
 {
-    sorter_cuda_t *c = arg;
-    c->a_rc = cuda_sort_on(c, c->aside_pool, c->a_job);
+    struct cuda_aside *a = arg;
+    sorter_cuda_t *c = a->c;
+    c->devs[0].defer = c->ndev == 1;   /* cuda_sort_on keeps it only for one part */
+    c->devs[0].slot = a->i;
+    a->rc = cuda_sort_on(c, c->aside_pool, a->job);
+    a->tail = c->devs[0].defer && c->devs[0].tail && c->devs[0].last_slot == a->i;
+    c->devs[0].defer = 0;
 }
 
 /* Begin a sort aside: on a job of its own, staging through a pool of its own (as
  * many threads as the pipeline's), so that reading goes on meanwhile. Chunks for
  * the CPU, and any failure to start, sort here and now (0); sorter_wait() gives the
- * result either way. */
+ * result either way. A second may be submitted before the first is waited for
+ * (caps.aside_depth): it is posted once the first's function returns, which, for a
+ * part on one device, is before its way back ends (cuda_sort_part: the second
+ * crosses in while the first crosses back). */
 static int sorter_cuda_submit(sorter_t *s, sort_job_t *job)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
-    c->a_job = job;
+    int i = (c->q_head + c->q_n) % 2;
+    struct cuda_aside *a = &c->q[i];
+    *a = (struct cuda_aside){ .c = c, .i = i, .job = job,
+                              .bytes = job->n * (size_t)job->width };
+    c->q_n++;
     int gpu, rc = cuda_route(c, job->n, &gpu);
     if (rc == GS_OK && gpu && !c->aside_pool) {
         rc = pool_create(&c->aside_pool, pool_size(c->pool));
         if (rc)
             c->aside_pool = NULL;
     }
-    if (rc == GS_OK && gpu && job_try_post(&c->aside, cuda_aside_job, c)) {
-        c->aside_posted = 1;
+    if (rc == GS_OK && gpu && job_try_post(&c->aside, cuda_aside_job, a)) {
+        a->posted = 1;
         return 1;
     }
-    c->a_rc = rc ? rc : sorter_cuda_sort(s, job);
+    job_wait(&c->aside);   /* a sort here uses the device the job may still hold */
+    a->rc = rc ? rc : sorter_cuda_sort(s, job);
     return 0;
 }
 
+/* The oldest sort aside: its function returned, its way back (if left running)
+ * done and timed. */
 static int sorter_cuda_wait(sorter_t *s)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
-    if (c->aside_posted)
-        job_wait(&c->aside);
-    c->aside_posted = 0;
-    return c->a_rc;
+    if (c->q_n == 0)
+        return GS_OK;
+    struct cuda_aside *a = &c->q[c->q_head];
+    c->q_head = (c->q_head + 1) % 2;
+    c->q_n--;
+    if (a->posted)
+        job_wait(&c->aside);   /* every function posted has returned */
+    int rc = a->rc;
+    if (a->tail) {
+        gdev_t *g = &c->devs[0];
+        float sort_ms = 0, back_ms = 0;
+        int gk = gk_event_sync(g->back[a->i]);
+        if (gk == GK_OK) {
+            gk_event_ms(g->sort_began[a->i], g->sort_ended[a->i], &sort_ms);
+            gk_event_ms(g->sort_ended[a->i], g->back[a->i], &back_ms);
+            g->back_sort_s += sort_ms / 1e3;
+            g->back_xfer_s += back_ms / 1e3;
+            stats_add(ST_SORT, a->bytes, sort_ms / 1e3);
+            stats_add(ST_TRANSFER, 0, back_ms / 1e3);
+        } else if (rc == GS_OK) {
+            rc = err_set(gk == GK_ENOMEM ? GS_ENOMEM : GS_EIO, "GPU %d: %s", g->dev,
+                         gk_error_text());
+        }
+    }
+    return rc;
 }
 
 /* ---- memory pinned for DMA ---------------------------------------------------------------- */
@@ -199,7 +235,8 @@ static void sorter_cuda_report(const sorter_t *s)
         const gdev_t *g = &c->devs[d];
         fprintf(stderr, "gpusort: stats: gpu %d (%s): %llu chunks, %llu bytes in, %llu bytes "
                 "out, transfer %.3f s, sort %.3f s, %zu keys a chunk\n", g->dev, g->name,
-                g->chunks, g->bytes_in, g->bytes_out, g->xfer_s, g->sort_s, g->cap);
+                g->chunks, g->bytes_in, g->bytes_out, g->xfer_s + g->back_xfer_s,
+                g->sort_s + g->back_sort_s, g->cap);
     }
 }
 
@@ -271,8 +308,8 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const sorter_cuda_cfg_t *cf
     /* The devices are set up when a chunk first grows past min_keys (grow_at), in
      * the background while reading goes on, or at the first large sort; max_keys
      * then bounds the chunks. */
-    c->base.caps = (sorter_caps_t){ .grow_at = cfg->min_keys, .aside = 1, .pins = 1,
-                                    .streams = 1 };
+    c->base.caps = (sorter_caps_t){ .grow_at = cfg->min_keys, .aside = 1, .aside_depth = 2,
+                                    .pins = 1, .streams = 1 };
     *out = &c->base;
     return GS_OK;
 }

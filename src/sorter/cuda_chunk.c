@@ -186,6 +186,9 @@ int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, sort_job_t *job)
     size_t cap = c->devs[0].cap;
     for (int d = 1; d < used; d++)
         cap = c->devs[d].cap < cap ? c->devs[d].cap : cap;
+    /* A way back left running (cuda_sort_part) only for one part on one device. */
+    if (used > 1)
+        c->devs[0].defer = 0;
     int rc = GS_OK;
     if (used > 1 && cuda_sort_dealt(c, pool, keys, scratch, n, width, used, &rc)) {
         job->in_scratch = rc == GS_OK;
@@ -194,6 +197,8 @@ int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, sort_job_t *job)
     size_t nparts = (n + cap - 1) / cap;
     if (nparts < (size_t)used)
         nparts = (size_t)used;
+    if (nparts > 1)
+        c->devs[0].defer = 0;
     for (int d = 0; d < used; d++) {
         gdev_t *g = &c->devs[d];
         g->keys = keys;

@@ -41,6 +41,17 @@ typedef struct {
     void *d_tmp;             /* 16 bytes: gk_minmax's */
     size_t scratch_bytes;
     size_t cap;              /* keys per part */
+    /* A part sorted aside whose way back is left running (cuda_sort_part, defer):
+     * the next part crosses in meanwhile, into the device buffer the sort left free
+     * (PCIe's two directions at once). Touched by the aside job's thread alone; the
+     * waiter sees only the events of its slot. */
+    int defer;               /* the part about to be sorted may leave its way back running, */
+    int slot;                /* and then fires the events of this slot */
+    int tail;                /* 1: a way back is running, from d_last, on stream[0] */
+    void *d_last;
+    int last_slot;           /* its slot */
+    gk_event_t sort_began[2], sort_ended[2], back[2];   /* a slot's sort, and its way back done */
+    double back_xfer_s, back_sort_s;   /* those ways back and sorts, timed by the waiter */
     size_t allowed;          /* device bytes the settings allow (--gpu-memory) */
     /* for --stats */
     unsigned long long chunks, bytes_in, bytes_out;
@@ -87,12 +98,19 @@ struct sorter_cuda {
     int npins;
     unsigned long long pinned_bytes;
     double pin_s;            /* seconds pinning and unpinning took */
-    /* the sort aside (submit) */
+    /* the sorts aside (submit): at most two, waited for in the order submitted */
     job_t aside;             /* sorts a chunk while the pipeline reads on */
-    int aside_posted;        /* 1: a sort was posted and not yet waited for */
     pool_t *aside_pool;      /* its staging threads */
-    sort_job_t *a_job;       /* the job submitted, */
-    int a_rc;                /* and its result */
+    struct cuda_aside {
+        sorter_cuda_t *c;
+        int i;               /* the slot's index */
+        sort_job_t *job;     /* the job submitted, */
+        int rc;              /* its result, */
+        int posted;          /* 1: posted to the job (else sorted at submit) */
+        int tail;            /* 1: its way back was left running (gdev_t.back[i]) */
+        size_t bytes;        /* its keys' bytes */
+    } q[2];
+    int q_head, q_n;         /* the oldest slot, and the slots in use */
     /* a chunk streamed (cuda_stream.c): its items on the first device, in d_keys
      * (keys) or d_recs (binary records: rec) */
     size_t stream_n;

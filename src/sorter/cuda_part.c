@@ -206,15 +206,73 @@ int cuda_pinned(sorter_cuda_t *c, const char *keys, size_t bytes)
     return found;
 }
 
+/* The way back left running by the part before, if any, waited for: the device's
+ * buffers are the caller's again. */
+static int cuda_tail_end(gdev_t *g)
+{
+    if (!g->tail)
+        return GS_OK;
+    g->tail = 0;
+    int gk = gk_stream_sync(g->stream[0]);
+    return gk ? cuda_fail(g, gk) : GS_OK;
+}
+
+/* A part in memory pinned by pin(), with g->defer: sorted, and its way back left
+ * running. It crosses in on stream 1 into the device buffer the part before left
+ * free (once that part's sort has ended), while the part before still crosses back
+ * on stream 0 from the other; its sort follows that way back on stream 0, its own
+ * way back after it, and the events of g->slot mark both (the waiter's:
+ * sorter_wait). */
+static int cuda_sort_deferred(gdev_t *g, char *keys, size_t n, int w)
+{
+    double t0 = stats_now();
+    int s = g->slot, gk;
+    void *in = g->d_keys, *alt = g->d_alt;
+    if (g->tail) {
+        in = g->d_last == g->d_keys ? g->d_alt : g->d_keys;
+        alt = g->d_last;
+        if ((gk = gk_stream_wait(g->stream[1], g->sort_ended[g->last_slot])))
+            return cuda_fail(g, gk);
+    }
+    uint64_t *mm = g->h_stage[1];
+    if ((gk = gk_copy_h2d(in, keys, n * (size_t)w, g->stream[1])) ||
+        (gk = gk_minmax(in, n, w, g->d_tmp, mm, g->stream[1])) ||
+        (gk = gk_stream_sync(g->stream[1])))
+        return cuda_fail(g, gk);
+    uint64_t min = mm[0], max = mm[1];
+    double t1 = stats_now();
+    void *res;
+    if ((gk = gk_event_record(g->sort_began[s], g->stream[0])) ||
+        (gk = gk_sort_range(in, alt, n, w, min, max, g->d_scratch, g->scratch_bytes, &res,
+                            g->stream[0])) ||
+        (gk = gk_event_record(g->sort_ended[s], g->stream[0])) ||
+        (gk = gk_copy_d2h(keys, res, n * (size_t)w, g->stream[0])) ||
+        (gk = gk_event_record(g->back[s], g->stream[0])))
+        return cuda_fail(g, gk);
+    g->tail = 1;
+    g->d_last = res;
+    g->last_slot = s;
+    g->bytes_in += n * (uint64_t)w;
+    g->bytes_out += n * (uint64_t)w;
+    g->xfer_s += t1 - t0;
+    stats_add(ST_TRANSFER, 2 * n * (uint64_t)w, t1 - t0);   /* the way back: the waiter's */
+    return GS_OK;
+}
+
 /* Sort keys[0..n) (n <= g->cap) in place on device g. */
 static int cuda_sort_part(gdev_t *g, char *keys, size_t n, int w)
 {
     if (n < 2)
         return GS_OK;
+    int direct = cuda_pinned(g->owner, keys, n * (size_t)w);
+    if (direct && g->defer && !g->bitonic)
+        return cuda_sort_deferred(g, keys, n, w);
+    int rc = cuda_tail_end(g);
+    if (rc)
+        return rc;
     double t0 = stats_now();
     uint64_t min, max;
-    int rc, gk;
-    int direct = cuda_pinned(g->owner, keys, n * (size_t)w);
+    int gk;
     if (direct) {
         /* Pinned: one DMA in, min and max on the device (into the pinned staging
          * buffer, free on this path). */

@@ -27,6 +27,9 @@ void gdev_release(gdev_t *g)
     job_init(&g->job);   /* as it was: the backend's destroy ends it again */
     if (gk_set_device(g->dev) != GK_OK)
         return;
+    if (g->tail && g->stream[0])
+        gk_stream_sync(g->stream[0]);   /* a way back left running: done before its buffers go */
+    g->tail = 0;
     gk_free(g->d_keys);
     gk_free(g->d_alt);
     gk_free(g->d_scratch);
@@ -43,6 +46,10 @@ void gdev_release(gdev_t *g)
         gk_stream_destroy(g->stream[i]);
         gk_event_destroy(g->staged[i]);
         gk_event_destroy(g->began[i]);
+        gk_event_destroy(g->sort_began[i]);
+        gk_event_destroy(g->sort_ended[i]);
+        gk_event_destroy(g->back[i]);
+        g->sort_began[i] = g->sort_ended[i] = g->back[i] = NULL;
         g->h_stage[i] = NULL;
         g->stream[i] = NULL;
         g->staged[i] = NULL;
@@ -139,6 +146,8 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     for (int i = 0; i < 2; i++) {
         if ((gk = gk_stream_create(&g->stream[i])) || (gk = gk_event_create(&g->staged[i])) ||
             (gk = gk_event_create(&g->began[i])) ||
+            (gk = gk_event_create(&g->sort_began[i])) ||
+            (gk = gk_event_create(&g->sort_ended[i])) || (gk = gk_event_create(&g->back[i])) ||
             (gk = gdev_stage_alloc(g, i)))
             return cuda_fail(g, gk);
     }

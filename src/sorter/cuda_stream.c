@@ -152,7 +152,7 @@ int cuda_stream_load(sorter_t *s, size_t n, const sorter_stream_t *st, size_t *l
     *done = 0;
     c->streamed = 0;
     int gpu, rc = cuda_route(c, n, &gpu);
-    if (rc || !gpu || c->ndev != 1 || c->aside_posted ||
+    if (rc || !gpu || c->ndev != 1 || c->q_n ||
         (!st->rec && !st->text && n > c->devs[0].cap))
         return rc;
     gdev_t *g;

@@ -45,6 +45,9 @@ typedef struct {
                                 this many keys: the backend gets ready for larger */
     int aside;               /* 1: sorter_submit() sorts on threads and engines of the
                                 backend's own, so the caller may read on meanwhile */
+    int aside_depth;         /* jobs that may be aside at once (2: the second's keys
+                                may cross in while the first's cross back); 0 or 1:
+                                one */
     int pins;                /* 1: sorter_pin() may make buffers faster to sort in */
     int merge_by_sort;       /* 1: sorting a merge's key ranges beats a CPU merge */
     int streams;             /* 1: sorter_stream_load() may take a chunk (it may still
@@ -130,9 +133,12 @@ int sorter_stream_sort(sorter_t *s, const sorter_stream_t *st);
 
 /* Begin sorting job aside and return at once: 1; or, where the backend sorts these
  * keys here (on the CPU, or failing to start), sort them now: 0. Either way
- * sorter_wait() gives the sort's result and settles job->in_scratch. One job aside
- * at a time; meanwhile the caller may use the pool, but calls nothing of the sorter
- * but sorter_pin() and sorter_unpin(); job and its buffers stay the sorter's. */
+ * sorter_wait() gives the result of the oldest job submitted and settles its
+ * in_scratch. One job aside at a time, or caps->aside_depth where that is 2 (each
+ * with buffers of its own, scratch included); meanwhile the caller may use the
+ * pool, but calls nothing of the sorter but sorter_submit() (within the depth),
+ * sorter_wait(), sorter_pin() and sorter_unpin(); each job and its buffers stay the
+ * sorter's until it is waited for. */
 int sorter_submit(sorter_t *s, sort_job_t *job);
 int sorter_wait(sorter_t *s);
 

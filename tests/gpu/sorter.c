@@ -9,8 +9,10 @@
  * far from 0 (rebased; 64-bit keys as 32-bit offsets), a range just over 2^32 (64-bit,
  * not narrowed), the top of the range (what -r makes of small numbers), all equal,
  * sorted, reversed, few distinct values.
- * Then sorter_sort_index (records' wide keys with their indices) against a stable
- * sort on the CPU. Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
+ * Then two sorts aside at once (caps.aside_depth 2) in pinned buffers, each
+ * crossing in while the one before crosses back, mixed with a chunk of several
+ * parts and a sort here; then sorter_sort_index (records' wide keys with their
+ * indices) against a stable sort on the CPU. Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
  * runs under compute-sanitizer, which slows the kernels many times over).
  */
 #include <config.h>
@@ -109,6 +111,112 @@ static int gs_run(pool_t *pool, const int *devs, int ndev, uint64_t mem,
             }
             sorter_report(gpu);
             sorter_destroy(gpu);
+        }
+    }
+    return 0;
+}
+
+/* Two sorts aside at once, in pinned buffers (a part's way back left running while
+ * the next part crosses in: cuda_part.c), in the order a merge submits them: the
+ * next submitted before the oldest is waited for. Sizes of one part and of several
+ * (those not left running), then a sort here after them. */
+static int gs_pipe_run(pool_t *pool, uint64_t mem, size_t max_n, int *passed, int *failed)
+{
+    static const size_t seq[] = { 1000003, 65537, 2500000, 1000003, 3, 700001, 1000003 };
+    const size_t nseq = sizeof seq / sizeof seq[0], most = 2500000;
+    for (int algo = ALGO_RADIX; algo <= ALGO_BITONIC; algo++) {
+        for (int width = 4; width <= 8; width += 4) {
+            sorter_t *gpu;
+            int dev = 0;
+            sorter_cuda_cfg_t cfg = { .devices = &dev, .ndevices = 1, .width = width,
+                                      .algorithm = (algorithm_t)algo, .gpu_memory = mem,
+                                      .gpu_memory_percent = -1 };
+            if (sorter_cuda_create(&gpu, pool, &cfg)) {
+                printf("FAIL: sorter_cuda_create (two aside)\n");
+                return 1;
+            }
+            size_t bytes = most * (size_t)width + 8;
+            char *keys[2], *scr[2], *ref = malloc(bytes), *tmp = malloc(bytes);
+            void *want[2];
+            for (int i = 0; i < 2; i++) {
+                keys[i] = malloc(bytes);
+                scr[i] = malloc(bytes);
+                want[i] = malloc(bytes);
+                if (!keys[i] || !scr[i] || !want[i])
+                    exit(99);
+            }
+            if (!ref || !tmp)
+                exit(99);
+            /* Set up by a first sort; then pin the key buffers. */
+            for (size_t i = 0; i < 4096; i++)
+                put(keys[0], i, width, splitmix());
+            sort_job_t warm = { .keys = keys[0], .scratch = scr[0], .n = 4096, .width = width };
+            int pinned = sorter_sort(gpu, &warm) == 0 && sorter_pin(gpu, keys[0], bytes) &&
+                         sorter_pin(gpu, keys[1], bytes);
+            if (!pinned || sorter_caps(gpu)->aside_depth < 2) {
+                printf("FAIL: two aside, %s, width %d: pinned %d, depth %d\n",
+                       algo ? "bitonic" : "radix", width, pinned, sorter_caps(gpu)->aside_depth);
+                (*failed)++;
+            }
+            for (int dist = 0; pinned && dist < D_COUNT; dist++) {
+                sort_job_t job[2];
+                int rc = 0;
+                for (size_t j = 0; j <= nseq; j++) {
+                    if (j < nseq && seq[j] <= max_n) {   /* the next one in */
+                        int b = (int)(j % 2);
+                        size_t n = seq[j];
+                        for (size_t i = 0; i < n; i++)
+                            put(keys[b], i, width, draw(dist, width, i, n));
+                        memcpy(ref, keys[b], n * (size_t)width);
+                        memcpy(want[b], radix_sort_cpu(pool, ref, tmp, n, width),
+                               n * (size_t)width);
+                        job[b] = (sort_job_t){ .keys = keys[b], .scratch = scr[b], .n = n,
+                                               .width = width };
+                        sorter_submit(gpu, &job[b]);
+                    }
+                    if (j == 0 || seq[j - 1] > max_n)
+                        continue;
+                    int b = (int)((j - 1) % 2);   /* the one before out */
+                    rc = sorter_wait(gpu);
+                    size_t n = job[b].n;
+                    if (rc || memcmp(sort_job_result(&job[b]), want[b], n * (size_t)width)) {
+                        printf("FAIL: two aside, %s, width %d, %s, job %zu, n = %zu (rc %d)\n",
+                               algo ? "bitonic" : "radix", width, dist_name[dist], j - 1, n,
+                               rc);
+                        (*failed)++;
+                    } else {
+                        (*passed)++;
+                    }
+                }
+                /* A sort here after them, in a pinned buffer. */
+                size_t n = 1000003 <= max_n ? 1000003 : 3;
+                for (size_t i = 0; i < n; i++)
+                    put(keys[0], i, width, draw(dist, width, i, n));
+                memcpy(ref, keys[0], n * (size_t)width);
+                void *w = radix_sort_cpu(pool, ref, tmp, n, width);
+                sort_job_t here = { .keys = keys[0], .scratch = scr[0], .n = n, .width = width };
+                rc = sorter_sort(gpu, &here);
+                if (rc || memcmp(sort_job_result(&here), w, n * (size_t)width)) {
+                    printf("FAIL: two aside, then here, %s, width %d, %s (rc %d)\n",
+                           algo ? "bitonic" : "radix", width, dist_name[dist], rc);
+                    (*failed)++;
+                } else {
+                    (*passed)++;
+                }
+            }
+            if (pinned) {
+                sorter_unpin(gpu, keys[0]);
+                sorter_unpin(gpu, keys[1]);
+            }
+            sorter_report(gpu);
+            sorter_destroy(gpu);
+            for (int i = 0; i < 2; i++) {
+                free(keys[i]);
+                free(scr[i]);
+                free(want[i]);
+            }
+            free(ref);
+            free(tmp);
         }
     }
     return 0;
@@ -217,6 +325,8 @@ int main(void)
                    &passed, &failed))
             return 1;
     }
+    if (gs_pipe_run(pool, small, max_n, &passed, &failed))
+        return 1;
     /* The index sort: 24 MiB take about 650 Ki keys (declined above: sorted by the
      * caller); 256 MiB take every size here. */
     static const size_t isizes[] = { 0, 1, 2, 3, 255, 65537, 600000, 1000003, 2500000,
