@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/mem.h"
 #include "core/tuning.h"
@@ -102,6 +105,38 @@ void mem_copy(pool_t *pool, void *dst, const void *src, size_t len)
     }
     copy_job_t j = { dst, src, len };
     pool_run(pool, mem_copy_share, &j);
+}
+
+void mem_copy_stream(void *dst, const void *src, size_t len)
+{
+#if defined(__x86_64__) && defined(__SSE2__)
+    char *d = dst;
+    const char *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (len < 4096 || head > len) {
+        memcpy(dst, src, len);
+        return;
+    }
+    memcpy(d, s, head);   /* up to the destination's first 16-byte boundary */
+    d += head;
+    s += head;
+    len -= head;
+    size_t blocks = len / 64;
+    for (size_t i = 0; i < blocks; i++, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    _mm_sfence();   /* the streamed stores ordered before whatever comes next */
+    memcpy(d, s, len % 64);
+#else
+    memcpy(dst, src, len);
+#endif
 }
 
 /* Touching a buffer: a byte written in each page of a share. */

@@ -32,6 +32,11 @@ void mem_trim(void *p, size_t keep, size_t size);
  * pages fault in parallel). */
 void mem_copy(pool_t *pool, void *dst, const void *src, size_t len);
 
+/* memcpy on this thread, for a destination not read again soon (a buffer about to
+ * cross PCIe): on x86-64, stores that bypass the cache, so that the destination's
+ * lines are not read in first. */
+void mem_copy_stream(void *dst, const void *src, size_t len);
+
 /* Fault in every page of p[0..len) (writing a zero at the start of each), shared
  * among the pool's threads: the kernel zeroes new pages at several times one
  * thread's rate when several fault at once. */

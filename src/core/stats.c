@@ -20,6 +20,8 @@ static double stage_seconds[ST_COUNT];     /* under stats_lock */
 static char device_text[256] = "cpu";
 static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
+static uint64_t sm_pieces, sm_bytes;   /* merges by sort (stats_note_smerge): */
+static double sm_wall, sm_gather, sm_sorter, sm_writer;
 static uint64_t copied_bytes;   /* sorted chunks copied out of pinned buffers, */
 static double copied_s;         /* and the seconds it took (under stats_lock) */
 static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
@@ -78,6 +80,19 @@ void stats_note_merge(uint64_t keys, uint64_t total)
 void stats_note_aside(int piece)
 {
     __atomic_add_fetch(&asides[piece ? 1 : 0], 1, __ATOMIC_RELAXED);
+}
+
+void stats_note_smerge(uint64_t pieces, uint64_t bytes, double wall, double gather,
+                       double sorter, double writer)
+{
+    pthread_mutex_lock(&stats_lock);
+    sm_pieces += pieces;
+    sm_bytes += bytes;
+    sm_wall += wall;
+    sm_gather += gather;
+    sm_sorter += sorter;
+    sm_writer += writer;
+    pthread_mutex_unlock(&stats_lock);
 }
 
 void stats_note_copy_out(uint64_t bytes, double seconds)
@@ -193,6 +208,14 @@ void stats_print(double total)
     if (ap)
         fprintf(stderr, "gpusort: stats: %llu merge pieces sorted aside while the next was "
                 "gathered\n", (unsigned long long)ap);
+    if (sm_pieces) {
+        const char *bound = sm_gather >= sm_sorter && sm_gather >= sm_writer ? "gathering"
+                            : sm_sorter >= sm_writer ? "the sorter" : "the writer";
+        fprintf(stderr, "gpusort: stats: merge by sort %.3f s, %llu pieces: gathering %.3f s "
+                "(%.2f GB/s), waiting for the sorter %.3f s, for the writer %.3f s; bound by "
+                "%s\n", sm_wall, (unsigned long long)sm_pieces, sm_gather,
+                sm_gather > 0 ? sm_bytes / sm_gather / 1e9 : 0.0, sm_sorter, sm_writer, bound);
+    }
     if (copied_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of sorted chunks copied out of pinned "
                 "buffers in %.3f s\n", (unsigned long long)copied_bytes, copied_s);

@@ -35,6 +35,12 @@ void stats_note_merge(uint64_t keys, uint64_t total);
  * was gathered. --stats counts each. */
 void stats_note_aside(int piece);
 
+/* A merge by sorting key ranges (pipeline/smerge.c): its pieces and bytes, its wall
+ * time, and of it the merge's thread gathering, waiting for the sorter (or sorting
+ * here) and waiting for the writer. --stats names the largest as the bound. */
+void stats_note_smerge(uint64_t pieces, uint64_t bytes, double wall, double gather,
+                       double sorter, double writer);
+
 /* A sorted chunk copied out of a pinned buffer into its run: bytes, seconds. */
 void stats_note_copy_out(uint64_t bytes, double seconds);
 

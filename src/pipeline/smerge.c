@@ -354,6 +354,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
      * their scratch and their sorts (each the sorter's until waited for). */
     struct { int k, s; sort_job_t job; } ring[2];
     int head = 0, na = 0;
+    double gather_s = 0, sorter_s = 0;   /* for --stats: the merge's thread's time */
+    uint64_t pieces = 0;
     for (size_t done = 0; rc == GS_OK && (done < total || na > 0);) {
         /* Gather the next piece into a free buffer (while the ones aside sort). */
         int g = -1, same = 0;
@@ -364,9 +366,12 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         if (done < total) {
             g = sm_free_buf(&b, busy, 1);
             m = sm_cut(&view, nruns, st.pos, cap, st.end, &same);
+            double tg = stats_now();
             if ((rc = view.rc) != GS_OK ||
                 (rc = sm_gather(&st, nruns, width, b.buf[g], pool)) != GS_OK)
                 break;
+            gather_s += stats_now() - tg;
+            pieces++;
             memcpy(st.pos, st.end, sizeof *st.pos * (size_t)nruns);
             done += m;
             busy |= 1u << g;
@@ -385,7 +390,9 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             g = -1;
         }
         if (na > 0 && (g >= 0 || na == 2 || done >= total)) {
+            double tw = stats_now();
             rc = sorter_wait(sorter);
+            sorter_s += stats_now() - tw;
             int x = ring[head].job.in_scratch ? ring[head].s : ring[head].k;
             size_t an = ring[head].job.n;
             head = (head + 1) % 2;
@@ -412,8 +419,10 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         int x = g;
         if (sortable) {
             sort_job_t job = { .keys = b.buf[g], .scratch = b.buf[sc], .n = m, .width = width };
+            double ts = stats_now();
             if ((rc = sorter_sort(sorter, &job)) != GS_OK)
                 break;
+            sorter_s += stats_now() - ts;
             x = job.in_scratch ? sc : g;
         }
         rc = sm_put(&b, x, m, same, done < total);
@@ -437,6 +446,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     }
     sm_state_free(&st);
     /* The merge's own time: gathering and sorting, not waiting for the writer. */
-    stats_add(ST_MERGE, total * (uint64_t)w, stats_now() - t0 - e.wait_s);
+    double wall = stats_now() - t0;
+    stats_add(ST_MERGE, total * (uint64_t)w, wall - e.wait_s);
+    stats_note_smerge(pieces, total * (uint64_t)w, wall, gather_s, sorter_s, e.wait_s);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/keys.h"
+#include "core/mem.h"
 #include "store/run_impl.h"
 
 /* The first block of spilled run r whose first key is >= v (nblocks if none). */
@@ -112,8 +113,8 @@ int run_copy_keys(run_t *r, size_t from, size_t n, void *dst, void *buffers)
     size_t w = (size_t)r->width;
     if (n == 0)
         return GS_OK;
-    if (r->keys) {
-        memcpy(dst, (const char *)r->keys + from * w, n * w);
+    if (r->keys) {   /* gathered into a buffer that crosses PCIe next, or a key */
+        mem_copy_stream(dst, (const char *)r->keys + from * w, n * w);
         return GS_OK;
     }
     void *blk, *scratch, *enc;
