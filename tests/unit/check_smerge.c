@@ -9,11 +9,12 @@
  * dropped by a loop written here), for small caps that force many pieces, with
  * some runs spilled to files (read back by rank, block by block), and through a
  * FIFO, where the pieces' pages go into the pipe themselves (output_give); and with
- * a sorter that sorts aside (sort_begin, on a thread and pool of its own, as a GPU
- * does) and asks for its buffers pinned, some lent by the caller: the same results,
+ * a sorter that sorts aside (submit, on a thread and pool of its own, as a GPU
+ * does; one at a time, or two, the next submitted before the oldest is waited for)
+ * and asks for its buffers pinned, some lent by the caller: the same results,
  * every buffer pinned is unpinned, lent ones are left alone, the sorter is never
- * called while a sort is aside, and pieces do go aside, but never where pinning
- * fails. run_ranks, the runs' ranks the merges lay out and cut by, against a binary
+ * called while a sort is aside nor given more than its depth, and pieces do go
+ * aside (two at once at depth 2), but never where pinning fails. run_ranks, the runs' ranks the merges lay out and cut by, against a binary
  * search of the keys. pmerge_runs, the parallel merge, through a sink that keeps the
  * keys as delivered and one that places them: 1 to 20 runs (a tree of two-way merges
  * up to 16, the loser tree past it), some spilled, every distribution of make_runs,
@@ -187,16 +188,22 @@ static void *fifo_read_all(void *arg)
 }
 
 /* A sorter that sorts aside as the GPU's does (sorter/backend.h): the CPU radix
- * sort on a thread and pool of its own, pieces of at most max_keys. It counts what
- * smerge does with it; a call made while a sort is aside is counted as misuse. */
+ * sort on a thread and pool of its own, pieces of at most max_keys; with depth 2,
+ * two sorts aside at once (each on a thread, pool and CPU sorter of its own), waited
+ * for in the order submitted. It counts what smerge does with it; a sort here while
+ * one is aside, or a submit past the depth, is counted as misuse. */
 typedef struct {
-    sorter_t base;
+    pthread_t thread;
     pool_t *pool;
     sorter_t *cpu;
-    pthread_t thread;
-    int busy;                /* a sort is aside */
-    sort_job_t *job;         /* the job aside */
-    int rc;
+    sort_job_t *job;
+    int rc, busy;
+} aside_slot_t;
+
+typedef struct {
+    sorter_t base;
+    aside_slot_t slot[2];
+    int head, n, depth, most;   /* the oldest slot, the slots in use, the most at once */
     int pins, asides, misuse;
     int pin_ret;             /* what pin() returns: 1 pinned, 0 could not */
 } aside_sorter_t;
@@ -204,27 +211,31 @@ typedef struct {
 static int as_sort(sorter_t *s, sort_job_t *job)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
-    a->misuse += a->busy;
-    return sorter_sort(a->cpu, job);
+    a->misuse += a->n > 0;
+    return sorter_sort(a->slot[0].cpu, job);
 }
 
 static void *as_main(void *arg)
 {
-    aside_sorter_t *a = arg;
-    a->rc = sorter_sort(a->cpu, a->job);
+    aside_slot_t *t = arg;
+    t->rc = sorter_sort(t->cpu, t->job);
     return NULL;
 }
 
 static int as_submit(sorter_t *s, sort_job_t *job)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
-    a->misuse += a->busy;
-    a->job = job;
-    if (pthread_create(&a->thread, NULL, as_main, a) != 0) {
-        a->rc = as_sort(s, job);
+    a->misuse += a->n >= a->depth;
+    aside_slot_t *t = &a->slot[(a->head + a->n) % 2];
+    a->n++;
+    a->most = a->n > a->most ? a->n : a->most;
+    t->job = job;
+    t->busy = 0;
+    if (pthread_create(&t->thread, NULL, as_main, t) != 0) {
+        t->rc = sorter_sort(t->cpu, job);
         return 0;
     }
-    a->busy = 1;
+    t->busy = 1;
     a->asides++;
     return 1;
 }
@@ -232,10 +243,17 @@ static int as_submit(sorter_t *s, sort_job_t *job)
 static int as_wait(sorter_t *s)
 {
     aside_sorter_t *a = (aside_sorter_t *)s;
-    if (a->busy)
-        pthread_join(a->thread, NULL);
-    a->busy = 0;
-    return a->rc;
+    if (a->n == 0) {
+        a->misuse++;
+        return GS_OK;
+    }
+    aside_slot_t *t = &a->slot[a->head];
+    a->head = (a->head + 1) % 2;
+    a->n--;
+    if (t->busy)
+        pthread_join(t->thread, NULL);
+    t->busy = 0;
+    return t->rc;
 }
 
 static int as_pin(sorter_t *s, void *buf, size_t bytes)
@@ -263,32 +281,39 @@ static const sorter_ops_t as_ops = {
     .pin = as_pin, .unpin = as_unpin, .destroy = as_destroy,
 };
 
-static void aside_sorter_init(aside_sorter_t *a, size_t max_keys)
+static void aside_sorter_init(aside_sorter_t *a, size_t max_keys, int depth)
 {
     memset(a, 0, sizeof *a);
-    ck_assert_int_eq(pool_create(&a->pool, 2), 0);
-    ck_assert_int_eq(sorter_cpu_create(&a->cpu, a->pool), GS_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(pool_create(&a->slot[i].pool, 2), 0);
+        ck_assert_int_eq(sorter_cpu_create(&a->slot[i].cpu, a->slot[i].pool), GS_OK);
+    }
+    a->depth = depth;
     a->base.ops = &as_ops;
     a->base.name = "aside";
-    a->base.caps = (sorter_caps_t){ .max_keys = max_keys, .aside = 1, .pins = 1 };
+    a->base.caps = (sorter_caps_t){ .max_keys = max_keys, .aside = 1, .aside_depth = depth,
+                                    .pins = 1 };
     a->pin_ret = 1;
 }
 
 static void aside_sorter_free(aside_sorter_t *a)
 {
-    sorter_destroy(a->cpu);
-    pool_destroy(a->pool);
+    for (int i = 0; i < 2; i++) {
+        sorter_destroy(a->slot[i].cpu);
+        pool_destroy(a->slot[i].pool);
+    }
 }
 
 /* _i: width by parity, unique by _i / 2, some runs spilled (each with LZ4 or raw
  * blocks) by _i / 4, and by _i / 8 the output is a FIFO (read by a thread here),
- * where unsigned binary keys go by output_give(): the pages into the pipe; by _i /
+ * where unsigned binary keys go by output_give(): the pages into the pipe; from _i
  * 16 the sorter sorts aside (pieces of at most 2^16 keys, so that larger budgets
- * hold the buffer more; never into a FIFO, whose buffers are not pinned). */
+ * hold the buffer more; never into a FIFO, whose buffers are not pinned), from 32
+ * two at once (aside_depth 2). */
 START_TEST(test_smerge_runs_cpu)
 {
     int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2, fifo = _i / 8 % 2;
-    int aside = _i / 16 % 2;
+    int aside = _i >= 16, depth = _i >= 32 ? 2 : 1;
     uint64_t seed = 0x5e11 + (uint64_t)_i;
     char dir[256], path[300];
     ck_tdir_make(dir, sizeof dir, "smerge");
@@ -298,7 +323,7 @@ START_TEST(test_smerge_runs_cpu)
     ck_assert_int_eq(pool_create(&pool, 3), 0);
     ck_assert_int_eq(sorter_cpu_create(&cpu, pool), GS_OK);
     aside_sorter_t as;
-    aside_sorter_init(&as, (size_t)1 << 16);
+    aside_sorter_init(&as, (size_t)1 << 16, depth);
     sorter_t *sorter = aside ? &as.base : cpu;
     keymap_t km;
     key_map_init(&km, w == 4 ? KEY_U32 : KEY_U64, 0);
@@ -307,7 +332,10 @@ START_TEST(test_smerge_runs_cpu)
     int reps = spill || fifo ? 5 : 12;
     size_t maxn = spill || fifo ? 60000 : 150000;
     for (int rep = 0; rep < reps; rep++) {
-        int nruns = 1 + (int)ck_rng_below(&seed, MAXRUNS);
+        /* Two aside: the first round with every run and the largest budget, so that
+         * pieces do go two at once. */
+        int first2 = depth == 2 && rep == 0;
+        int nruns = first2 ? MAXRUNS : 1 + (int)ck_rng_below(&seed, MAXRUNS);
         void *keys[MAXRUNS];
         size_t n[MAXRUNS];
         uint64_t *all;
@@ -316,7 +344,7 @@ START_TEST(test_smerge_runs_cpu)
         run_t *runs[MAXRUNS];
         make_store(&seed, w, nruns, keys, n, spill, dir, pool, runs);
         /* budget: pieces of 2^16 keys (the least smerge makes) up to all of them */
-        size_t budget = (2 * (size_t)w) << (16 + ck_rng_below(&seed, 5));
+        size_t budget = (2 * (size_t)w) << (16 + (first2 ? 4 : ck_rng_below(&seed, 5)));
         output_t *o;
         output_cfg_t cfg = { .path = path, .km = &km, .binary = 1, .pool = pool };
         fifo_reader_t fr = { .path = path, .cap = (size_t)w * (total + 1) };
@@ -344,7 +372,7 @@ START_TEST(test_smerge_runs_cpu)
             free(lent.buf[i]);   /* still ours: a double free if the merge had freed it */
         ck_assert_int_eq(as.pins, 0);
         ck_assert_int_eq(as.misuse, 0);
-        ck_assert(!as.busy);
+        ck_assert_int_eq(as.n, 0);
         ck_assert_int_eq(output_commit(o), GS_OK);
         size_t expect = total;
         if (unique && total > 0) {
@@ -374,8 +402,10 @@ START_TEST(test_smerge_runs_cpu)
         for (int r = 0; r < nruns; r++)
             run_free(runs[r]);
     }
-    /* The largest budgets hold the buffer more: some pieces went aside. */
+    /* The largest budgets hold the buffer more: some pieces went aside, two at once
+     * at depth 2. */
     ck_assert(!aside || fifo || as.asides > 0);
+    ck_assert(!aside || fifo || as.most == depth);
     aside_sorter_free(&as);
     sorter_destroy(cpu);
     pool_destroy(pool);
@@ -466,7 +496,7 @@ START_TEST(test_smerge_aside_needs_pins)
     pool_t *pool;
     ck_assert_int_eq(pool_create(&pool, 3), 0);
     aside_sorter_t as;
-    aside_sorter_init(&as, (size_t)1 << 16);
+    aside_sorter_init(&as, (size_t)1 << 16, 1);
     keymap_t km;
     key_map_init(&km, KEY_U32, 0);
     void *keys[4];
@@ -641,7 +671,7 @@ Suite *make_smerge_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("runs");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 32);
+    tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 48);
     tcase_add_test(tc, test_smerge_aside_needs_pins);
     tcase_add_loop_test(tc, test_runs_ranks, 0, 4);
     suite_add_tcase(s, tc);
