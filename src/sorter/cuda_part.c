@@ -8,7 +8,9 @@
  * 32-bit offsets), or, with --algorithm=bitonic, our bitonic sort in place
  * (gk_bitonic_sort_range); then the part comes back the same way, slice by slice.
  * A part in memory pinned by pin() crosses by DMA in one copy each way, its min and
- * max taken on the device.
+ * max taken on the device; sorted aside, alone in its job on one device, its way
+ * back is left running (cuda_sort_deferred) so that the next part crosses in
+ * meanwhile.
  */
 #include <config.h>
 
