@@ -272,6 +272,26 @@ static int sm_put(sm_bufs_t *b, int x, size_t m, int same, int more)
     return rc;
 }
 
+/* A piece aside: its buffer, its scratch and its sort (the sorter's until waited
+ * for). */
+typedef struct {
+    int k, s;
+    sort_job_t job;
+} sm_aside_t;
+
+/* Piece g (m keys) sorted aside with scratch sc: the newest of the ring (head, *na). */
+static void sm_submit(sorter_t *sorter, const sm_bufs_t *b, sm_aside_t *ring, int head,
+                      int *na, int g, int sc, size_t m)
+{
+    sm_aside_t *a = &ring[(head + (*na)++) % 2];
+    a->k = g;
+    a->s = sc;
+    a->job = (sort_job_t){ .keys = b->buf[g], .scratch = b->buf[sc], .n = m,
+                           .width = b->width };
+    if (sorter_submit(sorter, &a->job))
+        stats_note_aside(1);
+}
+
 int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter,
                 pool_t *pool, size_t budget, const smerge_lent_t *lent, output_t *out)
 {
@@ -350,9 +370,8 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
                        .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
     stats_note_merge(0, total);
-    /* The pieces aside, a ring of depth oldest first (ring[head]): their buffers,
-     * their scratch and their sorts (each the sorter's until waited for). */
-    struct { int k, s; sort_job_t job; } ring[2];
+    /* The pieces aside, a ring of depth oldest first (ring[head]). */
+    sm_aside_t ring[2];
     int head = 0, na = 0;
     double gather_s = 0, sorter_s = 0;   /* for --stats: the merge's thread's time */
     uint64_t pieces = 0;
@@ -380,13 +399,7 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         /* Two aside: the new piece goes before the oldest is waited for (its keys
          * cross in while the oldest's cross back); one: after. */
         if (aside && sortable && depth == 2 && na < 2) {
-            int i = (head + na++) % 2, sc = sm_free_buf(&b, busy, 0);
-            ring[i].k = g;
-            ring[i].s = sc;
-            ring[i].job = (sort_job_t){ .keys = b.buf[g], .scratch = b.buf[sc], .n = m,
-                                        .width = width };
-            if (sorter_submit(sorter, &ring[i].job))
-                stats_note_aside(1);
+            sm_submit(sorter, &b, ring, head, &na, g, sm_free_buf(&b, busy, 0), m);
             g = -1;
         }
         if (na > 0 && (g >= 0 || na == 2 || done >= total)) {
@@ -406,13 +419,7 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
                                                 (na ? sm_busy(ring[head].k, ring[head].s) : 0),
                                             0) : -1;
         if (aside && sortable) {   /* the oldest waited for: this one aside now */
-            int i = (head + na++) % 2;
-            ring[i].k = g;
-            ring[i].s = sc;
-            ring[i].job = (sort_job_t){ .keys = b.buf[g], .scratch = b.buf[sc], .n = m,
-                                        .width = width };
-            if (sorter_submit(sorter, &ring[i].job))
-                stats_note_aside(1);
+            sm_submit(sorter, &b, ring, head, &na, g, sc, m);
             continue;
         }
         /* Sort it here, with another free buffer as scratch. */

@@ -14,11 +14,12 @@
  * and asks for its buffers pinned, some lent by the caller: the same results,
  * every buffer pinned is unpinned, lent ones are left alone, the sorter is never
  * called while a sort is aside nor given more than its depth, and pieces do go
- * aside (two at once at depth 2), but never where pinning fails. run_ranks, the runs' ranks the merges lay out and cut by, against a binary
- * search of the keys. pmerge_runs, the parallel merge, through a sink that keeps the
- * keys as delivered and one that places them: 1 to 20 runs (a tree of two-way merges
- * up to 16, the loser tree past it), some spilled, every distribution of make_runs,
- * with and without -u, against qsort.
+ * aside (two at once at depth 2), but never where pinning fails. run_ranks, the
+ * runs' ranks the merges lay out and cut by, against a binary search of the keys.
+ * pmerge_runs, the parallel merge, through a sink that keeps the keys as delivered
+ * and one that places them: 1 to 20 runs (a tree of two-way merges up to 16, the
+ * loser tree past it), some spilled, every distribution of make_runs, with and
+ * without -u, against qsort.
  */
 #include <config.h>
 
