@@ -43,8 +43,9 @@ typedef struct {
     size_t cap;              /* keys per part */
     /* A part sorted aside whose way back is left running (cuda_sort_part, defer):
      * the next part crosses in meanwhile, into the device buffer the sort left free
-     * (PCIe's two directions at once). Touched by the aside job's thread alone; the
-     * waiter sees only the events of its slot. */
+     * (PCIe's two directions at once). Touched by the thread that sorts: the aside
+     * job's functions run in turn, and a sort here first waits for them; the
+     * waiter of a slot sees only that slot's events. */
     int defer;               /* the part about to be sorted may leave its way back running, */
     int slot;                /* and then fires the events of this slot */
     int tail;                /* 1: a way back is running, from d_last, on stream[0] */
