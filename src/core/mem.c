@@ -113,7 +113,7 @@ void mem_copy_stream(void *dst, const void *src, size_t len)
     char *d = dst;
     const char *s = src;
     size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (len < 4096 || head > len) {
+    if (len < 4096) {
         memcpy(dst, src, len);
         return;
     }

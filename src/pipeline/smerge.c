@@ -415,9 +415,9 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         }
         if (g < 0)
             continue;
-        int sc = sortable ? sm_free_buf(&b, sm_busy(g, -1) |
-                                                (na ? sm_busy(ring[head].k, ring[head].s) : 0),
-                                            0) : -1;
+        /* Nothing is aside here any more: a piece that went aside before was waited
+         * for just above (at most one is aside when a piece is gathered). */
+        int sc = sortable ? sm_free_buf(&b, 1u << g, 0) : -1;
         if (aside && sortable) {   /* the oldest waited for: this one aside now */
             sm_submit(sorter, &b, ring, head, &na, g, sc, m);
             continue;
