@@ -223,12 +223,15 @@ rec_same "-m -s of two sorted files" , '-m -s -k2,2' '-m -s -k2,2 -n' m1s.csv m3
 # --------------------------------------------------------------------------------
 
 # Full-range u64 keys leave no room for the line numbers in the sorted words (keys
-# and lines sorted as pairs); u32 keys with duplicates are sorted packed.
+# and lines sorted as pairs); u32 keys with duplicates are sorted packed. A file's
+# threads place their shares at offsets found from the keys (records/emit.c), or,
+# where a share begins among many records of one key (few.csv), measured.
 gen wide.csv -n 150000 -t u64 -w 3 -d uniform
 gen narrow.csv -n 150000 -t u32 -w 3 -d dups --range=5000
-for f in wide.csv narrow.csv; do
-    t=u64
-    [ "$f" = narrow.csv ] && t=u32
+gen few.csv -n 150000 -t u32 -w 3 -d dups --range=3
+for f in wide.csv narrow.csv few.csv; do
+    t=u32
+    [ "$f" = wide.csv ] && t=u64
     for opts in '' '-s' '-r -u'; do
         # shellcheck disable=SC2086 # the options are words on purpose
         LC_ALL=C sort -t, -k2,2 -n $opts "$f" >exp.out
