@@ -2,7 +2,7 @@
 /* emit.c: the records written out, whole, in a given order (see emit.h).
  *
  * To a file written from a position (-o's temporary, or standard output where it
- * is a regular file), each thread's share of the records is given its offset; then the
+ * is a regular file), every thread measures its share of the records; then the
  * file's space is reserved and mapped, as placed text is (io/placed.c), and each
  * thread copies its share straight into the file's pages at its offset: ext4 takes
  * one write(2) at a time per file, but page faults on a mapping of reserved blocks
@@ -11,10 +11,7 @@
  * (pwrite). Elsewhere (a pipe), the threads copy batches into buffers of their own
  * that the calling thread writes in order.
  *
- * The shares' offsets come from the keys where every record is written (no -u): one
- * pass over the table's keys and starts in line order, which are read straight
- * through (emit_offsets_by_keys). Else the measure reads every record's start at
- * random, and turns order[] (the caller's, used up) into where words for text: each
+ * The measure turns order[] (the caller's, used up) into where words for text: each
  * line's offset and length, so that the copies read each line alone, with no second
  * random read of the table's starts, and no array of their own (fresh pages).
  */
@@ -109,138 +106,20 @@ static void emit_measure(void *arg, int i, int n)
         j->bytes[i] = (uint64_t)(hi - lo) * j->t->rsize;
         return;
     }
-    uint64_t sum = 0;
+    /* The arrays in locals: the stores into order[] could change the table's fields
+     * of its type (its sizes), so they would be read again after every store. */
+    uint64_t sum = 0, *order = j->order;
+    const uint64_t *start = j->t->start;
     for (size_t r = lo; r < hi; r++) {
-        rtable_ahead_start(j->t, j->order, r, hi);
-        const char *s = rtable_line(j->t, (size_t)j->order[r], &len);
+        if (r + 2 * RTABLE_AHEAD < hi)
+            __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
+        size_t l = (size_t)order[r];
+        len = (size_t)(start[l + 1] - start[l]);
         if (j->where)
-            j->order[r] = rtable_where(j->t, s, len);
+            order[r] = rtable_where_at(start[l], len);
         sum += len;
     }
     j->bytes[i] = sum;
-}
-
-/* ---- the shares' offsets from the keys, without the measure ------------------------ */
-
-/* Where order[] holds every record of the table, by key first (order.h), a share's
- * offset in the file is the bytes of the records whose keys are less than the key at
- * its first rank, and of those with that key ranked before it. The first are summed
- * in one pass over the table in line order, its keys and starts read straight
- * through; the second by measuring the few records of that key before the share.
- * The measure's random read of every record's start is then left to the copy, where
- * it overlaps the read of the line itself. */
-
-typedef struct {
-    const rtable_t *t;
-    const uint64_t *order;
-    const uint64_t *bound;  /* nb keys, ascending: those at shares 1..nb's first ranks */
-    int nb;
-    size_t stride;          /* below's words a thread (whole cache lines) */
-    uint64_t *below;        /* a row a thread: bytes by how many bounds are <= the key */
-    const size_t *from;     /* nb: share s + 1's first rank of the key it begins with */
-    uint64_t *part;         /* nb: the bytes of ranks from[s] up to share s + 1's first */
-    size_t n;
-} bykey_job_t;
-
-/* How many of the nb ascending keys b[] are at most key (nb >= 1), without branches
- * on the keys: random keys would mispredict most of them. */
-static inline int bykey_count(const uint64_t *b, int nb, uint64_t key)
-{
-    const uint64_t *p = b;
-    int len = nb;
-    while (len > 1) {
-        int half = len / 2;
-        p = p[half] <= key ? p + half : p;
-        len -= half;
-    }
-    return (int)(p - b) + (*p <= key);
-}
-
-static void bykey_sum(void *arg, int i, int n)
-{
-    bykey_job_t *j = arg;
-    const rtable_t *t = j->t;
-    uint64_t *row = j->below + (size_t)i * j->stride;
-    size_t lo, hi;
-    pool_share(t->n, i, n, &lo, &hi);
-    for (size_t l = lo; l < hi; l++)
-        row[bykey_count(j->bound, j->nb, t->key[l])] += t->start[l + 1] - t->start[l];
-    for (int s = i; s < j->nb; s += n) {   /* the shares' own keys before them */
-        size_t first, last, len;
-        pool_share(j->n, s + 1, j->nb + 1, &first, &last);
-        uint64_t sum = 0;
-        for (size_t r = j->from[s]; r < first; r++) {
-            rtable_line(t, (size_t)j->order[r], &len);
-            sum += len;
-        }
-        j->part[s] = sum;
-    }
-}
-
-/* j->bytes[0..nt] (the shares' offsets, then the total) from the keys: 1, or 0 where
- * that does not pay (or no memory) and the measure must make them. */
-static int emit_offsets_by_keys(const rtable_t *t, pool_t *pool, spread_job_t *sj)
-{
-    int nt = pool_size(pool), nb = nt - 1;
-    size_t n = sj->n, near = 0;
-    const uint64_t *order = sj->order;
-    if (t->rsize || n != t->nrec || nb < 1)
-        return 0;
-    bykey_job_t j = { .t = t, .order = order, .nb = nb, .n = n,
-                      .stride = (((size_t)nb + 1 + 7) & ~(size_t)7) + 8 };
-    uint64_t *bound = malloc(sizeof *bound * (size_t)nb);
-    size_t *from = malloc(sizeof *from * (size_t)nb);
-    uint64_t *part = calloc((size_t)nb, sizeof *part);
-    j.below = calloc((size_t)nt * j.stride, sizeof *j.below);
-    int ok = bound && from && part && j.below;
-    for (int s = 0; ok && s < nb; s++) {   /* share s + 1's key, and its first rank */
-        size_t first, last;
-        pool_share(n, s + 1, nt, &first, &last);
-        uint64_t k = bound[s] = t->key[order[first]];
-        size_t a = 0, b = first;
-        while (a < b) {   /* the first rank whose key is k */
-            size_t m = a + (b - a) / 2;
-            if (t->key[order[m]] < k)
-                a = m + 1;
-            else
-                b = m;
-        }
-        from[s] = a;
-        near += first - a;
-    }
-    /* Many records of a share's key before it (few keys, many times each): the
-     * measure, every thread its share, is as cheap. */
-    ok = ok && near <= n / 8;
-    if (ok) {
-        j.bound = bound;
-        j.from = from;
-        j.part = part;
-        pool_run(pool, bykey_sum, &j);
-        uint64_t *tot = j.below;   /* thread 0's row: the sum of them all */
-        for (int i = 1; i < nt; i++)
-            for (int c = 0; c <= nb; c++)
-                tot[c] += j.below[(size_t)i * j.stride + (size_t)c];
-        for (int s = 0; s < t->nseg; s++) {   /* the headers are not records */
-            const rseg_t *sg = &t->seg[s];
-            if (sg->header) {
-                size_t len;
-                rtable_line(t, sg->first, &len);
-                tot[bykey_count(bound, nb, t->key[sg->first])] -= len;
-            }
-        }
-        uint64_t below = 0;
-        sj->bytes[0] = 0;
-        for (int s = 0; s < nb; s++) {
-            below += tot[s];
-            sj->bytes[s + 1] = below + part[s];
-        }
-        sj->bytes[nt] = below + tot[nb];
-    }
-    free(bound);
-    free(from);
-    free(part);
-    free(j.below);
-    return ok;
 }
 
 /* Thread i's share, gathered into a buffer of its own and written at its offset, a
@@ -287,26 +166,10 @@ static void emit_place(void *arg, int i, int n)
     char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
     char *p = at, *released = at;
     const rtable_t *t = j->t;
-    if (!j->where && !t->rsize) {
-        /* Lines of text by their table lines (offsets found from the keys): two random
-         * reads a record, its start and then its bytes, each asked for ahead. The
-         * arrays are held in locals: a copy's stores through char * could change
-         * the table's fields, so they would be read again after every copy. */
-        const uint64_t *order = j->order, *start = t->start;
-        const char *arena = t->arena;
-        for (size_t r = lo; r < hi; r++) {
-            if (r + 2 * RTABLE_AHEAD < hi)
-                __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
-            if (r + RTABLE_AHEAD < hi)
-                __builtin_prefetch(arena + start[order[r + RTABLE_AHEAD]]);
-            size_t l = (size_t)order[r];
-            len = (size_t)(start[l + 1] - start[l]);
-            rtable_copy(t, p, end, arena + start[l], len);
-            p += len;
-            if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
-                output_placed(j->out, &at, p, end, &released);
-        }
-    } else if (j->where) {   /* where words (measured): one random read a record */
+    if (j->where) {
+        /* Where words: one random read a record, asked for ahead. The arrays are held
+         * in locals: a copy's stores through char * could change the table's fields,
+         * so they would be read again after every copy. */
         const uint64_t *order = j->order;
         const char *arena = t->arena;
         for (size_t r = lo; r < hi; r++) {
@@ -318,7 +181,7 @@ static void emit_place(void *arg, int i, int n)
             if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
                 output_placed(j->out, &at, p, end, &released);
         }
-    } else {   /* binary records */
+    } else {   /* binary records, or an arena too large for where words */
         for (size_t r = lo; r < hi; r++) {
             rtable_record_ahead(t, j->order, j->where, r, hi);
             const char *s = rtable_record(t, j->order, j->where, r, &len);
@@ -379,20 +242,15 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    if (emit_offsets_by_keys(t, pool, &j)) {
-        j.where = 0;
-    } else {
-        pool_run(pool, emit_measure, &j);
-        uint64_t sum = 0;
-        for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
-            uint64_t b = j.bytes[i];
-            j.bytes[i] = sum;
-            sum += b;
-        }
-        j.bytes[nt] = sum;
-    }
+    pool_run(pool, emit_measure, &j);
     *where = j.where;
-    uint64_t total = hlen + j.bytes[nt];
+    uint64_t total = hlen;
+    for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
+        uint64_t b = j.bytes[i];
+        j.bytes[i] = total - hlen;
+        total += b;
+    }
+    j.bytes[nt] = total - hlen;
     if ((rc = emit_place_all(pool, &j, total, h, done)) != GS_OK || *done)
         goto out;
     rc = output_spread_begin(out, total, &j.fd, &j.pos);

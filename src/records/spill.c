@@ -170,10 +170,24 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
     lo += j->lo;
     hi += j->lo;
     p->len = p->nblocks = p->nplan = 0;
+    /* The arrays in locals, here and below: the stores into order[] and the blocks
+     * could change the table's fields, so they would be read again after each. */
+    uint64_t *order = j->order;
+    const uint64_t *start = t->start;   /* NULL for binary records */
+    const char *arena = t->arena;
+    size_t rsize = t->rsize;
     for (size_t r = lo; r < hi; r++) {
-        rtable_ahead_start(t, j->order, r, hi);
-        size_t l = (size_t)j->order[r];
-        const char *rec = rtable_line(t, l, &len);
+        size_t l = (size_t)order[r];
+        uint64_t off;
+        if (start) {
+            if (r + 2 * RTABLE_AHEAD < hi)
+                __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
+            off = start[l];
+            len = (size_t)(start[l + 1] - off);
+        } else {
+            off = (uint64_t)l * rsize;
+            len = rsize;
+        }
         if (fill == 0 || fill + len > SPILL_BLOCK) {
             if (!spill_plan(p, r, t->key[l])) {
                 p->failed = 1;
@@ -184,7 +198,7 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
         fill += len;
         p->plan[p->nplan - 1].bytes = fill;
         if (j->where)
-            j->order[r] = rtable_where(t, rec, len);
+            order[r] = rtable_where_at(off, len);
     }
     for (size_t b = 0; b < p->nplan && !p->failed; b++) {
         const splan_t *pl = &p->plan[b];
@@ -194,11 +208,21 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
             p->failed = 1;
             break;
         }
-        for (size_t r = pl->r; r < end; r++) {
-            rtable_record_ahead(t, j->order, j->where, r, hi);
-            const char *rec = rtable_record(t, j->order, j->where, r, &len);
-            rtable_copy(t, d, dend, rec, len);
-            d += len;
+        if (j->where) {
+            for (size_t r = pl->r; r < end; r++) {
+                if (r + RTABLE_AHEAD < hi)
+                    __builtin_prefetch(arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+                const char *rec = rtable_record(t, order, 1, r, &len);
+                rtable_copy(t, d, dend, rec, len);
+                d += len;
+            }
+        } else {
+            for (size_t r = pl->r; r < end; r++) {
+                rtable_record_ahead(t, order, 0, r, hi);
+                const char *rec = rtable_record(t, order, 0, r, &len);
+                rtable_copy(t, d, dend, rec, len);
+                d += len;
+            }
         }
         spill_block_end(p, pl->bytes, pl->key, j->lz4);
     }

@@ -143,10 +143,16 @@ static inline int rtable_can_where(const rtable_t *t)
     return !t->rsize && t->bytes < ((uint64_t)1 << (64 - WHERE_LEN_BITS));
 }
 
+/* The where word of the line of len bytes at offset off of an arena. */
+static inline uint64_t rtable_where_at(uint64_t off, size_t len)
+{
+    return off << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
+}
+
 /* The where word of line s[0..len) of t's arena. */
 static inline uint64_t rtable_where(const rtable_t *t, const char *s, size_t len)
 {
-    return (uint64_t)(s - t->arena) << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
+    return rtable_where_at((uint64_t)(s - t->arena), len);
 }
 
 /* Record r of order[], *len its length: order[r] a table line, or, where where is 1,
