@@ -180,13 +180,18 @@ static void table_index_text(rtable_t *t, tpart_t *p)
               by_masks ? (char)sep : t->term);
     trange_t r = { UINT64_MAX, 0 };
     size_t s = 0;   /* the line's start in the part */
-    for (size_t l = p->first; l < p->first + p->lines; l++) {
+    /* The table's fields in locals: the stores into start[] and key[] could change
+     * those of their type (sizes, offsets), so they would be read again each line. */
+    uint64_t *start = t->start, *key = t->key, lo = p->lo;
+    size_t end = p->first + p->lines, header = sg->header ? sg->first : SIZE_MAX;
+    const char term = t->term;
+    for (size_t l = p->first; l < end; l++) {
         size_t e, fb = 0, fe = SIZE_MAX;   /* field f's bounds in the line */
         int field = 1;
         if (by_masks) {
             for (;;) {   /* the part ends with a terminator: one comes */
                 e = ends_next(&ends);
-                if (base[e] == t->term)
+                if (base[e] == term)
                     break;
                 if (field == f)
                     fe = e - s;
@@ -196,9 +201,9 @@ static void table_index_text(rtable_t *t, tpart_t *p)
         } else {
             e = ends_next(&ends);
         }
-        t->start[l] = p->lo + s;
-        if (sg->header && l == sg->first) {
-            t->key[l] = 0;
+        start[l] = lo + s;
+        if (l == header) {
+            key[l] = 0;
         } else {
             const char *line = base + s;
             uint64_t raw;
@@ -215,8 +220,8 @@ static void table_index_text(rtable_t *t, tpart_t *p)
                 table_bad(p, l, st, b, fe);
                 break;
             }
-            t->key[l] = key_map(&t->km, raw);
-            table_keep(&r, t->key[l]);
+            key[l] = key_map(&t->km, raw);
+            table_keep(&r, key[l]);
         }
         s = e + 1;
     }
