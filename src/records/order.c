@@ -64,7 +64,8 @@ static int order_tie_cmp(const void *x, const void *y, void *arg)
     return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
 }
 
-/* Thread i's runs of equal keys, each put in last-resort order. */
+/* Thread i's runs of equal keys, each put in last-resort order; packed words then
+ * made their lines, which saves the unpacking a pass of its own. */
 static void order_ties_part(void *arg, int i, int n)
 {
     (void)n;
@@ -77,6 +78,9 @@ static void order_ties_part(void *arg, int i, int n)
             b++;
         if (b - a > 1)
             qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, j);
+        if (j->bits)
+            for (size_t r = a; r < b; r++)
+                j->order[r] &= j->mask;
         a = b;
     }
 }
@@ -122,21 +126,25 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bit
 
 /* Equal keys' records in the order the options ask for: -u keeps the first of each
  * run, -s and binary records keep input order, else sort's last resort (the whole
- * lines, bytewise). *n the new count. */
+ * lines, bytewise). *n the new count; *lines 1 where packed words were left as
+ * their lines (the last resort's pass does that too). */
 static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
-                            int bits)
+                            int bits, int *lines)
 {
-    if (t->set->unique)
+    *lines = 0;
+    if (t->set->unique) {
         *n = order_unique(t, order, *n, bits);
-    else if (!t->set->stable && !t->rsize)
+    } else if (!t->set->stable && !t->rsize) {
+        *lines = 1;
         return order_ties(t, pool, order, *n, bits);
+    }
     return GS_OK;
 }
 
 /* ---- keys with their line numbers ---------------------------------------------------- */
 
 /* What each thread does to its share of order[] (pack_job_t.step). */
-enum { PACK_LINES, PACK_WORDS, PACK_UNPACK };
+enum { PACK_LINES, PACK_WORDS, PACK_LINE_WORDS, PACK_UNPACK };
 
 typedef struct {
     const rtable_t *t;
@@ -159,6 +167,9 @@ static void order_pack_part(void *arg, int i, int nt)
     else if (j->step == PACK_WORDS)
         for (size_t k = lo; k < hi; k++)
             o[k] = (key[o[k]] - kmin) << j->bits | o[k];
+    else if (j->step == PACK_LINE_WORDS)   /* the two above in one pass */
+        for (size_t k = lo; k < hi; k++)
+            o[k] = (key[k] - kmin) << j->bits | k;
     else
         for (size_t k = lo; k < hi; k++)
             o[k] &= mask;
@@ -188,9 +199,10 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
             order[j++] = l;
 }
 
-/* Sort as one word each: (key - kmin) << bits | line, by the chunk sorter (a GPU's
- * where the run has one, and the words fit it at once; else the CPU's); then only
- * the lines kept. *orderp may move to the scratch the result is in. */
+/* The records (*orderp: room for them) sorted as one word each: (key - kmin) << bits
+ * | line, by the chunk sorter (a GPU's where the run has one, and the words fit it at
+ * once; else the CPU's); then only the lines kept. *orderp may move to the scratch
+ * the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
                         size_t *np, int bits)
 {
@@ -200,7 +212,12 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
     if (!tmp)
         return err_set(GS_ENOMEM, "out of memory");
     pack_job_t pj = { .t = t, .order = order, .n = n, .bits = bits };
-    order_pack_step(pool, &pj, PACK_WORDS);
+    if (t->nrec == t->n) {   /* no header: every line, made a word at once */
+        order_pack_step(pool, &pj, PACK_LINE_WORDS);
+    } else {
+        order_lines(t, pool, order);
+        order_pack_step(pool, &pj, PACK_WORDS);
+    }
     uint64_t *res = NULL;
     const sorter_caps_t *caps = sorter ? sorter_caps(sorter) : NULL;
     if (caps && (caps->max_keys == 0 || n <= caps->max_keys)) {
@@ -221,7 +238,7 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
             return err_set(GS_ENOMEM, "out of memory");
         }
     }
-    int rc = order_equal_keys(t, pool, res, &n, bits);
+    int lines, rc = order_equal_keys(t, pool, res, &n, bits, &lines);
     if (rc) {
         free(tmp);
         return rc;
@@ -229,7 +246,8 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
     *np = n;
     pj.order = res;
     pj.n = n;
-    order_pack_step(pool, &pj, PACK_UNPACK);
+    if (!lines)
+        order_pack_step(pool, &pj, PACK_UNPACK);
     if (res != order) {   /* the result in the scratch: it becomes the order */
         tmp = order;
         *orderp = res;
@@ -421,17 +439,17 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     if (!order)
         return err_set(GS_ENOMEM, "out of memory");
     double t0 = stats_now();
-    order_lines(t, pool, order);
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = GS_OK;
     if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
         rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits);
-    } else if (n >= 2) {
-        rc = order_pairs(t, pool, sorter, &order);
-        if (rc == GS_OK)
-            rc = order_equal_keys(t, pool, order, &n, 0);
+    } else {
+        order_lines(t, pool, order);
+        int lines;
+        if (n >= 2 && (rc = order_pairs(t, pool, sorter, &order)) == GS_OK)
+            rc = order_equal_keys(t, pool, order, &n, 0, &lines);
     }
     stats_add(ST_SORT, 0, stats_now() - t0);
     if (rc) {
