@@ -149,12 +149,6 @@ static inline uint64_t rtable_where_at(uint64_t off, size_t len)
     return off << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
 }
 
-/* The where word of line s[0..len) of t's arena. */
-static inline uint64_t rtable_where(const rtable_t *t, const char *s, size_t len)
-{
-    return rtable_where_at((uint64_t)(s - t->arena), len);
-}
-
 /* Record r of order[], *len its length: order[r] a table line, or, where where is 1,
  * a where word. */
 static inline const char *rtable_record(const rtable_t *t, const uint64_t *order, int where,
