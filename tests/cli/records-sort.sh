@@ -275,11 +275,10 @@ mkdir -p tdir
 for spill in '' '-S 1M -T tdir'; do
     for to in -o stdout; do
         st=0
+        # shellcheck disable=SC2086 # the options are words on purpose
         case $to in
-            # shellcheck disable=SC2086 # the options are words on purpose
             -o) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ||
                     st=$? ;;
-            # shellcheck disable=SC2086
             stdout) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv >/dev/null 2>"$RUN_ERR" ||
                     st=$? ;;
         esac
@@ -401,12 +400,10 @@ for opts in '' '-s' '-r -u'; do
     gs=(-t, -k2,2 --type=u64 -S 8M -T tdir --parallel=4)
     for to in file -o pipe; do
         rm -f got.out
+        # shellcheck disable=SC2086
         case $to in
-            # shellcheck disable=SC2086
             file) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv >got.out 2>"$RUN_ERR" ;;
-            # shellcheck disable=SC2086
             -o) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv -o got.out 2>"$RUN_ERR" ;;
-            # shellcheck disable=SC2086
             pipe) "$GPUSORT" "${gs[@]}" $opts --stats huge.csv 2>"$RUN_ERR" | cat >got.out ;;
         esac
         same exp.out got.out "spilled, 300,000 lines, merged by threads, $opts, to $to"
