@@ -111,8 +111,7 @@ static void emit_measure(void *arg, int i, int n)
     uint64_t sum = 0, *order = j->order;
     const uint64_t *start = j->t->start;
     for (size_t r = lo; r < hi; r++) {
-        if (r + 2 * RTABLE_AHEAD < hi)
-            __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
+        rtable_start_ahead(start, order, r, hi);
         size_t l = (size_t)order[r];
         len = (size_t)(start[l + 1] - start[l]);
         if (j->where)
@@ -173,8 +172,7 @@ static void emit_place(void *arg, int i, int n)
         const uint64_t *order = j->order;
         const char *arena = t->arena;
         for (size_t r = lo; r < hi; r++) {
-            if (r + RTABLE_AHEAD < hi)
-                __builtin_prefetch(arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+            rtable_where_ahead(arena, order, r, hi);
             const char *s = rtable_record(t, order, 1, r, &len);
             rtable_copy(t, p, end, s, len);
             p += len;
@@ -183,8 +181,8 @@ static void emit_place(void *arg, int i, int n)
         }
     } else {   /* binary records, or an arena too large for where words */
         for (size_t r = lo; r < hi; r++) {
-            rtable_record_ahead(t, j->order, j->where, r, hi);
-            const char *s = rtable_record(t, j->order, j->where, r, &len);
+            rtable_record_ahead(t, j->order, 0, r, hi);
+            const char *s = rtable_record(t, j->order, 0, r, &len);
             rtable_copy(t, p, end, s, len);
             p += len;
             if ((size_t)(p - at) >= EMIT_SPREAD_BUF)

@@ -180,8 +180,7 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
         size_t l = (size_t)order[r];
         uint64_t off;
         if (start) {
-            if (r + 2 * RTABLE_AHEAD < hi)
-                __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
+            rtable_start_ahead(start, order, r, hi);
             off = start[l];
             len = (size_t)(start[l + 1] - off);
         } else {
@@ -210,8 +209,7 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
         }
         if (j->where) {
             for (size_t r = pl->r; r < end; r++) {
-                if (r + RTABLE_AHEAD < hi)
-                    __builtin_prefetch(arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+                rtable_where_ahead(arena, order, r, hi);
                 const char *rec = rtable_record(t, order, 1, r, &len);
                 rtable_copy(t, d, dend, rec, len);
                 d += len;

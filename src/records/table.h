@@ -114,11 +114,20 @@ static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, con
  * order[r + RTABLE_AHEAD]'s first bytes. */
 #define RTABLE_AHEAD 16
 
+/* The start of line order[r + 2 * RTABLE_AHEAD], given the table's start[] (a loop
+ * that holds it in a local). */
+static inline void rtable_start_ahead(const uint64_t *start, const uint64_t *order, size_t r,
+                                      size_t end)
+{
+    if (r + 2 * RTABLE_AHEAD < end)
+        __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
+}
+
 static inline void rtable_ahead_start(const rtable_t *t, const uint64_t *order, size_t r,
                                       size_t end)
 {
-    if (!t->rsize && r + 2 * RTABLE_AHEAD < end)
-        __builtin_prefetch(&t->start[order[r + 2 * RTABLE_AHEAD]]);
+    if (!t->rsize)
+        rtable_start_ahead(t->start, order, r, end);
 }
 
 static inline void rtable_ahead(const rtable_t *t, const uint64_t *order, size_t r, size_t end)
@@ -164,14 +173,22 @@ static inline const char *rtable_record(const rtable_t *t, const uint64_t *order
     return s;
 }
 
+/* Ask for the line of where word order[r + RTABLE_AHEAD], given the table's arena. */
+static inline void rtable_where_ahead(const char *arena, const uint64_t *order, size_t r,
+                                      size_t end)
+{
+    if (r + RTABLE_AHEAD < end)
+        __builtin_prefetch(arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+}
+
 /* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: above). */
 static inline void rtable_record_ahead(const rtable_t *t, const uint64_t *order, int where,
                                        size_t r, size_t end)
 {
     if (!where)
         rtable_ahead(t, order, r, end);
-    else if (r + RTABLE_AHEAD < end)
-        __builtin_prefetch(t->arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
+    else
+        rtable_where_ahead(t->arena, order, r, end);
 }
 
 /* The segment line l belongs to. */
