@@ -114,7 +114,6 @@ static void emit_gather(void *arg, int i, int n)
 
 #define EMIT_SPREAD_BUF ((size_t)4 << 20)   /* a thread's bytes between two writes */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)   /* fewer records: written in order */
-#define EMIT_KO_BATCH 64                    /* key-offset words: lines found, then copied */
 
 typedef struct {
     const rtable_t *t;
@@ -341,32 +340,20 @@ static void emit_place(void *arg, int i, int n)
     const rtable_t *t = j->t;
     if (j->form == FORM_KO) {
         /* Key-offset words (offsets found from the keys): one random read a record,
-         * its length found in the bytes read, a batch at a time: first every line of
-         * the batch found, reads that depend on nothing before them, then each
-         * copied from the cache, where a copy's place depends on the length before.
-         * Found and copied one by one, the places would wait on every read in turn.
-         * The arrays in locals, as below. */
+         * its length found in the bytes read. The arrays in locals, as below. */
         const uint64_t *order = j->order;
         const char *arena = t->arena;
         size_t bytes = t->bytes;
         uint64_t mask = j->mask;
         char term = t->term;
-        const char *ls[EMIT_KO_BATCH];
-        size_t ll[EMIT_KO_BATCH];
-        for (size_t r0 = lo; r0 < hi; r0 += EMIT_KO_BATCH) {
-            size_t nb = hi - r0 < EMIT_KO_BATCH ? hi - r0 : EMIT_KO_BATCH;
-            for (size_t k = 0; k < nb; k++) {
-                rtable_ko_ahead(arena, order, r0 + k, hi, mask);
-                ls[k] = rtable_ko_line(arena, bytes, term, order[r0 + k], mask, &ll[k]);
-            }
-            for (size_t k = 0; k < nb; k++) {
-                len = ll[k];
-                if (len <= RTABLE_SLACK && (size_t)(end - p) >= RTABLE_SLACK)
-                    memcpy(p, ls[k], RTABLE_SLACK);   /* rtable_copy(), t->rsize 0 */
-                else
-                    memcpy(p, ls[k], len);
-                p += len;
-            }
+        for (size_t r = lo; r < hi; r++) {
+            rtable_ko_ahead(arena, order, r, hi, mask);
+            const char *s = rtable_ko_line(arena, bytes, term, order[r], mask, &len);
+            if (len <= RTABLE_SLACK && (size_t)(end - p) >= RTABLE_SLACK)
+                memcpy(p, s, RTABLE_SLACK);   /* rtable_copy(), t->rsize being 0 */
+            else
+                memcpy(p, s, len);
+            p += len;
             if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
                 output_placed(j->out, &at, p, end, &released);
         }
