@@ -108,6 +108,12 @@ static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, con
         memcpy(d, s, len);
 }
 
+/* The helpers that only ask for bytes ahead are always inlined: called, a function
+ * whose one effect is __builtin_prefetch() looks to GCC's analysis of what functions
+ * change (IPA mod-ref, GCC 12) like one with no effect, and the call is dropped
+ * before it could be inlined: the hints were gone from most of the loops below. */
+#define RTABLE_AHEAD_FN static inline __attribute__((always_inline)) void
+
 /* Gathers read lines from random places, so their latency bounds them: a gather
  * asks for what it will read a few records ahead, as hints. rtable_ahead_start(t,
  * order, r, end): for text, the start of line order[r + 2 * RTABLE_AHEAD] (what
@@ -117,21 +123,21 @@ static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, con
 
 /* The start of line order[r + 2 * RTABLE_AHEAD], given the table's start[] (a loop
  * that holds it in a local). */
-static inline void rtable_start_ahead(const uint64_t *start, const uint64_t *order, size_t r,
+RTABLE_AHEAD_FN rtable_start_ahead(const uint64_t *start, const uint64_t *order, size_t r,
                                       size_t end)
 {
     if (r + 2 * RTABLE_AHEAD < end)
         __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
 }
 
-static inline void rtable_ahead_start(const rtable_t *t, const uint64_t *order, size_t r,
+RTABLE_AHEAD_FN rtable_ahead_start(const rtable_t *t, const uint64_t *order, size_t r,
                                       size_t end)
 {
     if (!t->rsize)
         rtable_start_ahead(t->start, order, r, end);
 }
 
-static inline void rtable_ahead(const rtable_t *t, const uint64_t *order, size_t r, size_t end)
+RTABLE_AHEAD_FN rtable_ahead(const rtable_t *t, const uint64_t *order, size_t r, size_t end)
 {
     size_t len;
     rtable_ahead_start(t, order, r, end);
@@ -201,7 +207,7 @@ static inline const char *rtable_ko_line(const char *arena, size_t bytes, char t
 
 /* Ask for the line of key-offset word order[r + RTABLE_AHEAD]: the 64 bytes read
  * from the byte before it. */
-static inline void rtable_ko_ahead(const char *arena, const uint64_t *order, size_t r,
+RTABLE_AHEAD_FN rtable_ko_ahead(const char *arena, const uint64_t *order, size_t r,
                                    size_t end, uint64_t mask)
 {
     if (r + RTABLE_AHEAD < end) {
@@ -227,7 +233,7 @@ static inline const char *rtable_record(const rtable_t *t, const uint64_t *order
 }
 
 /* Ask for the line of where word order[r + RTABLE_AHEAD], given the table's arena. */
-static inline void rtable_where_ahead(const char *arena, const uint64_t *order, size_t r,
+RTABLE_AHEAD_FN rtable_where_ahead(const char *arena, const uint64_t *order, size_t r,
                                       size_t end)
 {
     if (r + RTABLE_AHEAD < end)
@@ -235,7 +241,7 @@ static inline void rtable_where_ahead(const char *arena, const uint64_t *order, 
 }
 
 /* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: above). */
-static inline void rtable_record_ahead(const rtable_t *t, const uint64_t *order, int where,
+RTABLE_AHEAD_FN rtable_record_ahead(const rtable_t *t, const uint64_t *order, int where,
                                        size_t r, size_t end)
 {
     if (!where)
