@@ -118,14 +118,13 @@ static int records_output(ctx_t *c, output_t **out)
 }
 
 /* Everything fitted in the first chunk: ordered, written out at once. */
-static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n,
-                             int kobits)
+static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n)
 {
     output_t *out;
     int rc = records_output(c, &out);
     if (rc)
         return rc;
-    rc = remit_write(t, c->pool, order, n, kobits, out);
+    rc = remit_write(t, c->pool, order, n, out);
     return ctx_finish(rc ? rc : rtable_intact(t), out);
 }
 
@@ -193,12 +192,11 @@ int records_run(ctx_t *c)
         }
         uint64_t *order;
         size_t n;
-        int kobits, at_once = first && !more;   /* written out at once: key-offset words */
         progress_phase("sorting");
-        if ((rc = rorder_sort(&t, c->pool, c->sorter, at_once, &order, &n, &kobits)) != GS_OK)
+        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
             break;
-        if (at_once) {
-            rc = records_in_memory(c, &t, order, n, kobits);
+        if (first && !more) {
+            rc = records_in_memory(c, &t, order, n);
         } else {
             if (!sp)
                 rc = rspill_open(&sp, set, c->pool);

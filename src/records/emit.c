@@ -11,15 +11,9 @@
  * (pwrite). Elsewhere (a pipe), the threads copy batches into buffers of their own
  * that the calling thread writes in order.
  *
- * order[] names the records as table lines or as key-offset words (table.h, order.h).
- * Key-offset words of every record go to a file placed at offsets found from the
- * keys (emit_offsets_by_keys): one pass over the table in line order, its keys and
- * starts read straight through; the copies then read each line alone, its length
- * found by its terminator. Elsewhere the measure reads every record (its start, or
- * its line) at random, and turns order[] (the caller's, used up) into where words
- * for text: each line's offset and length, so that the copies read each line alone,
- * with no second random read of the table's starts, and no array of their own
- * (fresh pages).
+ * The measure turns order[] (the caller's, used up) into where words for text: each
+ * line's offset and length, so that the copies read each line alone, with no second
+ * random read of the table's starts, and no array of their own (fresh pages).
  */
 #include <config.h>
 
@@ -34,29 +28,6 @@
 
 #define EMIT_BATCH ((size_t)1 << 18)   /* records a thread copies between two writes */
 
-/* How order[] names the records. */
-enum { FORM_LINES, FORM_WHERE, FORM_KO };
-
-/* Record r of order[] in form form (mask: a key-offset word's offset bits), *len its
- * length. */
-static inline const char *emit_record(const rtable_t *t, const uint64_t *order, int form,
-                                      uint64_t mask, size_t r, size_t *len)
-{
-    if (form == FORM_KO)
-        return rtable_ko_line(t->arena, t->bytes, t->term, order[r], mask, len);
-    return rtable_record(t, order, form == FORM_WHERE, r, len);
-}
-
-/* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more). */
-static inline void emit_ahead(const rtable_t *t, const uint64_t *order, int form,
-                              uint64_t mask, size_t r, size_t end)
-{
-    if (form == FORM_KO)
-        rtable_ko_ahead(t->arena, order, r, end, mask);
-    else
-        rtable_record_ahead(t, order, form == FORM_WHERE, r, end);
-}
-
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -66,8 +37,7 @@ typedef struct {
 typedef struct {
     const rtable_t *t;
     const uint64_t *order;
-    int form;               /* how order[] names the records */
-    uint64_t mask;          /* FORM_KO: the words' offset bits */
+    int where;              /* 1: order[] holds where words */
     size_t lo, hi;          /* the records of this round */
     emit_buf_t *bufs;       /* one a thread */
 } emit_job_t;
@@ -83,11 +53,9 @@ static void emit_gather(void *arg, int i, int n)
     hi += j->lo;
     size_t need = 0, len;
     for (size_t r = lo; r < hi; r++) {
-        if (j->form == FORM_LINES)
+        if (!j->where)
             rtable_ahead_start(j->t, j->order, r, hi);
-        else
-            emit_ahead(j->t, j->order, j->form, j->mask, r, hi);
-        emit_record(j->t, j->order, j->form, j->mask, r, &len);
+        rtable_record(j->t, j->order, j->where, r, &len);
         need += len;
     }
     b->len = 0;
@@ -102,8 +70,8 @@ static void emit_gather(void *arg, int i, int n)
     }
     char *d = b->buf;
     for (size_t r = lo; r < hi; r++) {
-        emit_ahead(j->t, j->order, j->form, j->mask, r, hi);
-        const char *s = emit_record(j->t, j->order, j->form, j->mask, r, &len);
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
         rtable_copy(j->t, d, b->buf + b->cap, s, len);
         d += len;
     }
@@ -117,10 +85,8 @@ static void emit_gather(void *arg, int i, int n)
 
 typedef struct {
     const rtable_t *t;
-    uint64_t *order;        /* the records, in form form */
-    int form;
-    uint64_t mask;          /* FORM_KO: the words' offset bits */
-    int to_where;           /* 1: the measure makes order[] where words */
+    uint64_t *order;        /* table lines, made where words by the measure (where) */
+    int where;
     size_t n;
     output_t *out;
     char *map;              /* placed: the file mapped from the header's first byte */
@@ -144,154 +110,15 @@ static void emit_measure(void *arg, int i, int n)
      * of its type (its sizes), so they would be read again after every store. */
     uint64_t sum = 0, *order = j->order;
     const uint64_t *start = j->t->start;
-    if (j->form == FORM_KO) {   /* each line read for its length */
-        const char *arena = j->t->arena;
-        for (size_t r = lo; r < hi; r++) {
-            rtable_ko_ahead(arena, order, r, hi, j->mask);
-            const char *s = emit_record(j->t, order, FORM_KO, j->mask, r, &len);
-            if (j->to_where)
-                order[r] = rtable_where_at((uint64_t)(s - arena), len);
-            sum += len;
-        }
-        j->bytes[i] = sum;
-        return;
-    }
     for (size_t r = lo; r < hi; r++) {
         rtable_start_ahead(start, order, r, hi);
         size_t l = (size_t)order[r];
         len = (size_t)(start[l + 1] - start[l]);
-        if (j->to_where)
+        if (j->where)
             order[r] = rtable_where_at(start[l], len);
         sum += len;
     }
     j->bytes[i] = sum;
-}
-
-/* ---- the shares' offsets from the keys, without the measure ------------------------ */
-
-/* Where order[] holds every record of the table as key-offset words, by key first
- * (order.h), a share's offset in the file is the bytes of the records whose keys
- * are less than the key at its first rank, and of those with that key ranked before
- * it. The first are summed in one pass over the table in line order, its keys and
- * starts read straight through; the second by reading the few records of that key
- * before the share. */
-
-typedef struct {
-    const rtable_t *t;
-    const uint64_t *order;
-    uint64_t mask;          /* the words' offset bits */
-    const uint64_t *bound;  /* nb mapped keys, ascending: those at shares 1..nb's first ranks */
-    int nb;
-    size_t stride;          /* below's words a thread (whole cache lines) */
-    uint64_t *below;        /* a row a thread: bytes by how many bounds are <= the key */
-    const size_t *from;     /* nb: share s + 1's first rank of the key it begins with */
-    uint64_t *part;         /* nb: the bytes of ranks from[s] up to share s + 1's first */
-    size_t n;
-} bykey_job_t;
-
-/* How many of the nb ascending keys b[] are at most key (nb >= 1), without branches
- * on the keys: random keys would mispredict most of them. */
-static inline int bykey_count(const uint64_t *b, int nb, uint64_t key)
-{
-    const uint64_t *p = b;
-    int len = nb;
-    while (len > 1) {
-        int half = len / 2;
-        p = p[half] <= key ? p + half : p;
-        len -= half;
-    }
-    return (int)(p - b) + (*p <= key);
-}
-
-static void bykey_sum(void *arg, int i, int n)
-{
-    bykey_job_t *j = arg;
-    const rtable_t *t = j->t;
-    uint64_t *row = j->below + (size_t)i * j->stride;
-    const uint64_t *key = t->key, *start = t->start, *bound = j->bound;
-    int nb = j->nb;
-    size_t lo, hi, len;
-    pool_share(t->n, i, n, &lo, &hi);
-    for (size_t l = lo; l < hi; l++)
-        row[bykey_count(bound, nb, key[l])] += start[l + 1] - start[l];
-    for (int s = i; s < nb; s += n) {   /* the shares' own keys before them */
-        size_t first, last;
-        pool_share(j->n, s + 1, nb + 1, &first, &last);
-        uint64_t sum = 0;
-        for (size_t r = j->from[s]; r < first; r++) {
-            emit_record(t, j->order, FORM_KO, j->mask, r, &len);
-            sum += len;
-        }
-        j->part[s] = sum;
-    }
-}
-
-/* j->bytes[0..nt] (the shares' offsets, then the records' bytes) from the keys of
- * key-offset words of kobits bits of offset: 1, or 0 where that does not pay (or no
- * memory) and the measure must make them. */
-static int emit_offsets_by_keys(const rtable_t *t, pool_t *pool, spread_job_t *sj, int kobits)
-{
-    int nt = pool_size(pool), nb = nt - 1;
-    size_t n = sj->n, near = 0;
-    const uint64_t *order = sj->order;
-    if (n != t->nrec || nb < 1)
-        return 0;
-    bykey_job_t j = { .t = t, .order = order, .mask = sj->mask, .nb = nb, .n = n,
-                      .stride = (((size_t)nb + 1 + 7) & ~(size_t)7) + 8 };
-    uint64_t *bound = malloc(sizeof *bound * (size_t)nb);
-    size_t *from = malloc(sizeof *from * (size_t)nb);
-    uint64_t *part = calloc((size_t)nb, sizeof *part);
-    j.below = calloc((size_t)nt * j.stride, sizeof *j.below);
-    int ok = bound && from && part && j.below;
-    for (int s = 0; ok && s < nb; s++) {   /* share s + 1's key, and its first rank */
-        size_t first, last;
-        pool_share(n, s + 1, nt, &first, &last);
-        uint64_t k = order[first] >> kobits;
-        bound[s] = k + t->kmin;
-        size_t a = 0, b = first;
-        while (a < b) {   /* the first rank whose key is k */
-            size_t m = a + (b - a) / 2;
-            if (order[m] >> kobits < k)
-                a = m + 1;
-            else
-                b = m;
-        }
-        from[s] = a;
-        near += first - a;
-    }
-    /* Many records of a share's key before it (few keys, many times each): the
-     * measure, every thread its share, is as cheap. */
-    ok = ok && near <= n / 8;
-    if (ok) {
-        j.bound = bound;
-        j.from = from;
-        j.part = part;
-        pool_run(pool, bykey_sum, &j);
-        uint64_t *tot = j.below;   /* thread 0's row: the sum of them all */
-        for (int i = 1; i < nt; i++)
-            for (int c = 0; c <= nb; c++)
-                tot[c] += j.below[(size_t)i * j.stride + (size_t)c];
-        for (int s = 0; s < t->nseg; s++) {   /* the headers are not records */
-            const rseg_t *sg = &t->seg[s];
-            if (sg->header && sg->lines > 0) {
-                size_t len;
-                rtable_line(t, sg->first, &len);
-                tot[bykey_count(bound, nb, t->key[sg->first])] -= len;
-            }
-        }
-        uint64_t below = 0;
-        sj->bytes[0] = 0;
-        for (int s = 0; s < nb; s++) {
-            below += tot[s];
-            sj->bytes[s + 1] = below + part[s];
-        }
-        sj->bytes[nt] = below + tot[nb];
-    }
-    free(bound);
-    free(from);
-    free(part);
-    free(j.below);
-    return ok;
 }
 
 /* Thread i's share, gathered into a buffer of its own and written at its offset, a
@@ -308,8 +135,8 @@ static void emit_spread(void *arg, int i, int n)
         return;
     }
     for (size_t r = lo; r < hi && j->rc[i] == GS_OK; r++) {
-        emit_ahead(j->t, j->order, j->form, j->mask, r, hi);
-        const char *s = emit_record(j->t, j->order, j->form, j->mask, r, &len);
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
         if (fill + len > EMIT_SPREAD_BUF && fill > 0) {
             j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);
             off += fill;
@@ -338,26 +165,7 @@ static void emit_place(void *arg, int i, int n)
     char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
     char *p = at, *released = at;
     const rtable_t *t = j->t;
-    if (j->form == FORM_KO) {
-        /* Key-offset words (offsets found from the keys): one random read a record,
-         * its length found in the bytes read. The arrays in locals, as below. */
-        const uint64_t *order = j->order;
-        const char *arena = t->arena;
-        size_t bytes = t->bytes;
-        uint64_t mask = j->mask;
-        char term = t->term;
-        for (size_t r = lo; r < hi; r++) {
-            rtable_ko_ahead(arena, order, r, hi, mask);
-            const char *s = rtable_ko_line(arena, bytes, term, order[r], mask, &len);
-            if (len <= RTABLE_SLACK && (size_t)(end - p) >= RTABLE_SLACK)
-                memcpy(p, s, RTABLE_SLACK);   /* rtable_copy(), t->rsize being 0 */
-            else
-                memcpy(p, s, len);
-            p += len;
-            if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
-                output_placed(j->out, &at, p, end, &released);
-        }
-    } else if (j->form == FORM_WHERE) {
+    if (j->where) {
         /* Where words: one random read a record, asked for ahead. The arrays are held
          * in locals: a copy's stores through char * could change the table's fields,
          * so they would be read again after every copy. */
@@ -412,13 +220,11 @@ static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const c
 
 /* Write the header and the records at their offsets, where the output is a file that
  * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
- * error. *form: how order[] names the records, on entry and after (the measure may
- * have made them where words, table.h). */
+ * error. *where 1 where order[] now holds where words (table.h). */
 static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
-                           int kobits, output_t *out, const char *h, size_t hlen, int *done,
-                           int *form)
+                           output_t *out, const char *h, size_t hlen, int *done, int *where)
 {
-    *done = 0;
+    *done = *where = 0;
     int nt = pool_size(pool);
     if (nt < 2 || n < EMIT_SPREAD_MIN)
         return GS_OK;
@@ -426,8 +232,7 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
      * the line alone, one random read a record where it took two (the line's start,
      * then its bytes). */
     spread_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
-                       .form = *form, .mask = kobits ? (1ull << kobits) - 1 : 0,
-                       .to_where = rtable_can_where(t),
+                       .where = rtable_can_where(t),
                        .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
                        .rc = calloc((size_t)nt, sizeof(int)) };
     int rc = GS_OK;
@@ -435,19 +240,15 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    if (j.form != FORM_KO || !emit_offsets_by_keys(t, pool, &j, kobits)) {
-        pool_run(pool, emit_measure, &j);
-        if (j.to_where)
-            *form = j.form = FORM_WHERE;
-        uint64_t sum = 0;
-        for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
-            uint64_t b = j.bytes[i];
-            j.bytes[i] = sum;
-            sum += b;
-        }
-        j.bytes[nt] = sum;
+    pool_run(pool, emit_measure, &j);
+    *where = j.where;
+    uint64_t total = hlen;
+    for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
+        uint64_t b = j.bytes[i];
+        j.bytes[i] = total - hlen;
+        total += b;
     }
-    uint64_t total = hlen + j.bytes[nt];
+    j.bytes[nt] = total - hlen;
     if ((rc = emit_place_all(pool, &j, total, h, done)) != GS_OK || *done)
         goto out;
     rc = output_spread_begin(out, total, &j.fd, &j.pos);
@@ -470,20 +271,18 @@ out:
 
 /* ---- in order: batches copied by the threads, written by the caller ----------------- */
 
-int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int kobits,
-                output_t *out)
+int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, output_t *out)
 {
     size_t hlen = 0;
     const char *h = rtable_header(t, &hlen);
-    int done, form = kobits ? FORM_KO : FORM_LINES;
+    int done, where;
     progress_phase("writing");
-    int rc = emit_spread_all(t, pool, order, n, kobits, out, h, h ? hlen : 0, &done, &form);
+    int rc = emit_spread_all(t, pool, order, n, out, h, h ? hlen : 0, &done, &where);
     if (rc || done)
         return rc;
     rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
     int nt = pool_size(pool);
-    emit_job_t j = { .t = t, .order = order, .form = form,
-                     .mask = kobits ? (1ull << kobits) - 1 : 0,
+    emit_job_t j = { .t = t, .order = order, .where = where,
                      .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
     if (!j.bufs)
         return err_set(GS_ENOMEM, "out of memory");

@@ -10,12 +10,10 @@
 #include "io/output.h"
 #include "records/table.h"
 
-/* Write the header (--header) and then the records order[0..n) (table lines, or
- * key-offset words of kobits bits of offset where kobits is not 0: order.h) to out,
+/* Write the header (--header) and then the records order[0..n) (table lines) to out,
  * each whole, its terminator included: by the pool's threads, each at its offset
  * where the output is a file that allows it, else in batches written in order.
  * order[] is used up: its words may be overwritten. GS_OK or the output's error. */
-int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int kobits,
-                output_t *out);
+int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, output_t *out);
 
 #endif

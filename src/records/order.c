@@ -41,15 +41,14 @@ int rorder_tie(const rtable_t *t, size_t a, size_t b)
 }
 
 /* The runs of equal keys in order[]: either line numbers, their keys in the table,
- * or packed words (bits > 0: key << bits | line, or with ko, key-offset words),
- * their keys in the words, which saves a random read of the table a record. */
+ * or packed words (bits > 0: key << bits | line), their keys in the words, which
+ * saves a random read of the table a record. */
 typedef struct {
     const rtable_t *t;
     uint64_t *order;
     size_t n;
     int bits;              /* 0: order[] holds lines; else packed words */
-    int ko;                /* 1: key-offset words (table.h), kept as they are */
-    uint64_t mask;         /* a word's line (its offset's bits) */
+    uint64_t mask;         /* a word's line */
     size_t *cut;           /* nthreads + 1 positions, each the start of a run */
 } ties_job_t;
 
@@ -62,18 +61,11 @@ static int order_tie_cmp(const void *x, const void *y, void *arg)
 {
     const ties_job_t *j = arg;
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    if (!j->ko)
-        return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
-    const rtable_t *t = j->t;
-    size_t la, lb;
-    const char *pa = rtable_ko_line(t->arena, t->bytes, t->term, a, j->mask, &la);
-    const char *pb = rtable_ko_line(t->arena, t->bytes, t->term, b, j->mask, &lb);
-    return rorder_tie_lines(t->set, pa, la, pb, lb);
+    return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
 }
 
 /* Thread i's runs of equal keys, each put in last-resort order; packed words then
- * made their lines (key-offset words kept), which saves the unpacking a pass of its
- * own. */
+ * made their lines, which saves the unpacking a pass of its own. */
 static void order_ties_part(void *arg, int i, int n)
 {
     (void)n;
@@ -86,18 +78,17 @@ static void order_ties_part(void *arg, int i, int n)
             b++;
         if (b - a > 1)
             qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, j);
-        if (j->bits && !j->ko)
+        if (j->bits)
             for (size_t r = a; r < b; r++)
                 j->order[r] &= j->mask;
         a = b;
     }
 }
 
-static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int bits,
-                      int ko)
+static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int bits)
 {
     int nt = pool_size(pool);
-    ties_job_t j = { .t = t, .order = order, .n = n, .bits = bits, .ko = ko,
+    ties_job_t j = { .t = t, .order = order, .n = n, .bits = bits,
                      .mask = bits == 0 || bits == 64 ? ~0ull : (1ull << bits) - 1,
                      .cut = malloc(sizeof(size_t) * (nt + 1)) };
     if (!j.cut)
@@ -136,16 +127,16 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bit
 /* Equal keys' records in the order the options ask for: -u keeps the first of each
  * run, -s and binary records keep input order, else sort's last resort (the whole
  * lines, bytewise). *n the new count; *lines 1 where packed words were left as
- * their lines (the last resort's pass does that too, but for key-offset words). */
+ * their lines (the last resort's pass does that too). */
 static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
-                            int bits, int ko, int *lines)
+                            int bits, int *lines)
 {
     *lines = 0;
     if (t->set->unique) {
         *n = order_unique(t, order, *n, bits);
     } else if (!t->set->stable && !t->rsize) {
         *lines = 1;
-        return order_ties(t, pool, order, *n, bits, ko);
+        return order_ties(t, pool, order, *n, bits);
     }
     return GS_OK;
 }
@@ -153,7 +144,7 @@ static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, si
 /* ---- keys with their line numbers ---------------------------------------------------- */
 
 /* What each thread does to its share of order[] (pack_job_t.step). */
-enum { PACK_LINES, PACK_WORDS, PACK_LINE_WORDS, PACK_KO_WORDS, PACK_KO_LINE_WORDS, PACK_UNPACK };
+enum { PACK_LINES, PACK_WORDS, PACK_LINE_WORDS, PACK_UNPACK };
 
 typedef struct {
     const rtable_t *t;
@@ -168,7 +159,7 @@ static void order_pack_part(void *arg, int i, int nt)
     size_t lo, hi;
     pool_share(j->n, i, nt, &lo, &hi);
     uint64_t *o = j->order, kmin = j->t->kmin;
-    const uint64_t *key = j->t->key, *start = j->t->start;
+    const uint64_t *key = j->t->key;
     uint64_t mask = j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
     if (j->step == PACK_LINES)
         for (size_t k = lo; k < hi; k++)
@@ -179,12 +170,6 @@ static void order_pack_part(void *arg, int i, int nt)
     else if (j->step == PACK_LINE_WORDS)   /* the two above in one pass */
         for (size_t k = lo; k < hi; k++)
             o[k] = (key[k] - kmin) << j->bits | k;
-    else if (j->step == PACK_KO_WORDS)   /* key-offset words of the lines in o[] */
-        for (size_t k = lo; k < hi; k++)
-            o[k] = rtable_ko_word(key[o[k]] - kmin, start[o[k]], j->bits);
-    else if (j->step == PACK_KO_LINE_WORDS)   /* of every line, in one pass */
-        for (size_t k = lo; k < hi; k++)
-            o[k] = rtable_ko_word(key[k] - kmin, start[k], j->bits);
     else
         for (size_t k = lo; k < hi; k++)
             o[k] &= mask;
@@ -215,12 +200,11 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
 }
 
 /* The records (*orderp: room for them) sorted as one word each: (key - kmin) << bits
- * | line, or with ko the key-offset words (bits the offsets'), by the chunk sorter
- * (a GPU's where the run has one, and the words fit it at once; else the CPU's);
- * then only the lines kept, or the key-offset words as they are. *orderp may move to
- * the scratch the result is in. */
+ * | line, by the chunk sorter (a GPU's where the run has one, and the words fit it at
+ * once; else the CPU's); then only the lines kept. *orderp may move to the scratch
+ * the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        size_t *np, int bits, int ko)
+                        size_t *np, int bits)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
@@ -229,10 +213,10 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         return err_set(GS_ENOMEM, "out of memory");
     pack_job_t pj = { .t = t, .order = order, .n = n, .bits = bits };
     if (t->nrec == t->n) {   /* no header: every line, made a word at once */
-        order_pack_step(pool, &pj, ko ? PACK_KO_LINE_WORDS : PACK_LINE_WORDS);
+        order_pack_step(pool, &pj, PACK_LINE_WORDS);
     } else {
         order_lines(t, pool, order);
-        order_pack_step(pool, &pj, ko ? PACK_KO_WORDS : PACK_WORDS);
+        order_pack_step(pool, &pj, PACK_WORDS);
     }
     uint64_t *res = NULL;
     const sorter_caps_t *caps = sorter ? sorter_caps(sorter) : NULL;
@@ -248,14 +232,13 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         res = sort_job_result(&job);
     } else {
         /* The words are in line order: sorted stably on their keys alone, they come
-         * out as sorted on the whole words, with no passes over the lines' bits (the
-         * offsets ascend with the lines). */
+         * out as sorted on the whole words, with no passes over the lines' bits. */
         if (!(res = radix_sort_cpu_from(pool, order, tmp, n, 8, bits))) {
             free(tmp);
             return err_set(GS_ENOMEM, "out of memory");
         }
     }
-    int lines, rc = order_equal_keys(t, pool, res, &n, bits, ko, &lines);
+    int lines, rc = order_equal_keys(t, pool, res, &n, bits, &lines);
     if (rc) {
         free(tmp);
         return rc;
@@ -263,7 +246,7 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
     *np = n;
     pj.order = res;
     pj.n = n;
-    if (!lines && !ko)
+    if (!lines)
         order_pack_step(pool, &pj, PACK_UNPACK);
     if (res != order) {   /* the result in the scratch: it becomes the order */
         tmp = order;
@@ -448,29 +431,10 @@ static sorter_t *order_words_sorter(const rtable_t *t, sorter_t *sorter)
     return t->set->gpus == GS_GPUS_AUTO ? NULL : sorter;
 }
 
-/* The bits of the halved offsets of t's lines, where key-offset words (table.h) of
- * keys of kbits bits hold them: every header line 2 bytes or longer (records are);
- * else 0. */
-static int order_ko_bits(const rtable_t *t, int kbits)
-{
-    if (t->rsize || t->bytes < 2)
-        return 0;
-    for (int i = 0; i < t->nseg; i++) {
-        size_t len;
-        if (t->seg[i].header && t->seg[i].lines > 0 &&
-            (rtable_line(t, t->seg[i].first, &len), len < 2))
-            return 0;
-    }
-    uint64_t top = (uint64_t)(t->bytes - 1) >> RTABLE_KO_SHIFT;
-    int bits = top ? 64 - __builtin_clzll(top) : 1;
-    return kbits + bits <= 64 ? bits : 0;
-}
-
-int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, int ko, uint64_t **out,
-                size_t *nout, int *kobits)
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
+                size_t *nout)
 {
     size_t n = t->nrec;
-    *kobits = 0;
     uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
     if (!order)
         return err_set(GS_ENOMEM, "out of memory");
@@ -478,18 +442,14 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, int ko, uint6
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
-    int obits = ko && n >= 2 ? order_ko_bits(t, kbits) : 0;
     int rc = GS_OK;
-    if (obits) {   /* key-offset words: no line numbers to look up after */
-        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, obits, 1);
-        *kobits = obits;
-    } else if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
-        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits, 0);
+    if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
+        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits);
     } else {
         order_lines(t, pool, order);
         int lines;
         if (n >= 2 && (rc = order_pairs(t, pool, sorter, &order)) == GS_OK)
-            rc = order_equal_keys(t, pool, order, &n, 0, 0, &lines);
+            rc = order_equal_keys(t, pool, order, &n, 0, &lines);
     }
     stats_add(ST_SORT, 0, stats_now() - t0);
     if (rc) {

@@ -9,8 +9,7 @@
  * The keys and their line numbers are sorted together as one 64-bit word, the key
  * less the least key above the line number's bits, by the chunk sorter (the CPU's
  * under --device=auto), wherever the keys' range leaves room for the line numbers
- * (always for 32-bit keys), or, where the caller writes the records out at once,
- * above the line's offset halved (a key-offset word, table.h), where that fits; else
+ * (always for 32-bit keys); else
  * as keys and indices: by the chunk sorter where it takes them (a GPU's:
  * sorter_sort_index), else by a radix sort of pairs of their own.
  */
@@ -24,13 +23,11 @@
 #include "records/table.h"
 #include "sorter/sorter.h"
 
-/* The table's records in output order: *order (free() it) holds *n of them, as table
- * lines, or, where ko is 1 and the keys' range and the arena leave room (text), as
- * key-offset words (table.h) of *kobits bits of offset (0: table lines). sorter: the
- * chunk sorter (its width 8) for the packed words and for wide keys with their
- * indices, or NULL for the CPU's radix sorts. GS_OK or the sorter's error. */
-int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, int ko, uint64_t **order,
-                size_t *n, int *kobits);
+/* The table's records in output order, as table lines: *order (free() it) holds *n
+ * of them. sorter: the chunk sorter (its width 8) for the packed words and for wide
+ * keys with their indices, or NULL for the CPU's radix sorts. GS_OK or the sorter's error. */
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
+                size_t *n);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with

@@ -25,7 +25,6 @@
 #include "core/keys.h"
 #include "core/pool.h"
 #include "core/settings.h"
-#include "records/ends.h"
 
 /* The part of one input in a chunk. */
 typedef struct {
@@ -163,58 +162,6 @@ static inline int rtable_can_where(const rtable_t *t)
 static inline uint64_t rtable_where_at(uint64_t off, size_t len)
 {
     return off << WHERE_LEN_BITS | (len < WHERE_LEN_MAX ? len : 0);
-}
-
-/* A key-offset word (order.h): a record's key, less the least, above `bits` bits
- * of its line's offset halved. The halved offset names the line alone, since every
- * line of such a table is 2 bytes or longer (a record holds its key and its
- * terminator; rtable_ko_fits() checks the headers): the line starts at twice it
- * where the byte before that is a terminator, else one byte later. Its length is
- * found by its terminator, in the 64 bytes read from the byte before it (the arena
- * holds RTABLE_SLACK bytes past its end), so that an order of such words is copied
- * with one random read a record and no measure before (emit.c). */
-#define RTABLE_KO_SHIFT 1
-
-static inline uint64_t rtable_ko_word(uint64_t key_less, uint64_t off, int bits)
-{
-    return key_less << bits | off >> RTABLE_KO_SHIFT;
-}
-
-/* The line of key-offset word w (mask: its offset's bits), *len its length, in an
- * arena of bytes bytes whose lines end with term. */
-static inline const char *rtable_ko_line(const char *arena, size_t bytes, char term, uint64_t w,
-                                         uint64_t mask, size_t *len)
-{
-    uint64_t h = w & mask;
-    const char *s;
-    uint64_t m;
-    if (__builtin_expect(h == 0, 0)) {   /* the arena's first line */
-        s = arena;
-        m = ends_mask64(s, term, term);
-    } else {
-        const char *b = arena + (h << RTABLE_KO_SHIFT) - 1;
-        m = ends_mask64(b, term, term);
-        int skip = 2 - (int)(m & 1);
-        s = b + skip;
-        m >>= skip;
-    }
-    if (__builtin_expect(m != 0, 1))
-        *len = (size_t)__builtin_ctzll(m) + 1;
-    else   /* a long line: to its terminator, which the arena holds */
-        *len = (size_t)((const char *)memchr(s, term, bytes - (size_t)(s - arena)) - s) + 1;
-    return s;
-}
-
-/* Ask for the line of key-offset word order[r + RTABLE_AHEAD]: the 64 bytes read
- * from the byte before it. */
-RTABLE_AHEAD_FN rtable_ko_ahead(const char *arena, const uint64_t *order, size_t r,
-                                   size_t end, uint64_t mask)
-{
-    if (r + RTABLE_AHEAD < end) {
-        const char *b = arena + ((order[r + RTABLE_AHEAD] & mask) << RTABLE_KO_SHIFT);
-        __builtin_prefetch(b - 1);
-        __builtin_prefetch(b + 62);
-    }
 }
 
 /* Record r of order[], *len its length: order[r] a table line, or, where where is 1,

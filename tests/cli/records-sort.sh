@@ -309,20 +309,6 @@ if [ "$can_falloc" = 1 ]; then
     done
 fi
 
-# A header of one byte (an empty line): records written at once are sorted as words
-# of their keys and their lines' offsets halved (records/table.h), which needs every
-# line 2 bytes or longer; this one is not, so they go as line numbers instead. One
-# of two bytes keeps the offsets. To a file and to a pipe.
-for h in '' 'h'; do
-    { printf '%s\n' "$h"; cat narrow.csv; } >hshort.csv
-    { printf '%s\n' "$h"; LC_ALL=C sort -t, -k2,2 -n narrow.csv; } >exp.out
-    gs_ok /dev/null --parallel=4 --header -t, -k2,2 hshort.csv -o got.out
-    same exp.out got.out "a header of '$h' and 150,000 lines, -o"
-    "$GPUSORT" --parallel=4 --header -t, -k2,2 hshort.csv 2>"$RUN_ERR" | cat >got.out
-    [ ! -s "$RUN_ERR" ] || fail "a header of '$h', to a pipe: $(head -c 2000 "$RUN_ERR")"
-    same exp.out got.out "a header of '$h' and 150,000 lines, to a pipe"
-done
-
 # --------------------------------------------------------------------------------
 # Spilled runs: far more records than -S holds
 # --------------------------------------------------------------------------------
