@@ -123,14 +123,14 @@ static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, con
 /* The start of line order[r + 2 * RTABLE_AHEAD], given the table's start[] (a loop
  * that holds it in a local). */
 RTABLE_AHEAD_FN rtable_start_ahead(const uint64_t *start, const uint64_t *order, size_t r,
-                                      size_t end)
+                                   size_t end)
 {
     if (r + 2 * RTABLE_AHEAD < end)
         __builtin_prefetch(&start[order[r + 2 * RTABLE_AHEAD]]);
 }
 
 RTABLE_AHEAD_FN rtable_ahead_start(const rtable_t *t, const uint64_t *order, size_t r,
-                                      size_t end)
+                                   size_t end)
 {
     if (!t->rsize)
         rtable_start_ahead(t->start, order, r, end);
@@ -181,7 +181,7 @@ static inline const char *rtable_record(const rtable_t *t, const uint64_t *order
 
 /* Ask for the line of where word order[r + RTABLE_AHEAD], given the table's arena. */
 RTABLE_AHEAD_FN rtable_where_ahead(const char *arena, const uint64_t *order, size_t r,
-                                      size_t end)
+                                   size_t end)
 {
     if (r + RTABLE_AHEAD < end)
         __builtin_prefetch(arena + (order[r + RTABLE_AHEAD] >> WHERE_LEN_BITS));
@@ -189,7 +189,7 @@ RTABLE_AHEAD_FN rtable_where_ahead(const char *arena, const uint64_t *order, siz
 
 /* Ask for record r + RTABLE_AHEAD's bytes (and, for table lines, more: above). */
 RTABLE_AHEAD_FN rtable_record_ahead(const rtable_t *t, const uint64_t *order, int where,
-                                       size_t r, size_t end)
+                                    size_t r, size_t end)
 {
     if (!where)
         rtable_ahead(t, order, r, end);
