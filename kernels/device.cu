@@ -68,6 +68,13 @@ extern "C" int gk_device_info(int dev, gk_device_t *info)
     return GK_OK;
 }
 
+extern "C" int gk_device_reset(int dev)
+{
+    GK_CHECK(cudaSetDevice(dev));
+    GK_CHECK(cudaDeviceReset());
+    return GK_OK;
+}
+
 extern "C" int gk_runtime_version(void)
 {
     return CUDART_VERSION;   /* the runtime is linked statically: this one, and no call

@@ -47,6 +47,12 @@ int gk_device_info(int dev, gk_device_t *info);
 /* Make dev the calling thread's current device. */
 int gk_set_device(int dev);
 
+/* Destroy this process's context on dev (cudaDeviceReset): every buffer, stream
+ * and event of it, and the host memory it pinned, let go at once, where the
+ * driver would otherwise do it as the process exits. Nothing of dev may be used
+ * after, by any thread. */
+int gk_device_reset(int dev);
+
 /* The runtime's version as major * 1000 + minor * 10 (e.g. 13000); touches no
  * device and starts no driver. */
 int gk_runtime_version(void);
