@@ -195,6 +195,8 @@ int records_run(ctx_t *c)
         progress_phase("sorting");
         if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
             break;
+        if (!more)   /* the last sort: the GPUs go while the records are written */
+            sorter_release(c->sorter);
         if (first && !more) {
             rc = records_in_memory(c, &t, order, n);
         } else {

@@ -292,6 +292,7 @@ static int sort_one_chunk(chunks_t *s)
     void *sorted;
     if (rc == GS_OK)
         rc = chunks_sort_last(s, &sorted);
+    sorter_release(c->sorter);   /* the last sort: the GPUs go while the keys are written */
     progress_phase("writing");
     if (rc == GS_OK && !out) {
         output_cfg_t ocfg = ctx_output_cfg(c);
@@ -316,6 +317,8 @@ static int sort_merge_runs(chunks_t *s)
         rc = chunks_settle(s);
     int by_sort = sorter_caps(c->sorter)->merge_by_sort;
     chunks_release(s, rc == GS_OK && by_sort);   /* the merge has the budget to itself */
+    if (!by_sort)   /* the merge is the CPU's: the GPUs go while it runs */
+        sorter_release(c->sorter);
     progress_phase("merging");
     if (rc == GS_OK)
         rc = passes_reduce(s->runs, sizeof *s->runs, &s->nruns, sort_fan_in(s),
@@ -335,6 +338,7 @@ static int sort_merge_runs(chunks_t *s)
                                s->pin_cap * (size_t)c->km.width };
         rc = smerge_runs(s->runs, s->nruns, c->km.width, c->set->unique, c->sorter, c->pool,
                          sort_merge_budget(s), &lent, out);
+        sorter_release(c->sorter);   /* its last piece sorted: the GPUs go while it ends */
     } else {
         sort_place_t sp;
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,

@@ -236,6 +236,7 @@ int stream_run(ctx_t *c, int *done)
             rc = stream_open_output(&s, loaded, &st);
         if (rc == GS_OK)
             rc = sorter_stream_sort(c->sorter, &st);
+        sorter_release(c->sorter);   /* the last of the GPU: it goes while the output ends */
         if (s.base) {
             int rc2 = output_place_end(s.out, s.base, s.placed, rc == GS_OK);
             rc = rc ? rc : rc2;

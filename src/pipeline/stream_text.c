@@ -234,6 +234,7 @@ int stream_text_run(ctx_t *c, int *done)
     }
     progress_phase("sorting");
     rc = sorter_stream_sort(c->sorter, &st);
+    sorter_release(c->sorter);   /* the keys are back: the GPU goes while they are written */
     if (rc == GS_OK)
         rc = tstream_write(&t, n);
 end:

@@ -23,7 +23,8 @@ typedef struct {
     int (*stream_sort)(sorter_t *s, const sorter_stream_t *st);
     int (*pin)(sorter_t *s, void *buf, size_t bytes);  /* NULL: no pinning */
     void (*unpin)(sorter_t *s, void *buf);
-    void (*report)(const sorter_t *s);                 /* NULL: nothing to say */
+    void (*release)(sorter_t *s);                      /* NULL: nothing to let go */
+    void (*report)(sorter_t *s);                       /* NULL: nothing to say */
     void (*destroy)(sorter_t *s);                      /* frees s */
 } sorter_ops_t;
 

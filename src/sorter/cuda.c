@@ -33,7 +33,7 @@ void cuda_name(sorter_cuda_t *c)
 int cuda_route(sorter_cuda_t *c, size_t n, int *gpu)
 {
     *gpu = 0;
-    if (n < 2 || n < c->cfg.min_keys || c->ready < 0)
+    if (n < 2 || n < c->cfg.min_keys || c->ready < 0 || c->released)
         return GS_OK;
     if (c->ready == 0 || c->pending) {
         int rc = cuda_setup_wait(c);
@@ -176,7 +176,7 @@ static int sorter_cuda_wait(sorter_t *s)
 static int sorter_cuda_pin(sorter_t *s, void *buf, size_t bytes)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
-    if (c->ready != 1 || c->ndev > 1 || !buf || bytes == 0)
+    if (c->ready != 1 || c->released || c->ndev > 1 || !buf || bytes == 0)
         return 0;
     int done = 0;
     pthread_mutex_lock(&c->pin_lock);
@@ -199,7 +199,7 @@ static void sorter_cuda_unpin(sorter_t *s, void *buf)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
     pthread_mutex_lock(&c->pin_lock);
-    for (int i = 0; i < c->npins; i++)
+    for (int i = 0; !c->released && i < c->npins; i++)   /* released: the reset unpins */
         if (c->pins[i].p == buf) {
             double t0 = stats_now();
             gk_host_unregister(buf);
@@ -210,12 +210,48 @@ static void sorter_cuda_unpin(sorter_t *s, void *buf)
     pthread_mutex_unlock(&c->pin_lock);
 }
 
+/* ---- the devices let go ---------------------------------------------------------------- */
+
+/* Every device's context torn down, with all it held and pinned (gdev_reset), after
+ * a set-up still under way that nobody waited for. On the release job, or on the
+ * caller where no thread can be had. */
+static void cuda_release_job(void *arg)
+{
+    sorter_cuda_t *c = arg;
+    double t0 = stats_now();
+    job_wait(&c->setup);
+    for (int d = 0; c->devs && d < c->ndev; d++)
+        gdev_reset(&c->devs[d]);
+    c->d_recs = NULL;   /* records loaded and never sorted: gone with the context */
+    c->npins = 0;
+    c->release_s = stats_now() - t0;
+}
+
+/* sorter.h's sorter_release. The sorts aside have all been waited for (their ways
+ * back too: sorter_wait), so no thread uses a device now; from here on none does:
+ * cuda_route sends everything to the CPU, pin() declines and unpin() has nothing to
+ * undo. */
+static void sorter_cuda_release(sorter_t *s)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    if (c->released)
+        return;
+    pthread_mutex_lock(&c->pin_lock);
+    c->released = 1;
+    pthread_mutex_unlock(&c->pin_lock);
+    s->caps = (sorter_caps_t){ 0 };   /* the CPU's */
+    if (!job_try_post(&c->release, cuda_release_job, c))
+        cuda_release_job(c);
+}
+
 /* ---- the rest of the backend ------------------------------------------------------------- */
 
-/* --stats: a line per device: chunks, bytes in and out, transfer and sort time. */
-static void sorter_cuda_report(const sorter_t *s)
+/* --stats: a line per device: chunks, bytes in and out, transfer and sort time;
+ * how long letting them go took. */
+static void sorter_cuda_report(sorter_t *s)
 {
-    const sorter_cuda_t *c = (const sorter_cuda_t *)s;
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    job_wait(&c->release);
     if (c->ready <= 0) {
         if (c->ready < 0)
             fprintf(stderr, "gpusort: stats: gpus unused: %s; the CPU sorted\n", c->err);
@@ -238,6 +274,9 @@ static void sorter_cuda_report(const sorter_t *s)
                 g->chunks, g->bytes_in, g->bytes_out, g->xfer_s + g->back_xfer_s,
                 g->sort_s + g->back_sort_s, g->cap);
     }
+    if (c->released)
+        fprintf(stderr, "gpusort: stats: gpus let go in %.3f s, on a thread of their own "
+                "once the last sort was done\n", c->release_s);
 }
 
 static void sorter_cuda_destroy(sorter_t *s)
@@ -246,19 +285,17 @@ static void sorter_cuda_destroy(sorter_t *s)
     job_end(&c->setup);   /* a set-up or a sort still under way: an error ended reading */
     job_end(&c->aside);
     pool_destroy(c->aside_pool);
-    while (c->npins > 0)
-        sorter_cuda_unpin(s, c->pins[0].p);
-    pthread_mutex_destroy(&c->pin_lock);
-    if (c->d_recs) {   /* records loaded, never sorted (an input error came after) */
-        gk_set_device(c->devs[0].dev);
-        gk_free(c->d_recs);
+    /* Not let go before (an error, or a mode that never knew its last sort): here,
+     * which costs less than the driver's teardown at the process's exit. */
+    if (!c->released) {
+        c->released = 1;
+        cuda_release_job(c);
     }
+    job_end(&c->release);
+    pthread_mutex_destroy(&c->pin_lock);
     if (c->devs)
-        for (int d = 0; d < c->ndev; d++) {
-            if (c->devs[d].stream[0] || c->devs[d].h_stage[0] || c->devs[d].d_keys)
-                gdev_release(&c->devs[d]);
+        for (int d = 0; d < c->ndev; d++)
             job_end(&c->devs[d].job);
-        }
     sorter_destroy(c->cpu);
     free(c->devs);
     free(c->ids);
@@ -275,6 +312,7 @@ static const sorter_ops_t sorter_cuda_ops = {
     .stream_sort = cuda_stream_sort,
     .pin = sorter_cuda_pin,
     .unpin = sorter_cuda_unpin,
+    .release = sorter_cuda_release,
     .report = sorter_cuda_report,
     .destroy = sorter_cuda_destroy,
 };
@@ -290,6 +328,7 @@ int sorter_cuda_create(sorter_t **out, pool_t *pool, const sorter_cuda_cfg_t *cf
     pthread_mutex_init(&c->pin_lock, NULL);
     job_init(&c->setup);
     job_init(&c->aside);
+    job_init(&c->release);
     int rc = sorter_cpu_create(&c->cpu, pool);
     if (rc) {
         sorter_cuda_destroy(&c->base);

@@ -27,6 +27,7 @@ typedef struct sorter_cuda sorter_cuda_t;
 typedef struct {
     sorter_cuda_t *owner;
     int dev;
+    int live;                /* 1: this process has a context on dev (gdev_reset ends it) */
     int width;               /* key bytes */
     int bitonic;             /* --algorithm=bitonic: our bitonic sort, not CUB radix */
     char name[128];          /* the device's name */
@@ -84,6 +85,11 @@ struct sorter_cuda {
     double setup_pin_s;      /* the staging buffers pinned, */
     double setup_mem_s;      /* the device buffers allocated */
     double wait_s;           /* seconds the pipeline waited for it */
+    /* the devices let go (sorter_release): a job tears their contexts down while
+     * the pipeline writes on */
+    int released;            /* 1: nothing goes to a device any more (set under pin_lock) */
+    job_t release;
+    double release_s;        /* the job's seconds; read once the job has returned */
     job_t setup;             /* sets the devices up in the background */
     int pending;             /* 1: the set-up was posted and not yet waited for */
     int setup_rc;            /* what the set-up returned */
@@ -203,6 +209,13 @@ size_t cuda_guess_keys(const sorter_cuda_t *c);
 
 /* cuda_setup.c: free a device's buffers, streams and staging. */
 void gdev_release(gdev_t *g);
+
+/* cuda_setup.c: tear the device's context down, where this process has one: its
+ * buffers, streams, events and everything pinned for it go at once (the staging
+ * buffers' own memory unmapped after), as the driver would do it at the process's
+ * exit. Only once no thread uses the device; a failed reset frees them one by one
+ * (gdev_release). */
+void gdev_reset(gdev_t *g);
 
 /* cuda.c: the name --stats shows, from the devices known. */
 void cuda_name(sorter_cuda_t *c);

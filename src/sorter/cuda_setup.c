@@ -19,22 +19,41 @@
 
 /* ---- a device -------------------------------------------------------------------------- */
 
-void gdev_release(gdev_t *g)
+/* The device's own threads stopped (several devices: its share of the pool, its
+ * job), before its CUDA objects go. */
+static void gdev_stop_threads(gdev_t *g)
 {
     pool_destroy(g->own);
     g->own = NULL;
     job_end(&g->job);
     job_init(&g->job);   /* as it was: the backend's destroy ends it again */
+}
+
+/* What the device held, forgotten once it is freed. */
+static void gdev_forget(gdev_t *g)
+{
+    g->tail = 0;
+    g->d_keys = g->d_alt = g->d_scratch = g->d_tmp = NULL;
+    for (int i = 0; i < 2; i++) {
+        g->stage_own[i] = 0;
+        g->h_stage[i] = NULL;
+        g->stream[i] = NULL;
+        g->staged[i] = g->began[i] = NULL;
+        g->sort_began[i] = g->sort_ended[i] = g->back[i] = NULL;
+    }
+}
+
+void gdev_release(gdev_t *g)
+{
+    gdev_stop_threads(g);
     if (gk_set_device(g->dev) != GK_OK)
         return;
     if (g->tail && g->stream[0])
         gk_stream_sync(g->stream[0]);   /* a way back left running: done before its buffers go */
-    g->tail = 0;
     gk_free(g->d_keys);
     gk_free(g->d_alt);
     gk_free(g->d_scratch);
     gk_free(g->d_tmp);
-    g->d_keys = g->d_alt = g->d_scratch = g->d_tmp = NULL;
     for (int i = 0; i < 2; i++) {
         if (g->stage_own[i]) {
             gk_host_unregister(g->h_stage[i]);
@@ -42,19 +61,33 @@ void gdev_release(gdev_t *g)
         } else {
             gk_host_free(g->h_stage[i]);
         }
-        g->stage_own[i] = 0;
         gk_stream_destroy(g->stream[i]);
         gk_event_destroy(g->staged[i]);
         gk_event_destroy(g->began[i]);
         gk_event_destroy(g->sort_began[i]);
         gk_event_destroy(g->sort_ended[i]);
         gk_event_destroy(g->back[i]);
-        g->sort_began[i] = g->sort_ended[i] = g->back[i] = NULL;
-        g->h_stage[i] = NULL;
-        g->stream[i] = NULL;
-        g->staged[i] = NULL;
-        g->began[i] = NULL;
     }
+    gdev_forget(g);
+}
+
+void gdev_reset(gdev_t *g)
+{
+    if (!g->live)
+        return;
+    gdev_stop_threads(g);
+    if (g->tail && g->stream[0] && gk_set_device(g->dev) == GK_OK)
+        gk_stream_sync(g->stream[0]);   /* a way back left running ends first */
+    g->tail = 0;
+    if (gk_device_reset(g->dev) != GK_OK) {
+        gdev_release(g);   /* the context stays, for the process's exit */
+        return;
+    }
+    g->live = 0;
+    for (int i = 0; i < 2; i++)
+        if (g->stage_own[i])   /* unpinned by the reset; CUDA's own went with it */
+            mem_unmap(g->h_stage[i], CUDA_STAGE_BYTES);
+    gdev_forget(g);
 }
 
 /* Bytes of d_alt a key: radix sorts between d_keys and d_alt; bitonic sorts in place
@@ -140,6 +173,7 @@ static int gdev_init(gdev_t *g, int dev, int width, const sorter_cuda_cfg_t *cfg
     int gk = gk_device_info(dev, &info);   /* the device's context made: CUDA's start */
     if (gk)
         return cuda_fail(g, gk);
+    g->live = 1;
     double t1 = stats_now();
     g->owner->setup_start_s += t1 - t0;
     snprintf(g->name, sizeof g->name, "%s", info.name);

@@ -77,7 +77,13 @@ void sorter_unpin(sorter_t *s, void *buf)
         s->ops->unpin(s, buf);
 }
 
-void sorter_report(const sorter_t *s)
+void sorter_release(sorter_t *s)
+{
+    if (s && s->ops->release)
+        s->ops->release(s);
+}
+
+void sorter_report(sorter_t *s)
 {
     if (s->ops->report)
         s->ops->report(s);

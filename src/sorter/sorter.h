@@ -150,10 +150,22 @@ int sorter_wait(sorter_t *s);
 int sorter_pin(sorter_t *s, void *buf, size_t bytes);
 void sorter_unpin(sorter_t *s, void *buf);
 
-/* --stats lines about the backend. */
-void sorter_report(const sorter_t *s);
+/* The pipeline is done with the sorter's devices: the last sort of the run has
+ * been waited for, and no sort, load, submit or pin will be asked of it again. A GPU
+ * backend lets its devices go on a job of its own: each device's context torn down
+ * (gk_device_reset), its buffers and the memory pinned for it with it, beside the
+ * work that follows (the writing), where the driver would otherwise do it as the
+ * process exits, after all of it. Memory the caller had pinned stays the caller's,
+ * only no longer pinned (sorter_unpin then does nothing). Anything asked of the
+ * sorter after it goes to the CPU. Called once a run knows its last sort; a second
+ * call does nothing. */
+void sorter_release(sorter_t *s);
 
-/* Wait for what runs aside and free s; NULL is a no-op. */
+/* --stats lines about the backend (after a release, once its job is done). */
+void sorter_report(sorter_t *s);
+
+/* Wait for what runs aside and free s, its devices let go as sorter_release does
+ * (here and now, where it was not called); NULL is a no-op. */
 void sorter_destroy(sorter_t *s);
 
 /* ---- the backends --------------------------------------------------------------- */

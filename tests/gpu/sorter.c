@@ -12,8 +12,13 @@
  * Then two sorts aside at once (caps.aside_depth 2) in pinned buffers, each
  * crossing in while the one before crosses back, mixed with a chunk of several
  * parts and a sort here; then sorter_sort_index (records' wide keys with their
- * indices) against a stable sort on the CPU. Prints "N passed, N failed". GS_MAX_N=N in the environment skips sizes over N (for
- * runs under compute-sanitizer, which slows the kernels many times over).
+ * indices) against a stable sort on the CPU. Then the devices let go
+ * (sorter_release): after a sort in a pinned buffer, while the set-up is still
+ * under way, and before any set-up; the buffer the caller pinned still its own,
+ * every later sort right (on the CPU), and a new sorter after it sorting on the
+ * device again. Prints "N passed, N failed". GS_MAX_N=N in the environment skips
+ * sizes over N (for runs under compute-sanitizer, which slows the kernels many
+ * times over).
  */
 #include <config.h>
 
@@ -290,6 +295,116 @@ static int gs_index_run(pool_t *pool, uint64_t mem, const size_t *sizes, size_t 
     return 0;
 }
 
+/* n full-range keys of width 8 at a (room for n), sorted by gpu here, checked against
+ * the CPU's sort: 1 where right. */
+static int gs_sort_check(pool_t *pool, sorter_t *gpu, uint64_t *a, size_t n)
+{
+    uint64_t *b = malloc(sizeof *b * (n + 1)), *ref = malloc(sizeof *ref * (n + 1)),
+             *tmp = malloc(sizeof *tmp * (n + 1));
+    if (!b || !ref || !tmp)
+        exit(99);
+    for (size_t i = 0; i < n; i++)
+        a[i] = ref[i] = splitmix();
+    void *want = radix_sort_cpu(pool, ref, tmp, n, 8);
+    sort_job_t job = { .keys = a, .scratch = b, .n = n, .width = 8 };
+    int ok = sorter_sort(gpu, &job) == 0 &&
+             memcmp(sort_job_result(&job), want, n * sizeof *a) == 0;
+    if (ok && sort_job_result(&job) != a)
+        memcpy(a, b, n * sizeof *a);
+    free(b);
+    free(ref);
+    free(tmp);
+    return ok;
+}
+
+static void gs_count(int ok, const char *what, int *passed, int *failed)
+{
+    if (ok) {
+        (*passed)++;
+    } else {
+        printf("FAIL: release: %s\n", what);
+        (*failed)++;
+    }
+}
+
+/* sorter_release: when = 0 after a sort on the device in a buffer pinned through
+ * the sorter, 1 while the set-up begun by sorter_grow may still run, 2 before any
+ * set-up; then sorts (here and aside), pins and index sorts go to the CPU, right. */
+static int gs_release_run(pool_t *pool, uint64_t mem, int *passed, int *failed)
+{
+    const size_t n = 2500000;
+    for (int when = 0; when < 3; when++) {
+        sorter_t *gpu;
+        int dev = 0;
+        sorter_cuda_cfg_t cfg = { .devices = &dev, .ndevices = 1, .width = 8,
+                                  .gpu_memory = mem, .gpu_memory_percent = -1,
+                                  .min_keys = 1 << 20 };
+        if (sorter_cuda_create(&gpu, pool, &cfg)) {
+            printf("FAIL: sorter_cuda_create (release)\n");
+            return 1;
+        }
+        uint64_t *a = malloc(sizeof *a * (n + 1)), *p = malloc(sizeof *p * (n + 1));
+        if (!a || !p)
+            exit(99);
+        if (when == 0) {
+            gs_count(gs_sort_check(pool, gpu, a, n), "a sort before", passed, failed);
+            gs_count(sorter_pin(gpu, p, n * sizeof *p) == 1, "pinned before", passed, failed);
+            gs_count(gs_sort_check(pool, gpu, p, n), "a sort in pinned memory", passed, failed);
+        } else if (when == 1) {
+            gs_count(sorter_grow(gpu, (size_t)1 << 21) == 0, "grow", passed, failed);
+        }
+        sorter_release(gpu);
+        sorter_release(gpu);   /* a second call does nothing */
+        const sorter_caps_t *caps = sorter_caps(gpu);
+        gs_count(caps->max_keys == 0 && caps->grow_at == 0 && !caps->merge_by_sort &&
+                 !caps->streams, "the CPU's caps", passed, failed);
+        if (when == 0) {   /* the caller's pinned memory: still its own, as it was */
+            int sorted = 1;
+            for (size_t i = 1; i < n && sorted; i++)
+                sorted = p[i - 1] <= p[i];
+            gs_count(sorted, "pinned memory kept", passed, failed);
+            p[0] = 7;
+            gs_count(p[0] == 7, "pinned memory written", passed, failed);
+        }
+        gs_count(sorter_pin(gpu, a, n * sizeof *a) == 0, "no pin after", passed, failed);
+        gs_count(gs_sort_check(pool, gpu, a, n), "a sort after", passed, failed);
+        gs_count(gs_sort_check(pool, gpu, p, n), "a sort after, in what was pinned", passed,
+                 failed);
+        uint32_t *perm = malloc(sizeof *perm * (n + 1));
+        int done = 1;
+        gs_count(perm && sorter_sort_index(gpu, a, perm, n, &done) == 0 && !done,
+                 "the index sort declined after", passed, failed);
+        free(perm);
+        sort_job_t job = { .keys = a, .scratch = p, .n = n, .width = 8 };
+        for (size_t i = 0; i < n; i++)
+            a[i] = n - i;
+        int aside = sorter_submit(gpu, &job);
+        int ok = sorter_wait(gpu) == 0 && !aside;
+        const uint64_t *r = sort_job_result(&job);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = r[i] == i + 1;
+        gs_count(ok, "a sort submitted after", passed, failed);
+        sorter_unpin(gpu, p);   /* nothing to undo */
+        sorter_report(gpu);
+        sorter_destroy(gpu);
+        free(a);
+        free(p);
+    }
+    /* The device again, in the same process, for a sorter made after the resets. */
+    sorter_t *gpu;
+    int dev = 0;
+    sorter_cuda_cfg_t cfg = { .devices = &dev, .ndevices = 1, .width = 8, .gpu_memory = mem,
+                              .gpu_memory_percent = -1 };
+    uint64_t *a = malloc(sizeof *a * (n + 1));
+    if (!a || sorter_cuda_create(&gpu, pool, &cfg))
+        exit(99);
+    gs_count(gs_sort_check(pool, gpu, a, n), "a new sorter's sort", passed, failed);
+    sorter_report(gpu);   /* "gpu 0 ...: 1 chunks": it sorted on the device */
+    sorter_destroy(gpu);
+    free(a);
+    return 0;
+}
+
 int main(void)
 {
     if (gk_device_count() == 0) {
@@ -335,6 +450,8 @@ int main(void)
                      &passed, &failed) ||
         gs_index_run(pool, (uint64_t)256 << 20, isizes, sizeof isizes / sizeof isizes[0], max_n,
                      SIZE_MAX, &passed, &failed))
+        return 1;
+    if (gs_release_run(pool, (uint64_t)256 << 20, &passed, &failed))
         return 1;
     pool_destroy(pool);
     printf("gpu/sorter: %d passed, %d failed\n", passed, failed);
