@@ -161,6 +161,16 @@ static int records_warm_sorter(ctx_t *c)
     return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
 }
 
+/* The sorter of a chunk's packed words (order.h): the chunk sorter where GPUs were
+ * asked for by number; else (--device=auto, whose GPU sorts them about as fast as
+ * the CPU once its set-up beside the reading is paid for: doc/perf/RESULTS.md,
+ * "Records on the GPU"; and --device=cpu) none: the CPU's radix sort on the keys'
+ * bits alone, where the CPU's chunk sorter would sort the lines' bits too. */
+static sorter_t *records_words_sorter(const ctx_t *c)
+{
+    return c->set->gpus > 0 ? c->sorter : NULL;
+}
+
 int records_run(ctx_t *c)
 {
     const settings_t *set = c->set;
@@ -193,7 +203,8 @@ int records_run(ctx_t *c)
         uint64_t *order;
         size_t n;
         progress_phase("sorting");
-        if ((rc = rorder_sort(&t, c->pool, c->sorter, &order, &n)) != GS_OK)
+        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &order, &n);
+        if (rc != GS_OK)
             break;
         if (!more)   /* the last sort: the GPUs go while the records are written */
             sorter_release(c->sorter);

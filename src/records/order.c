@@ -422,17 +422,8 @@ static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64
     return GS_OK;
 }
 
-/* The sorter for packed words: the chunk sorter where GPUs were asked for by
- * number; under --device=auto the CPU's radix sort, which sorts them about as fast
- * as a GPU whose set-up has to be paid for too (doc/perf/RESULTS.md, "Records on the
- * GPU"). Wide keys go to the GPU either way (order_pairs). */
-static sorter_t *order_words_sorter(const rtable_t *t, sorter_t *sorter)
-{
-    return t->set->gpus == GS_GPUS_AUTO ? NULL : sorter;
-}
-
-int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **out,
-                size_t *nout)
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
+                uint64_t **out, size_t *nout)
 {
     size_t n = t->nrec;
     uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
@@ -444,11 +435,11 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **ou
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = GS_OK;
     if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
-        rc = order_packed(t, pool, order_words_sorter(t, sorter), &order, &n, bits);
+        rc = order_packed(t, pool, words, &order, &n, bits);
     } else {
         order_lines(t, pool, order);
         int lines;
-        if (n >= 2 && (rc = order_pairs(t, pool, sorter, &order)) == GS_OK)
+        if (n >= 2 && (rc = order_pairs(t, pool, pairs, &order)) == GS_OK)
             rc = order_equal_keys(t, pool, order, &n, 0, &lines);
     }
     stats_add(ST_SORT, 0, stats_now() - t0);

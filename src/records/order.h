@@ -7,10 +7,10 @@
  * -u, only the first record, in input order, of each run of equal keys.
  *
  * The keys and their line numbers are sorted together as one 64-bit word, the key
- * less the least key above the line number's bits, by the chunk sorter (the CPU's
- * under --device=auto), wherever the keys' range leaves room for the line numbers
- * (always for 32-bit keys); else
- * as keys and indices: by the chunk sorter where it takes them (a GPU's:
+ * less the least key above the line number's bits, wherever the keys' range leaves
+ * room for the line numbers (always for 32-bit keys): by the sorter the caller
+ * names (a GPU's), else by the CPU's radix sort on the keys' bits alone; else as
+ * keys and indices: by the chunk sorter where it takes them (a GPU's:
  * sorter_sort_index), else by a radix sort of pairs of their own.
  */
 #ifndef GS_ORDER_H
@@ -24,10 +24,12 @@
 #include "sorter/sorter.h"
 
 /* The table's records in output order, as table lines: *order (free() it) holds *n
- * of them. sorter: the chunk sorter (its width 8) for the packed words and for wide
- * keys with their indices, or NULL for the CPU's radix sorts. GS_OK or the sorter's error. */
-int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **order,
-                size_t *n);
+ * of them. words: the chunk sorter (its width 8) for the packed words, or NULL for
+ * the CPU's radix sort on their keys' bits; pairs: the chunk sorter for wide keys
+ * with their indices, or NULL for the CPU's sort of pairs. GS_OK or the sorter's
+ * error. */
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
+                uint64_t **order, size_t *n);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with
