@@ -240,6 +240,8 @@ static void sorter_cuda_release(sorter_t *s)
     c->released = 1;
     pthread_mutex_unlock(&c->pin_lock);
     s->caps = (sorter_caps_t){ 0 };   /* the CPU's */
+    if (!c->pending && !c->devs)   /* (devs is the set-up job's while it is pending) */
+        return;   /* never set up: no device to let go */
     if (!job_try_post(&c->release, cuda_release_job, c))
         cuda_release_job(c);
 }
