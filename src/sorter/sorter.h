@@ -7,8 +7,9 @@
  * only this: sort a chunk here and now, or submit it to be sorted aside while it
  * reads the next and wait for it; tell the backend how large a chunk is growing, so
  * that it gets ready for it (the GPUs set themselves up, in the background, at the
- * first chunk that needs them); and what the backend can do (sorter_caps_t), which
- * changes only inside those calls, on the caller's thread.
+ * first chunk that needs them); tell it when the last sort is done, so that it lets
+ * its devices go while the output is written; and what the backend can do
+ * (sorter_caps_t), which changes only inside those calls, on the caller's thread.
  */
 #ifndef GS_SORTER_H
 #define GS_SORTER_H
