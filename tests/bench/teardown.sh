@@ -14,7 +14,9 @@
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
 export LC_ALL=C
+# shellcheck disable=SC2034 # lib.sh uses name
 name=teardown.sh
+# shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TEARDOWN=${TEARDOWN:-./tests/bench/teardown}
