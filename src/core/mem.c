@@ -139,6 +139,36 @@ void mem_copy_stream(void *dst, const void *src, size_t len)
 #endif
 }
 
+/* Letting go of a mapping's pages: a share of MEM_LET_GO_UNIT pieces (huge pages
+ * left whole), the last piece to the mapping's end. */
+#define MEM_LET_GO_UNIT ((size_t)2 << 20)
+
+static void mem_let_go_share(void *arg, int t, int nt)
+{
+#ifdef MADV_DONTNEED
+    copy_job_t *j = arg;
+    size_t units = (j->len + MEM_LET_GO_UNIT - 1) / MEM_LET_GO_UNIT, a, b;
+    pool_share(units, t, nt, &a, &b);
+    size_t from = a * MEM_LET_GO_UNIT, to = b * MEM_LET_GO_UNIT < j->len ? b * MEM_LET_GO_UNIT
+                                                                        : j->len;
+    if (to > from)
+        madvise(j->dst + from, to - from, MADV_DONTNEED);
+#else
+    (void)arg, (void)t, (void)nt;
+#endif
+}
+
+void mem_unmap_pool(pool_t *pool, void *p, size_t len)
+{
+    if (!p)
+        return;
+    if (len >= MEM_PARALLEL_MIN && pool && pool_size(pool) > 1) {
+        copy_job_t j = { p, NULL, len };
+        pool_run(pool, mem_let_go_share, &j);
+    }
+    munmap(p, len);
+}
+
 /* Touching a buffer: a byte written in each page of a share. */
 static void mem_touch_share(void *arg, int t, int nt)
 {

@@ -99,7 +99,7 @@ static void loader_unmap(rtable_t *t, rloader_t *ld)
     if (!ld->map)
         return;
     cleanup_unwatch_map(ld->map_watch);
-    munmap(ld->map, ld->map_len);
+    mem_unmap_pool(t->pool, ld->map, ld->map_len);
     if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->fd)   /* not an input read on */
         close(ld->map_fd);
     ld->map = NULL;
