@@ -118,13 +118,14 @@ static int records_output(ctx_t *c, output_t **out)
 }
 
 /* Everything fitted in the first chunk: ordered, written out at once. */
-static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n)
+static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n,
+                             const rorder_shares_t *sh)
 {
     output_t *out;
     int rc = records_output(c, &out);
     if (rc)
         return rc;
-    rc = remit_write(t, c->pool, order, n, out);
+    rc = remit_write(t, c->pool, order, n, sh, out);
     return ctx_finish(rc ? rc : rtable_intact(t), out);
 }
 
@@ -202,14 +203,18 @@ int records_run(ctx_t *c)
         }
         uint64_t *order;
         size_t n;
+        rorder_shares_t sh;   /* written at once: the order made where words, measured */
+        int at_once = first && !more;
         progress_phase("sorting");
-        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &order, &n);
+        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &order, &n,
+                         at_once ? &sh : NULL);
         if (rc != GS_OK)
             break;
         if (!more)   /* the last sort: the GPUs go while the records are written */
             sorter_release(c->sorter);
-        if (first && !more) {
-            rc = records_in_memory(c, &t, order, n);
+        if (at_once) {
+            rc = records_in_memory(c, &t, order, n, &sh);
+            rorder_shares_free(&sh);
         } else {
             if (!sp)
                 rc = rspill_open(&sp, set, c->pool);

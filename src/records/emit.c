@@ -13,7 +13,9 @@
  *
  * The measure turns order[] (the caller's, used up) into where words for text: each
  * line's offset and length, so that the copies read each line alone, with no second
- * random read of the table's starts, and no array of their own (fresh pages).
+ * random read of the table's starts, and no array of their own (fresh pages). Where
+ * the order comes measured (order.h: the pass that settled equal keys made them),
+ * the threads take its shares, and there is no measure.
  */
 #include <config.h>
 
@@ -88,6 +90,7 @@ typedef struct {
     uint64_t *order;        /* table lines, made where words by the measure (where) */
     int where;
     size_t n;
+    const size_t *cut;      /* the shares of a measured order; NULL: even shares */
     output_t *out;
     char *map;              /* placed: the file mapped from the header's first byte */
     int fd;
@@ -96,6 +99,17 @@ typedef struct {
     uint64_t skip;          /* the header's bytes */
     int *rc;                /* nthreads: each thread's result */
 } spread_job_t;
+
+/* Thread i's share of the records. */
+static void spread_share(const spread_job_t *j, int i, int n, size_t *lo, size_t *hi)
+{
+    if (j->cut) {
+        *lo = j->cut[i];
+        *hi = j->cut[i + 1];
+    } else {
+        pool_share(j->n, i, n, lo, hi);
+    }
+}
 
 static void emit_measure(void *arg, int i, int n)
 {
@@ -127,7 +141,7 @@ static void emit_spread(void *arg, int i, int n)
 {
     spread_job_t *j = arg;
     size_t lo, hi, len, fill = 0;
-    pool_share(j->n, i, n, &lo, &hi);
+    spread_share(j, i, n, &lo, &hi);
     uint64_t off = j->pos + j->skip + j->bytes[i];
     char *buf = malloc(EMIT_SPREAD_BUF);
     if (!buf) {
@@ -161,7 +175,7 @@ static void emit_place(void *arg, int i, int n)
 {
     spread_job_t *j = arg;
     size_t lo, hi, len;
-    pool_share(j->n, i, n, &lo, &hi);
+    spread_share(j, i, n, &lo, &hi);
     char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
     char *p = at, *released = at;
     const rtable_t *t = j->t;
@@ -222,17 +236,22 @@ static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const c
  * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
  * error. *where 1 where order[] now holds where words (table.h). */
 static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
-                           output_t *out, const char *h, size_t hlen, int *done, int *where)
+                           const rorder_shares_t *sh, output_t *out, const char *h,
+                           size_t hlen, int *done, int *where)
 {
     *done = *where = 0;
-    int nt = pool_size(pool);
+    int nt = pool_size(pool), measured = sh && sh->n > 0;
+    if (measured && sh->n != nt)   /* order.h made them with this pool */
+        return err_set(GS_EIO, "internal error: records measured in %d shares for %d threads",
+                       sh->n, nt);
     if (nt < 2 || n < EMIT_SPREAD_MIN)
         return GS_OK;
     /* Text: the measure notes where each record's line lies, so that the copy reads
      * the line alone, one random read a record where it took two (the line's start,
      * then its bytes). */
     spread_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
-                       .where = rtable_can_where(t),
+                       .where = measured || rtable_can_where(t),
+                       .cut = measured ? sh->cut : NULL,
                        .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
                        .rc = calloc((size_t)nt, sizeof(int)) };
     int rc = GS_OK;
@@ -240,7 +259,10 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    pool_run(pool, emit_measure, &j);
+    if (measured)
+        memcpy(j.bytes, sh->bytes, sizeof(uint64_t) * (size_t)nt);
+    else
+        pool_run(pool, emit_measure, &j);
     *where = j.where;
     uint64_t total = hlen;
     for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
@@ -271,15 +293,18 @@ out:
 
 /* ---- in order: batches copied by the threads, written by the caller ----------------- */
 
-int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, output_t *out)
+int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
+                const rorder_shares_t *sh, output_t *out)
 {
     size_t hlen = 0;
     const char *h = rtable_header(t, &hlen);
     int done, where;
     progress_phase("writing");
-    int rc = emit_spread_all(t, pool, order, n, out, h, h ? hlen : 0, &done, &where);
+    int rc = emit_spread_all(t, pool, order, n, sh, out, h, h ? hlen : 0, &done, &where);
     if (rc || done)
         return rc;
+    if (sh && sh->n > 0)
+        where = 1;   /* where words, measured or not */
     rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
     int nt = pool_size(pool);
     emit_job_t j = { .t = t, .order = order, .where = where,

@@ -49,7 +49,10 @@ typedef struct {
     size_t n;
     int bits;              /* 0: order[] holds lines; else packed words */
     uint64_t mask;         /* a word's line */
+    int ties;              /* 1: runs of equal keys put in last-resort order */
+    int where;             /* 1: the records made where words, each share measured */
     size_t *cut;           /* nthreads + 1 positions, each the start of a run */
+    uint64_t *bytes;       /* with where: each share's bytes */
 } ties_job_t;
 
 static inline uint64_t ties_key(const ties_job_t *j, size_t r)
@@ -64,51 +67,82 @@ static int order_tie_cmp(const void *x, const void *y, void *arg)
     return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
 }
 
-/* Thread i's runs of equal keys, each put in last-resort order; packed words then
- * made their lines, which saves the unpacking a pass of its own. */
-static void order_ties_part(void *arg, int i, int n)
+/* Thread i's share, settled in one pass: its runs of equal keys each put in
+ * last-resort order (ties), packed words made their lines, and those made where
+ * words (where), the share's bytes summed: the passes that emit.c's measure and an
+ * unpacking would make, saved. */
+static void order_settle_part(void *arg, int i, int n)
 {
     (void)n;
     ties_job_t *j = arg;
     size_t a = j->cut[i], end = j->cut[i + 1];
+    /* The arrays in locals: stores into order[] could change the table's fields. */
+    uint64_t *o = j->order, mask = j->mask, sum = 0;
+    const uint64_t *start = j->t->start;
     while (a < end) {
         size_t b = a + 1;
-        uint64_t k = ties_key(j, a);
-        while (b < end && ties_key(j, b) == k)
-            b++;
-        if (b - a > 1)
-            qsort_r(j->order + a, b - a, sizeof *j->order, order_tie_cmp, j);
-        if (j->bits)
+        if (j->ties) {
+            uint64_t k = ties_key(j, a);
+            while (b < end && ties_key(j, b) == k)
+                b++;
+            if (b - a > 1)
+                qsort_r(o + a, b - a, sizeof *o, order_tie_cmp, j);
+        }
+        if (j->where) {   /* the lines' starts asked for ahead, as emit.c does */
+            for (size_t r = a; r < b; r++) {
+                if (r + 2 * RTABLE_AHEAD < end)
+                    __builtin_prefetch(&start[o[r + 2 * RTABLE_AHEAD] & mask]);
+                size_t l = (size_t)(o[r] & mask), len = (size_t)(start[l + 1] - start[l]);
+                o[r] = rtable_where_at(start[l], len);
+                sum += len;
+            }
+        } else if (j->bits) {
             for (size_t r = a; r < b; r++)
-                j->order[r] &= j->mask;
+                o[r] &= mask;
+        }
         a = b;
     }
+    if (j->where)
+        j->bytes[i] = sum;
 }
 
-static int order_ties(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n, int bits)
+/* Settle order[0..n) (ties_job_t's steps that j asks for) by the pool's threads,
+ * each a share that starts at a run of equal keys; with where, the shares are
+ * handed to *sh. */
+static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
 {
     int nt = pool_size(pool);
-    ties_job_t j = { .t = t, .order = order, .n = n, .bits = bits,
-                     .mask = bits == 0 || bits == 64 ? ~0ull : (1ull << bits) - 1,
-                     .cut = malloc(sizeof(size_t) * (nt + 1)) };
-    if (!j.cut)
+    size_t n = j->n;
+    j->mask = j->bits == 0 || j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
+    j->cut = malloc(sizeof(size_t) * ((size_t)nt + 1));
+    j->bytes = j->where ? calloc((size_t)nt, sizeof(uint64_t)) : NULL;
+    if (!j->cut || (j->where && !j->bytes)) {
+        free(j->cut);
+        free(j->bytes);
         return err_set(GS_ENOMEM, "out of memory");
+    }
     /* Even shares, each start moved forward to the start of a run of equal keys. */
-    j.cut[0] = 0;
+    j->cut[0] = 0;
     for (int i = 1; i <= nt; i++) {
         size_t c = i == nt ? n : n * (size_t)i / (size_t)nt;
-        if (c < j.cut[i - 1])
-            c = j.cut[i - 1];
-        while (c > 0 && c < n && ties_key(&j, c) == ties_key(&j, c - 1))
+        if (c < j->cut[i - 1])
+            c = j->cut[i - 1];
+        while (j->ties && c > 0 && c < n && ties_key(j, c) == ties_key(j, c - 1))
             c++;
-        j.cut[i] = c;
+        j->cut[i] = c;
     }
-    if (nt > 1 && n > 4096)
-        pool_run(pool, order_ties_part, &j);
+    if (nt > 1 && n >= ORDER_PARALLEL_MIN)
+        pool_run(pool, order_settle_part, j);
     else
         for (int i = 0; i < nt; i++)
-            order_ties_part(&j, i, nt);
-    free(j.cut);
+            order_settle_part(j, i, nt);
+    if (j->where) {
+        sh->n = nt;
+        sh->cut = j->cut;
+        sh->bytes = j->bytes;
+    } else {
+        free(j->cut);
+    }
     return GS_OK;
 }
 
@@ -126,25 +160,25 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bit
 
 /* Equal keys' records in the order the options ask for: -u keeps the first of each
  * run, -s and binary records keep input order, else sort's last resort (the whole
- * lines, bytewise). *n the new count; *lines 1 where packed words were left as
- * their lines (the last resort's pass does that too). */
+ * lines, bytewise); and packed words (bits > 0) made their lines, or, where sh asks
+ * and the table allows, where words with the shares' bytes. *n the new count. */
 static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
-                            int bits, int *lines)
+                            int bits, rorder_shares_t *sh)
 {
-    *lines = 0;
-    if (t->set->unique) {
+    if (t->set->unique)
         *n = order_unique(t, order, *n, bits);
-    } else if (!t->set->stable && !t->rsize) {
-        *lines = 1;
-        return order_ties(t, pool, order, *n, bits);
-    }
-    return GS_OK;
+    ties_job_t j = { .t = t, .order = order, .n = *n, .bits = bits,
+                     .ties = !t->set->unique && !t->set->stable && !t->rsize,
+                     .where = sh && rtable_can_where(t) };
+    if (!j.ties && !j.where && bits == 0)
+        return GS_OK;   /* lines already, in their order */
+    return order_settle(pool, &j, sh);
 }
 
 /* ---- keys with their line numbers ---------------------------------------------------- */
 
 /* What each thread does to its share of order[] (pack_job_t.step). */
-enum { PACK_LINES, PACK_WORDS, PACK_LINE_WORDS, PACK_UNPACK };
+enum { PACK_LINES, PACK_WORDS, PACK_LINE_WORDS };
 
 typedef struct {
     const rtable_t *t;
@@ -160,19 +194,15 @@ static void order_pack_part(void *arg, int i, int nt)
     pool_share(j->n, i, nt, &lo, &hi);
     uint64_t *o = j->order, kmin = j->t->kmin;
     const uint64_t *key = j->t->key;
-    uint64_t mask = j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
     if (j->step == PACK_LINES)
         for (size_t k = lo; k < hi; k++)
             o[k] = k;
     else if (j->step == PACK_WORDS)
         for (size_t k = lo; k < hi; k++)
             o[k] = (key[o[k]] - kmin) << j->bits | o[k];
-    else if (j->step == PACK_LINE_WORDS)   /* the two above in one pass */
+    else   /* PACK_LINE_WORDS: the two above in one pass */
         for (size_t k = lo; k < hi; k++)
             o[k] = (key[k] - kmin) << j->bits | k;
-    else
-        for (size_t k = lo; k < hi; k++)
-            o[k] &= mask;
 }
 
 /* One step over order[0..n), shared by the pool's threads where n is large. */
@@ -204,7 +234,7 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
  * once; else the CPU's); then only the lines kept. *orderp may move to the scratch
  * the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        size_t *np, int bits)
+                        size_t *np, int bits, rorder_shares_t *sh)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
@@ -238,16 +268,12 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
             return err_set(GS_ENOMEM, "out of memory");
         }
     }
-    int lines, rc = order_equal_keys(t, pool, res, &n, bits, &lines);
+    int rc = order_equal_keys(t, pool, res, &n, bits, sh);
     if (rc) {
         free(tmp);
         return rc;
     }
     *np = n;
-    pj.order = res;
-    pj.n = n;
-    if (!lines)
-        order_pack_step(pool, &pj, PACK_UNPACK);
     if (res != order) {   /* the result in the scratch: it becomes the order */
         tmp = order;
         *orderp = res;
@@ -422,9 +448,18 @@ static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64
     return GS_OK;
 }
 
-int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
-                uint64_t **out, size_t *nout)
+void rorder_shares_free(rorder_shares_t *sh)
 {
+    free(sh->cut);
+    free(sh->bytes);
+    *sh = (rorder_shares_t){ 0 };
+}
+
+int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
+                uint64_t **out, size_t *nout, rorder_shares_t *sh)
+{
+    if (sh)
+        *sh = (rorder_shares_t){ 0 };
     size_t n = t->nrec;
     uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
     if (!order)
@@ -435,12 +470,11 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pair
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
     int rc = GS_OK;
     if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
-        rc = order_packed(t, pool, words, &order, &n, bits);
+        rc = order_packed(t, pool, words, &order, &n, bits, sh);
     } else {
         order_lines(t, pool, order);
-        int lines;
         if (n >= 2 && (rc = order_pairs(t, pool, pairs, &order)) == GS_OK)
-            rc = order_equal_keys(t, pool, order, &n, 0, &lines);
+            rc = order_equal_keys(t, pool, order, &n, 0, sh);
     }
     stats_add(ST_SORT, 0, stats_now() - t0);
     if (rc) {

@@ -11,7 +11,10 @@
  * room for the line numbers (always for 32-bit keys): by the sorter the caller
  * names (a GPU's), else by the CPU's radix sort on the keys' bits alone; else as
  * keys and indices: by the chunk sorter where it takes them (a GPU's:
- * sorter_sort_index), else by a radix sort of pairs of their own.
+ * sorter_sort_index), else by a radix sort of pairs of their own. One pass then
+ * settles equal keys (below) and, where the caller writes the records out at once,
+ * makes the lines where words (table.h) and measures each thread's share of them,
+ * which spares the writing a pass of its own (records/emit.h).
  */
 #ifndef GS_ORDER_H
 #define GS_ORDER_H
@@ -23,13 +26,25 @@
 #include "records/table.h"
 #include "sorter/sorter.h"
 
-/* The table's records in output order, as table lines: *order (free() it) holds *n
- * of them. words: the chunk sorter (its width 8) for the packed words, or NULL for
- * the CPU's radix sort on their keys' bits; pairs: the chunk sorter for wide keys
- * with their indices, or NULL for the CPU's sort of pairs. GS_OK or the sorter's
- * error. */
+/* The order made where words, measured: n shares, share i order[cut[i]..cut[i+1])
+ * of bytes[i] bytes. n == 0: order[] holds table lines. */
+typedef struct {
+    int n;
+    size_t *cut;
+    uint64_t *bytes;
+} rorder_shares_t;
+
+/* The table's records in output order: *order (free() it) holds *n of them, table
+ * lines; or, where sh is not NULL, the records are text, two or more, and the arena
+ * allows (rtable_can_where()), where words in the pool's shares, which *sh then
+ * describes (rorder_shares_free() it). words: the chunk sorter (its width 8) for the
+ * packed words, or NULL for the CPU's radix sort on their keys' bits; pairs: the
+ * chunk sorter for wide keys with their indices, or NULL for the CPU's sort of
+ * pairs. GS_OK or the sorter's error. */
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
-                uint64_t **order, size_t *n);
+                uint64_t **order, size_t *n, rorder_shares_t *sh);
+
+void rorder_shares_free(rorder_shares_t *sh);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with
