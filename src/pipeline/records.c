@@ -179,6 +179,7 @@ int records_run(ctx_t *c)
     rtable_t t;
     rspill_t *sp = NULL;
     rprev_t prev = { 0 };
+    rorder_mem_t mem = { 0 };   /* the chunks' orders, in memory kept for the next */
     char *header = NULL;
     size_t hlen = 0;
     if (set->mode == MODE_SORT && set->record_size) {
@@ -206,12 +207,14 @@ int records_run(ctx_t *c)
         rorder_shares_t sh;   /* written at once: the order made where words, measured */
         int at_once = first && !more;
         progress_phase("sorting");
-        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &order, &n,
+        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &mem, &order, &n,
                          at_once ? &sh : NULL);
         if (rc != GS_OK)
             break;
-        if (!more)   /* the last sort: the GPUs go while the records are written */
+        if (!more) {   /* the last sort: the GPUs go while the records are written */
             sorter_release(c->sorter);
+            rorder_mem_keep(&mem, order);
+        }
         if (at_once) {
             rc = records_in_memory(c, &t, order, n, &sh);
             rorder_shares_free(&sh);
@@ -223,7 +226,6 @@ int records_run(ctx_t *c)
                 rc = rspill_add(sp, &t, order, n);
             }
         }
-        free(order);
         first = 0;
     }
     if (rc == GS_OK && sp) {
@@ -231,9 +233,11 @@ int records_run(ctx_t *c)
         hlen = t.header_len;
         t.header = NULL;
         rtable_close(&t);
+        rorder_mem_free(&mem);
         rc = records_merge(c, sp, header, hlen);
     }
     rtable_close(&t);
+    rorder_mem_free(&mem);
     rspill_close(sp);
     free(header);
     free(prev.rec);

@@ -553,7 +553,8 @@ void rtable_close(rtable_t *t)
         free(ld->carry);
         free(ld);
     }
-    rtable_drop_index(t);
+    free(t->key);
+    free(t->start);
     free(t->arena);
     free(t->seg);
     free(t->header);

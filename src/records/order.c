@@ -229,18 +229,15 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
             order[j++] = l;
 }
 
-/* The records (*orderp: room for them) sorted as one word each: (key - kmin) << bits
- * | line, by the chunk sorter (a GPU's where the run has one, and the words fit it at
- * once; else the CPU's); then only the lines kept. *orderp may move to the scratch
- * the result is in. */
+/* The records (*orderp: room for them, tmp: as much scratch) sorted as one word
+ * each: (key - kmin) << bits | line, by the chunk sorter (a GPU's where the run has
+ * one, and the words fit it at once; else the CPU's); then only the lines kept.
+ * *orderp may move to the scratch the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        size_t *np, int bits, rorder_shares_t *sh)
+                        uint64_t *tmp, size_t *np, int bits, rorder_shares_t *sh)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
-    uint64_t *tmp = mem_alloc(sizeof *tmp * n);
-    if (!tmp)
-        return err_set(GS_ENOMEM, "out of memory");
     pack_job_t pj = { .t = t, .order = order, .n = n, .bits = bits };
     if (t->nrec == t->n) {   /* no header: every line, made a word at once */
         order_pack_step(pool, &pj, PACK_LINE_WORDS);
@@ -255,30 +252,20 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         int rc = caps->grow_at && n > caps->grow_at ? sorter_grow(sorter, n) : GS_OK;
         if (rc == GS_OK)
             rc = sorter_sort(sorter, &job);
-        if (rc) {
-            free(tmp);
+        if (rc)
             return rc;
-        }
         res = sort_job_result(&job);
     } else {
         /* The words are in line order: sorted stably on their keys alone, they come
          * out as sorted on the whole words, with no passes over the lines' bits. */
-        if (!(res = radix_sort_cpu_from(pool, order, tmp, n, 8, bits))) {
-            free(tmp);
+        if (!(res = radix_sort_cpu_from(pool, order, tmp, n, 8, bits)))
             return err_set(GS_ENOMEM, "out of memory");
-        }
     }
     int rc = order_equal_keys(t, pool, res, &n, bits, sh);
-    if (rc) {
-        free(tmp);
+    if (rc)
         return rc;
-    }
     *np = n;
-    if (res != order) {   /* the result in the scratch: it becomes the order */
-        tmp = order;
-        *orderp = res;
-    }
-    free(tmp);
+    *orderp = res;   /* the order, or the scratch where the result is */
     return GS_OK;
 }
 
@@ -319,8 +306,8 @@ static void pairs_scatter(void *arg, int i, int nt)
 
 /* The pairs sorted by the chunk sorter where it takes them (a GPU's): the keys in
  * order[]'s order (the table's own where order[] is every line), their indices
- * sorted, and order[] permuted by them into new memory, which *orderp then
- * points to. *done 0 where it does not take them. */
+ * sorted, and order[] permuted by them into new memory, then copied back. *done 0
+ * where it does not take them. */
 typedef struct {
     const uint64_t *order;   /* order[] before; NULL: every line, order[r] is r */
     const uint32_t *perm;
@@ -360,7 +347,7 @@ static void order_run(pool_t *pool, size_t n, void (*fn)(void *, int, int), void
 }
 
 static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
-                              uint64_t **orderp, int *done)
+                              uint64_t *order, int *done)
 {
     size_t n = t->nrec;
     *done = 0;
@@ -371,7 +358,7 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    index_job_t j = { .order = *orderp, .key = t->key, .dst = tmp, .n = n };
+    index_job_t j = { .order = order, .key = t->key, .dst = tmp, .n = n };
     const uint64_t *keys = t->key;
     if (n != t->n) {   /* headers left out: the records' keys gathered */
         order_run(pool, n, index_gather, &j);
@@ -383,24 +370,21 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
     if (rc == GS_OK && *done) {
         j.perm = perm;
         order_run(pool, n, index_permute, &j);
-        free(*orderp);
-        *orderp = tmp;
-        tmp = NULL;
+        mem_copy(pool, order, tmp, sizeof *order * n);
     }
     free(perm);
     free(tmp);
     return rc;
 }
 
-static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp)
+static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order)
 {
     size_t n = t->nrec;
     int done = 0;
-    int rc = sorter && n <= UINT32_MAX ? order_pairs_sorter(t, pool, sorter, orderp, &done)
+    int rc = sorter && n <= UINT32_MAX ? order_pairs_sorter(t, pool, sorter, order, &done)
                                        : GS_OK;
     if (rc || done)
         return rc;
-    uint64_t *order = *orderp;
     int nt = n >= ORDER_PARALLEL_MIN ? pool_size(pool) : 1;
     uint64_t *block = mem_alloc(sizeof *block * n * 3);
     pairs_job_t j = { .k = block, .kt = block + n, .ot = block + 2 * n, .o = order, .n = n,
@@ -455,33 +439,70 @@ void rorder_shares_free(rorder_shares_t *sh)
     *sh = (rorder_shares_t){ 0 };
 }
 
+/* Room in mem for n words in a, and in b too where both: GS_OK or GS_ENOMEM. An
+ * array too small is made anew an eighth larger than asked, where it had room
+ * before (a later chunk with more records than the first). */
+static int order_room(rorder_mem_t *mem, size_t n, int both)
+{
+    if (n > mem->cap) {
+        size_t cap = mem->cap ? n + n / 8 : n;
+        free(mem->a);
+        free(mem->b);
+        *mem = (rorder_mem_t){ .a = mem_alloc(sizeof *mem->a * cap), .cap = cap };
+        if (!mem->a) {
+            mem->cap = 0;
+            return err_set(GS_ENOMEM, "out of memory");
+        }
+    }
+    if (both && !mem->b && !(mem->b = mem_alloc(sizeof *mem->b * mem->cap)))
+        return err_set(GS_ENOMEM, "out of memory");
+    return GS_OK;
+}
+
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
-                uint64_t **out, size_t *nout, rorder_shares_t *sh)
+                rorder_mem_t *mem, uint64_t **out, size_t *nout, rorder_shares_t *sh)
 {
     if (sh)
         *sh = (rorder_shares_t){ 0 };
     size_t n = t->nrec;
-    uint64_t *order = mem_alloc(sizeof *order * (n ? n : 1));
-    if (!order)
-        return err_set(GS_ENOMEM, "out of memory");
     double t0 = stats_now();
     int bits = t->n > 1 ? 64 - __builtin_clzll((unsigned long long)(t->n - 1)) : 1;
     uint64_t range = t->kmax - t->kmin;
     int kbits = range ? 64 - __builtin_clzll(range) : 0;
-    int rc = GS_OK;
-    if (n >= 2 && kbits + bits <= 64) {   /* equal keys settled on the words */
-        rc = order_packed(t, pool, words, &order, &n, bits, sh);
-    } else {
+    int packed = n >= 2 && kbits + bits <= 64;   /* equal keys settled on the words */
+    int rc = order_room(mem, n ? n : 1, packed);
+    uint64_t *order = mem->a;
+    if (rc == GS_OK && packed) {
+        rc = order_packed(t, pool, words, &order, mem->b, &n, bits, sh);
+    } else if (rc == GS_OK) {
         order_lines(t, pool, order);
-        if (n >= 2 && (rc = order_pairs(t, pool, pairs, &order)) == GS_OK)
+        if (n >= 2 && (rc = order_pairs(t, pool, pairs, order)) == GS_OK)
             rc = order_equal_keys(t, pool, order, &n, 0, sh);
     }
     stats_add(ST_SORT, 0, stats_now() - t0);
-    if (rc) {
-        free(order);
+    if (rc)
         return rc;
-    }
     *out = order;
     *nout = n;
     return GS_OK;
+}
+
+void rorder_mem_keep(rorder_mem_t *mem, const uint64_t *order)
+{
+    mem->cap = 0;   /* a sort after this makes both anew */
+    if (mem->a != order) {
+        free(mem->a);
+        mem->a = NULL;
+    }
+    if (mem->b != order) {
+        free(mem->b);
+        mem->b = NULL;
+    }
+}
+
+void rorder_mem_free(rorder_mem_t *mem)
+{
+    free(mem->a);
+    free(mem->b);
+    *mem = (rorder_mem_t){ 0 };
 }

@@ -34,17 +34,30 @@ typedef struct {
     uint64_t *bytes;
 } rorder_shares_t;
 
-/* The table's records in output order: *order (free() it) holds *n of them, table
- * lines; or, where sh is not NULL, the records are text, two or more, and the arena
- * allows (rtable_can_where()), where words in the pool's shares, which *sh then
- * describes (rorder_shares_free() it). words: the chunk sorter (its width 8) for the
- * packed words, or NULL for the CPU's radix sort on their keys' bits; pairs: the
- * chunk sorter for wide keys with their indices, or NULL for the CPU's sort of
- * pairs. GS_OK or the sorter's error. */
+/* The memory of a chunk's order and its sort's scratch, kept from one chunk to the
+ * next (their pages faulted in once): start it zeroed, rorder_mem_free() it. */
+typedef struct {
+    uint64_t *a, *b;
+    size_t cap;
+} rorder_mem_t;
+
+/* The table's records in output order: *order (in mem's memory) holds *n of them,
+ * table lines; or, where sh is not NULL, the records are text, two or more, and the
+ * arena allows (rtable_can_where()), where words in the pool's shares, which *sh
+ * then describes (rorder_shares_free() it). words: the chunk sorter (its width 8)
+ * for the packed words, or NULL for the CPU's radix sort on their keys' bits;
+ * pairs: the chunk sorter for wide keys with their indices, or NULL for the CPU's
+ * sort of pairs. GS_OK or an error (no memory; the sorter's). */
 int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pairs,
-                uint64_t **order, size_t *n, rorder_shares_t *sh);
+                rorder_mem_t *mem, uint64_t **order, size_t *n, rorder_shares_t *sh);
 
 void rorder_shares_free(rorder_shares_t *sh);
+
+/* Free mem's memory but for order, where no chunk follows (a sort after this would
+ * make its memory anew, order's with it). */
+void rorder_mem_keep(rorder_mem_t *mem, const uint64_t *order);
+
+void rorder_mem_free(rorder_mem_t *mem);
 
 /* -1, 0 or 1 as record a goes before, with or after record b when both have equal
  * keys: the last resort (lines bytewise, their terminators left out; descending with

@@ -276,6 +276,30 @@ static int table_bad_key(const rtable_t *t, const tpart_t *p)
     return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'", sg->name, line, f, q);
 }
 
+/* Room in key[] and start[] for n lines. The arrays are kept from chunk to chunk:
+ * freed and made anew, each chunk's would be fresh pages, faulted in again (and
+ * given back again) for every chunk of a run larger than memory. They grow by an
+ * eighth more than asked, where a later chunk has more lines than the first. */
+static int table_room(rtable_t *t, size_t n)
+{
+    if (n < t->index_cap)
+        return GS_OK;
+    size_t cap = t->index_cap ? n + n / 8 + 1 : n + 1;
+    free(t->key);
+    free(t->start);
+    t->key = mem_alloc(sizeof *t->key * cap);
+    t->start = t->rsize ? NULL : mem_alloc(sizeof *t->start * cap);
+    t->index_cap = cap;
+    if (!t->key || (!t->rsize && !t->start)) {
+        free(t->key);
+        free(t->start);
+        t->key = t->start = NULL;
+        t->index_cap = 0;
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    return GS_OK;
+}
+
 int rtable_index(rtable_t *t)
 {
     tpart_t *parts = NULL;
@@ -305,11 +329,9 @@ int rtable_index(rtable_t *t)
         if (t->seg[i].header)
             t->nrec--;
     }
-    t->key = mem_alloc(sizeof *t->key * (n ? n : 1));
-    t->start = t->rsize ? NULL : mem_alloc(sizeof *t->start * (n + 1));
-    if (!t->key || (!t->rsize && !t->start)) {
+    if ((rc = table_room(t, n)) != GS_OK) {
         free(parts);
-        return err_set(GS_ENOMEM, "out of memory");
+        return rc;
     }
     if (t->start)
         t->start[n] = t->bytes;
@@ -334,9 +356,6 @@ int rtable_index(rtable_t *t)
 
 void rtable_drop_index(rtable_t *t)
 {
-    free(t->key);
-    free(t->start);
-    t->key = t->start = NULL;
     t->n = t->nrec = 0;
 }
 

@@ -55,6 +55,8 @@ typedef struct {
     size_t nrec;           /* of them, records (the headers left out) */
     uint64_t *start;       /* text: n + 1 offsets */
     uint64_t *key;         /* n mapped keys (a header's: 0) */
+    size_t index_cap;      /* lines key[] (and start[], less one) have room for: kept
+                              from chunk to chunk, their pages faulted in once */
     uint64_t kmin, kmax;   /* the least and the greatest key of the records */
     /* the first header of the inputs (--header), once a chunk has met it */
     char *header;
@@ -212,7 +214,8 @@ const char *rtable_header(const rtable_t *t, size_t *len);
  * starts and keys. GS_OK, or the first bad key's error. */
 int rtable_index(rtable_t *t);
 
-/* Forget the chunk's index (before the next is read). */
+/* Forget the chunk's index (before the next is read); its memory is kept for the
+ * next chunk's. */
 void rtable_drop_index(rtable_t *t);
 
 void rtable_close(rtable_t *t);
