@@ -418,6 +418,27 @@ for opts in '' '-s' '-r -u'; do
     done
 done
 
+# Each chunk's index and order are kept for the next (records/table.c, order.c),
+# and grow where a later chunk holds more lines than the first: long lines with
+# wide keys first (sorted as pairs: no scratch), then short lines with few keys
+# (sorted as packed words, which need a scratch too); and the other way round,
+# where the later chunks hold fewer lines.
+gen long.csv -n 15000 -t u64 -w 400 -d uniform
+gen short.csv -n 800000 -t u32 -w 2 -d dups --range=1000
+cat long.csv short.csv >grow.csv
+cat short.csv long.csv >shrink.csv
+for f in grow.csv shrink.csv; do
+    for opts in '' '-s' '-u'; do
+        # shellcheck disable=SC2086 # the options are words on purpose
+        LC_ALL=C sort -t, -k2,2 -n $opts "$f" >exp.out
+        # shellcheck disable=SC2086
+        run_cmd "$GPUSORT" -t, -k2,2 --type=u64 -S 4M -T tdir --parallel=3 --stats $opts "$f"
+        [ "$STATUS" = 0 ] || fail "$f $opts: exit $STATUS: $(head -c 2000 "$RUN_ERR")"
+        same exp.out "$RUN_OUT" "$f $opts: chunks of more (and fewer) lines than the first"
+        spilled_clean "$RUN_ERR" tdir "$f $opts"
+    done
+done
+
 # --------------------------------------------------------------------------------
 # --header: the first header read goes first; the others are dropped
 # --------------------------------------------------------------------------------
