@@ -38,9 +38,9 @@ void mem_copy(pool_t *pool, void *dst, const void *src, size_t len);
 void mem_copy_stream(void *dst, const void *src, size_t len);
 
 /* munmap(p, len) (p a mapping's start), where the mapping is large its pages let go
- * first by the pool's threads, each a part (MADV_DONTNEED): the one thread of a
- * munmap(2) that lets gigabytes of pages go takes tens of milliseconds, and the
- * run waits on it at its end. */
+ * first by the pool's threads, each a part (MADV_DONTNEED): a munmap(2) lets them
+ * go on one thread, which for a mapping as large as the input takes a measurable
+ * part of a run (doc/perf/RESULTS.md), and the run waits on it at its end. */
 void mem_unmap_pool(pool_t *pool, void *p, size_t len);
 
 /* Fault in every page of p[0..len) (writing a zero at the start of each), shared

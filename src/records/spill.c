@@ -356,7 +356,8 @@ uint64_t rspill_bytes(const rspill_t *s)
 }
 
 /* Thread i's files removed: each unlinked while open, then closed, which lets its
- * pages go (gigabytes of them, still in the page cache): the files side by side. */
+ * pages go (every byte spilled, still in the page cache): the files side by side,
+ * where one thread closing them all held the run's end (doc/perf/RESULTS.md). */
 static void spill_remove_files(void *arg, int i, int nt)
 {
     rspill_t *s = arg;
