@@ -239,8 +239,9 @@ static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, siz
                            const rorder_shares_t *sh, output_t *out, const char *h,
                            size_t hlen, int *done, int *where)
 {
-    *done = *where = 0;
     int nt = pool_size(pool), measured = sh && sh->n > 0;
+    *done = 0;
+    *where = measured;   /* a measured order is where words already */
     if (measured && sh->n != nt)   /* order.h made them with this pool */
         return err_set(GS_EIO, "internal error: records measured in %d shares for %d threads",
                        sh->n, nt);
@@ -303,8 +304,6 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
     int rc = emit_spread_all(t, pool, order, n, sh, out, h, h ? hlen : 0, &done, &where);
     if (rc || done)
         return rc;
-    if (sh && sh->n > 0)
-        where = 1;   /* where words, measured or not */
     rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
     int nt = pool_size(pool);
     emit_job_t j = { .t = t, .order = order, .where = where,
