@@ -15,6 +15,10 @@
  *   files      T threads, each write(2) of its share into a file of its own (one
  *              inode's lock no longer shared: the ceiling of a spill over T files)
  * Usage: writebw DIR MIB THREADS,...   (e.g. writebw /tmp 1024 1,4,16)
+ * WRITEBW_PAUSE=S sleeps S seconds before each round. A file just removed gives its
+ * pages back, and the next round takes them at once; a VM whose host takes back its
+ * guest's free memory within seconds (free page reporting) makes the pages of a file
+ * written after a pause new to the host as well, which a run after any other meets.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -200,6 +204,8 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t size = (size_t)strtoull(argv[2], NULL, 10) << 20;
+    const char *ps = getenv("WRITEBW_PAUSE");
+    unsigned pause = ps ? (unsigned)strtoul(ps, NULL, 10) : 0;
     char path[4096];
     snprintf(path, sizeof path, "%s/writebw.%ld", argv[1], (long)getpid());
     char *src = malloc(size);
@@ -218,6 +224,8 @@ int main(int argc, char **argv)
                 continue;
             double best = 0;
             for (int r = 0; r < 3; r++) {
+                if (pause > 0)
+                    sleep(pause);
                 double s = round_once(path, way, src, size, nt);
                 if (s < 0) {
                     fprintf(stderr, "writebw: %s with %d threads failed\n", names[way], nt);
