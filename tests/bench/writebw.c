@@ -15,10 +15,10 @@
  *   files      T threads, each write(2) of its share into a file of its own (one
  *              inode's lock no longer shared: the ceiling of a spill over T files)
  * Usage: writebw DIR MIB THREADS,...   (e.g. writebw /tmp 1024 1,4,16)
- * WRITEBW_PAUSE=S sleeps S seconds before each round. A file just removed gives its
- * pages back, and the next round takes them at once; a VM whose host takes back its
- * guest's free memory within seconds (free page reporting) makes the pages of a file
- * written after a pause new to the host as well, which a run after any other meets.
+ * WRITEBW_PAUSE=S sleeps S seconds before each round. Without it, each round takes
+ * the pages of the file the round before removed. On a VM whose host takes back its
+ * guest's free memory within seconds (free page reporting), a file written after a
+ * pause gets pages new to the host, as gpusort's output does after another program.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
