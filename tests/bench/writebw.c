@@ -15,10 +15,10 @@
  *   files      T threads, each write(2) of its share into a file of its own (one
  *              inode's lock no longer shared: the ceiling of a spill over T files)
  * Usage: writebw DIR MIB THREADS,...   (e.g. writebw /tmp 1024 1,4,16)
- * WRITEBW_PAUSE=S sleeps S seconds before each round. Without it, each round takes
- * the pages of the file the round before removed. On a VM whose host takes back its
- * guest's free memory within seconds (free page reporting), a file written after a
- * pause gets pages new to the host, as gpusort's output does after another program.
+ * WRITEBW_PAUSE=S sleeps S seconds before each round. Without it, each round reuses
+ * the pages of the file the round before removed. A VM whose host takes back its
+ * guest's free memory (free page reporting) gives a file written after a pause pages
+ * new to the host, as a run of gpusort meets them after another program's.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
