@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* mem.h: large buffers. Keys and scratch arrays are hundreds of megabytes: asking
- * for transparent huge pages on the largest (MEM_HUGE_MIN) cuts their page faults and
- * TLB misses (the radix scatter writes 2048 streams at once).
+/* mem.h: large buffers. Keys and scratch arrays run from megabytes to gigabytes:
+ * asking for transparent huge pages on all but the smallest (MEM_HUGE_MIN) cuts their
+ * page faults and TLB misses (the radix scatter writes 2048 streams at once).
  */
 #ifndef GS_MEM_H
 #define GS_MEM_H

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /* ---- memory and threads (core/) ------------------------------------------------- */
-#define MEM_HUGE_MIN ((size_t)256 << 20)        /* buffers this large ask for huge pages */
+#define MEM_HUGE_MIN ((size_t)8 << 20)          /* buffers this large ask for huge pages */
 #define MEM_PARALLEL_MIN ((size_t)4 << 20)      /* copies and first touches this large are shared out */
 #define PIPE_BYTES (1 << 20)                    /* a pipe at either end is grown to this */
 

@@ -4,7 +4,9 @@
  * best round's bytes read plus bytes written over its time is printed in GB/s.
  * Then the cost of new memory: 1 and T threads writing pages never touched before
  * (each page faults in, zeroed by the kernel; huge pages asked for, as gpusort
- * does), in GB/s: the ceiling of any stage that fills fresh buffers.
+ * does), in GB/s: the ceiling of any stage that fills fresh buffers. The same again
+ * with small pages ("new memory, small pages"): what a buffer below MEM_HUGE_MIN
+ * pays, a fault a 4 KiB page (under some hypervisors, an exit to the host each).
  * Usage: membw [GIB] [THREADS]   (default 4 GiB, online CPUs)
  */
 #include <pthread.h>
@@ -71,13 +73,13 @@ int main(int argc, char **argv)
     free(a);
     free(b);
     int tcounts[2] = { 1, threads };
-    for (int k = 0; k < 2; k++) {
-        int nt = tcounts[k];
+    for (int k = 0; k < 4; k++) {
+        int nt = tcounts[k % 2], huge = k < 2;
         char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED)
             return 1;
-#ifdef MADV_HUGEPAGE
-        madvise(m, bytes, MADV_HUGEPAGE);
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+        madvise(m, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
         double t0 = now();
         for (int i = 0; i < nt; i++) {
@@ -87,8 +89,8 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < nt; i++)
             pthread_join(t[i], NULL);
-        printf("new memory: %d threads first-touch %zu GiB: %.1f GB/s\n", nt, gib,
-               bytes / (now() - t0) / 1e9);
+        printf("new memory%s: %d threads first-touch %zu GiB: %.1f GB/s\n",
+               huge ? "" : ", small pages", nt, gib, bytes / (now() - t0) / 1e9);
         munmap(m, bytes);
     }
     return 0;
