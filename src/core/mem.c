@@ -21,10 +21,10 @@
 /* Ask for huge pages on the 2 MiB-aligned interior of [p, p+size) where size is at
  * least MEM_HUGE_MIN (a few huge pages). A buffer of small pages faults once every 4
  * KiB, and a fault can cost far more than zeroing its page: under a hypervisor that
- * traps each one, and faults of several threads are served one at a time. A huge
- * page is one fault for 512 of them, and fewer TLB misses after. Its cost is that
- * the kernel must find (compact, or have its hypervisor fill) 2 MiB at once, which
- * right after another process freed much memory can stall; doc/perf/TUNING.md
+ * traps each one, where several threads' faults may even be served one at a time. A
+ * huge page is one fault for 512 of them, and fewer TLB misses after. Its cost is
+ * that the kernel must find (compact, or have its hypervisor fill) 2 MiB at once,
+ * which right after another process freed much memory can stall; doc/perf/TUNING.md
  * weighs the two. A hint: its failure (no THP on this kernel) changes nothing. */
 static void mem_hint(void *p, size_t size)
 {
