@@ -81,6 +81,7 @@ static int loader_reserve(rtable_t *t, size_t more)
     if (!a)
         return err_set(GS_ENOMEM, "out of memory");
     t->arena = a;
+    t->arena_mapped = 0;
     t->cap = cap;
     return GS_OK;
 }
@@ -107,6 +108,7 @@ static void loader_unmap(rtable_t *t, rloader_t *ld)
     ld->map_watch = -1;
     ld->map_fd = -1;
     t->arena = NULL;
+    t->arena_mapped = 0;
     t->bytes = t->cap = 0;
 }
 
@@ -149,6 +151,7 @@ static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t le
     ld->map_size = size;
     ld->map_name = ld->name;
     t->arena = a + lead;
+    t->arena_mapped = 1;
     t->cap = len + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
     t->bytes = len;
     return 1;

@@ -48,6 +48,7 @@ typedef struct {
     /* the chunk's bytes */
     char *arena;
     size_t bytes, cap;
+    int arena_mapped;      /* 1: the arena is an input's mapping (loader.c) */
     rseg_t *seg;
     int nseg;
     /* its lines */
