@@ -72,14 +72,32 @@ void *mem_realloc(void *p, size_t size)
     return q;
 }
 
-void mem_trim(void *p, size_t keep, size_t size)
+static uintptr_t mem_page(void)
 {
     long ps = sysconf(_SC_PAGESIZE);
-    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    return ps > 0 ? (uintptr_t)ps : 4096;
+}
+
+void mem_trim(void *p, size_t keep, size_t size)
+{
+    uintptr_t page = mem_page();
     uintptr_t lo = ((uintptr_t)p + keep + page - 1) & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
     if (hi > lo)
         madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void mem_prefault(const void *p, size_t len)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_READ)
+    if (len == 0)
+        return;
+    uintptr_t lo = (uintptr_t)p & ~(mem_page() - 1);
+    madvise((void *)lo, (uintptr_t)p + len - lo, MADV_POPULATE_READ);
+#else
+    (void)p;
+    (void)len;
+#endif
 }
 
 typedef struct {

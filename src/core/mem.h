@@ -27,6 +27,12 @@ void *mem_realloc(void *p, size_t size);
  * as zeros if touched again. */
 void mem_trim(void *p, size_t keep, size_t size);
 
+/* Map the pages of p[0..len) (a file's mapping, say) into the page tables at once,
+ * readable, by one call on this thread: where a pass over them would take a fault
+ * every few pages (a trap to the host each, under some hypervisors). A hint: where
+ * it fails (an older kernel, a file cut short), the pages fault in as before. */
+void mem_prefault(const void *p, size_t len);
+
 /* memcpy(dst, src, len), shared among the pool's threads when len is large (one
  * thread copies at a fraction of the memory's bandwidth, and first touches of new
  * pages fault in parallel). */

@@ -81,7 +81,6 @@ static int loader_reserve(rtable_t *t, size_t more)
     if (!a)
         return err_set(GS_ENOMEM, "out of memory");
     t->arena = a;
-    t->arena_mapped = 0;
     t->cap = cap;
     return GS_OK;
 }
@@ -108,7 +107,6 @@ static void loader_unmap(rtable_t *t, rloader_t *ld)
     ld->map_watch = -1;
     ld->map_fd = -1;
     t->arena = NULL;
-    t->arena_mapped = 0;
     t->bytes = t->cap = 0;
 }
 
@@ -151,7 +149,6 @@ static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t le
     ld->map_size = size;
     ld->map_name = ld->name;
     t->arena = a + lead;
-    t->arena_mapped = 1;
     t->cap = len + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
     t->bytes = len;
     return 1;
@@ -502,6 +499,11 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     ld->fd = -1;
     ld->map_watch = ld->map_fd = -1;
     return GS_OK;
+}
+
+int rtable_mapped(const rtable_t *t)
+{
+    return t->loader && t->loader->map != NULL;
 }
 
 int rtable_intact(const rtable_t *t)

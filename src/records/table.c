@@ -12,11 +12,8 @@
  */
 #include <config.h>
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/error.h"
 #include "core/mem.h"
@@ -47,6 +44,7 @@ typedef struct {
     size_t nparts;
     size_t next;           /* the next part to take (atomic) */
     int pass;              /* 0: count the lines; 1: index and parse */
+    int mapped;            /* 1: the arena is an input's mapping (rtable_mapped) */
 } tjob_t;
 
 /* Split every input into parts of about TABLE_PART bytes, each starting at a line. */
@@ -231,27 +229,6 @@ static void table_index_text(rtable_t *t, tpart_t *p)
     table_kept(p, &r);
 }
 
-/* Map the page-cache pages of part p of a mapped input at once, before its first
- * pass reads them: one call walks the part's page tables in the kernel, where the
- * pass would take a fault every few pages (a trap to the host each, under some
- * hypervisors). A hint: where it fails (an older kernel, a file cut short), the
- * pass faults them in as before. */
-static void table_populate(const rtable_t *t, const tpart_t *p)
-{
-#if defined(__linux__) && defined(MADV_POPULATE_READ)
-    if (!t->arena_mapped || p->hi <= p->lo)
-        return;
-    long ps = sysconf(_SC_PAGESIZE);
-    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-    uintptr_t a = (uintptr_t)(t->arena + p->lo) & ~(page - 1);
-    uintptr_t b = (uintptr_t)(t->arena + p->hi);
-    madvise((void *)a, b - a, MADV_POPULATE_READ);
-#else
-    (void)t;
-    (void)p;
-#endif
-}
-
 static void table_job(void *arg, int i, int n)
 {
     (void)i;
@@ -263,7 +240,8 @@ static void table_job(void *arg, int i, int n)
             return;
         tpart_t *p = &j->parts[k];
         if (j->pass == 0) {   /* the first pass over the part's bytes */
-            table_populate(j->t, p);
+            if (j->mapped)
+                mem_prefault(j->t->arena + p->lo, (size_t)(p->hi - p->lo));
             p->lines = table_count(j->t, p);
         } else if (j->t->rsize) {
             table_index_binary(j->t, p);
@@ -333,7 +311,7 @@ int rtable_index(rtable_t *t)
     int rc = table_parts(t, &parts, &nparts);
     if (rc)
         return rc;
-    tjob_t j = { .t = t, .parts = parts, .nparts = nparts };
+    tjob_t j = { .t = t, .parts = parts, .nparts = nparts, .mapped = rtable_mapped(t) };
     table_run(t, &j, 0);
     size_t n = 0;
     for (int i = 0; i < t->nseg; i++)

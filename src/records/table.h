@@ -48,7 +48,6 @@ typedef struct {
     /* the chunk's bytes */
     char *arena;
     size_t bytes, cap;
-    int arena_mapped;      /* 1: the arena is an input's mapping (loader.c) */
     rseg_t *seg;
     int nseg;
     /* its lines */
@@ -74,6 +73,9 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit);
  * its message set (an input that cannot be read, a bad key naming FILE:LINE and the
  * field, a binary input not a whole number of records, no memory). */
 int rtable_next(rtable_t *t, int *more);
+
+/* 1 where the chunk's arena is an input's mapping, not bytes read into memory. */
+int rtable_mapped(const rtable_t *t);
 
 /* GS_OK, or the read error of an input that was mapped (loader.c) and has been cut
  * short since: the bytes read from its last page may be NULs where the file's were
