@@ -604,13 +604,13 @@ END_TEST
 Suite *make_codec_suite(void)
 {
     Suite *s = suite_create("codec");
-    TCase *tc = tcase_create("roundtrip");
+    TCase *tc = ck_tcase("roundtrip");
     tcase_add_loop_test(tc, test_codec_roundtrip, 0, (int)(NDISTS * NSIZES));
     tcase_add_test(tc, test_codec_reused_buffers);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("format");
+    tc = ck_tcase("format");
     tcase_add_loop_test(tc, test_codec_layout, 0, 4);
     tcase_add_test(tc, test_codec_checksum_vectors);
     tcase_add_test(tc, test_codec_bound);
@@ -619,7 +619,7 @@ Suite *make_codec_suite(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("corrupt");
+    tc = ck_tcase("corrupt");
     tcase_add_loop_test(tc, test_codec_truncated, 0, 4);
     tcase_add_loop_test(tc, test_codec_raw_bit_flips, 0, 2);
     tcase_add_loop_test(tc, test_codec_lz4_byte_flips, 0, 6);

@@ -462,7 +462,7 @@ END_TEST
 Suite *make_keys_suite(void)
 {
     Suite *s = suite_create("keys");
-    TCase *tc = tcase_create("map");
+    TCase *tc = ck_tcase("map");
     tcase_add_test(tc, test_keys_map_init_fields);
     tcase_add_loop_test(tc, test_keys_map_boundaries, 0,
                         (int)(sizeof boundaries / sizeof boundaries[0]));
@@ -471,12 +471,12 @@ Suite *make_keys_suite(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("names");
+    tc = ck_tcase("names");
     tcase_add_test(tc, test_keys_type_parse_names);
     tcase_add_test(tc, test_keys_type_parse_rejects);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("unique");
+    tc = ck_tcase("unique");
     tcase_add_loop_test(tc, test_keys_unique_small, 0, 2);
     tcase_add_loop_test(tc, test_keys_unique_all_equal, 0, 2);
     tcase_add_loop_test(tc, test_keys_unique_no_duplicates, 0, 2);
@@ -484,7 +484,7 @@ Suite *make_keys_suite(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("binary");
+    tc = ck_tcase("binary");
     tcase_add_loop_test(tc, test_keys_decode, 0, 16);
     tcase_add_test(tc, test_keys_decode_by_hand);
     tcase_add_loop_test(tc, test_keys_encode, 0, 16);

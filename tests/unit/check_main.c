@@ -2,8 +2,16 @@
 /* check_main.c: a runner of the Check unit tests, built twice (unit.am): part 1
  * (check_gpusort) runs every module's suite but the merge by sort's, part 2
  * (check_gpusort_smerge) that one, which alone takes about as long as the others
- * together under the sanitizers; `make -jN check` runs the two at once. Each runs
- * its suites in forked children; the exit status says whether any test failed.
+ * together under the sanitizers; `make -jN check` runs the two at once. The exit
+ * status says whether any test failed.
+ *
+ * The tests run in the runner's own process, one after another (CK_NOFORK), unless
+ * CK_FORK is set in the environment (CK_FORK=yes: each in a forked child, so that a
+ * crash names its test). A child per test costs a fork and, under ASan, a leak
+ * check at each child's exit: most of the runners' time where page faults are dear
+ * (tests/RELIABILITY.md). In one process, LeakSanitizer checks once, at the end,
+ * and still finds any test's leak; every test starts with no error recorded
+ * (ck_tcase).
  */
 #include <config.h>
 
@@ -41,6 +49,8 @@ int main(void)
         else
             srunner_add_suite(sr, suites[i].make());
     }
+    if (getenv("CK_FORK") == NULL)
+        srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

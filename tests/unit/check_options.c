@@ -688,7 +688,7 @@ END_TEST
 Suite *make_options_suite(void)
 {
     Suite *s = suite_create("options");
-    TCase *tc = tcase_create("size");
+    TCase *tc = ck_tcase("size");
     tcase_add_loop_test(tc, test_options_parse_size_good, 0,
                         (int)(sizeof good_sizes / sizeof good_sizes[0]));
     tcase_add_loop_test(tc, test_options_parse_size_bad, 0,
@@ -696,7 +696,7 @@ Suite *make_options_suite(void)
     tcase_add_test(tc, test_options_size_bytes);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("parse");
+    tc = ck_tcase("parse");
     tcase_add_test(tc, test_options_defaults);
     tcase_add_test(tc, test_options_defaults_not_from_caller);
     tcase_add_test(tc, test_options_type);

@@ -671,10 +671,10 @@ END_TEST
 Suite *make_output_suite(void)
 {
     Suite *s = suite_create("output");
-    TCase *tc = tcase_create("encode");
+    TCase *tc = ck_tcase("encode");
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("writer");
+    tc = ck_tcase("writer");
     tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
     tcase_add_loop_test(tc, test_output_file_commit, 0, 16);
     tcase_add_loop_test(tc, test_output_file_large_write, 0, 4);

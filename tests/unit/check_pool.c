@@ -123,7 +123,7 @@ END_TEST
 Suite *make_pool_suite(void)
 {
     Suite *s = suite_create("pool");
-    TCase *tc = tcase_create("run");
+    TCase *tc = ck_tcase("run");
     tcase_add_loop_test(tc, test_pool_run_each_index_once, 0, MAXT);
     tcase_add_test(tc, test_pool_create_destroy_repeatedly);
     tcase_set_timeout(tc, 60);

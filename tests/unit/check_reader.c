@@ -857,10 +857,10 @@ static void add_reader_text_tests(TCase *tc)
 Suite *make_input_suite(void)
 {
     Suite *s = suite_create("input");
-    TCase *tc = tcase_create("decode");
+    TCase *tc = ck_tcase("decode");
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("kreader");
+    tc = ck_tcase("kreader");
     tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
     add_reader_text_tests(tc);
     tcase_add_loop_test(tc, test_input_binary_large, 0, 2);
@@ -878,7 +878,7 @@ Suite *make_input_suite(void)
     static const char *const into_names[2] = { "kreader into", "kreader into, refused" };
     static void (*const into_setup[2])(void) = { read_mode_into, read_mode_refused };
     for (int m = 0; m < 2; m++) {
-        tc = tcase_create(into_names[m]);
+        tc = ck_tcase(into_names[m]);
         tcase_add_unchecked_fixture(tc, tdir_setup, tdir_teardown);
         tcase_add_checked_fixture(tc, into_setup[m], read_mode_plain);
         add_reader_text_tests(tc);

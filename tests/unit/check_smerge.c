@@ -667,16 +667,16 @@ END_TEST
 Suite *make_smerge_suite(void)
 {
     Suite *s = suite_create("smerge");
-    TCase *tc = tcase_create("cut");
+    TCase *tc = ck_tcase("cut");
     tcase_add_loop_test(tc, test_smerge_cut_pieces, 0, 4);
     suite_add_tcase(s, tc);
-    tc = tcase_create("runs");
+    tc = ck_tcase("runs");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_smerge_runs_cpu, 0, 40);
     tcase_add_test(tc, test_smerge_aside_needs_pins);
     tcase_add_loop_test(tc, test_runs_ranks, 0, 4);
     suite_add_tcase(s, tc);
-    tc = tcase_create("pmerge");
+    tc = ck_tcase("pmerge");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_pmerge_runs, 0, 16);
     suite_add_tcase(s, tc);

@@ -281,7 +281,7 @@ END_TEST
 Suite *make_sorter_cpu_suite(void)
 {
     Suite *s = suite_create("sorter_cpu");
-    TCase *tc = tcase_create("sweep");
+    TCase *tc = ck_tcase("sweep");
     tcase_add_loop_test(tc, test_sorter_cpu_matches_qsort, 0, NSIZES * D_COUNT);
     /* All sizes but the last, 10^6: the sanitizers' builds run this too. */
     tcase_add_loop_test(tc, test_radix_from_matches_qsort, 0, (NSIZES - 1) * D_COUNT);

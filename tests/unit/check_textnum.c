@@ -1094,7 +1094,7 @@ END_TEST
 Suite *make_textnum_suite(void)
 {
     Suite *s = suite_create("textnum");
-    TCase *tc = tcase_create("parse");
+    TCase *tc = ck_tcase("parse");
     tcase_add_loop_test(tc, test_textnum_parse_cases, 0,
                         (int)(sizeof parse_cases / sizeof parse_cases[0]));
     tcase_add_loop_test(tc, test_textnum_parse_powers_of_ten, 0, 4);
@@ -1103,7 +1103,7 @@ Suite *make_textnum_suite(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("format");
+    tc = ck_tcase("format");
     tcase_add_test(tc, test_textnum_format_boundaries);
     tcase_add_loop_test(tc, test_textnum_format_random, 0, 4);
     tcase_add_loop_test(tc, test_textnum_format_keys_random, 0, 8);
@@ -1112,7 +1112,7 @@ Suite *make_textnum_suite(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("scan");
+    tc = ck_tcase("scan");
     tcase_add_loop_test(tc, test_textnum_scan_mixed_space, 0, 8);
     tcase_add_loop_test(tc, test_textnum_scan_fast_path_boundaries, 0, 4);
     tcase_add_loop_test(tc, test_textnum_scan_lines_boundaries, 0, 4);
