@@ -44,6 +44,7 @@
 #define SORT_BLOCK_MIN ((size_t)64 << 10)       /*   at least this, */
 #define SORT_BLOCK_MAX ((size_t)64 << 20)       /*   at most this (and an eighth of -S) */
 #define SORT_DIRECT_KEYS ((size_t)1 << 24)      /* binary keys read straight into a chunk at a time */
+#define CHUNK_FIRST_KEYS ((uint64_t)1 << 20)    /* a chunk not made for its limit has room for this many keys at first */
 #define SORT_GPU_MIN_KEYS ((size_t)1 << 20)     /* smaller chunks are sorted on the CPU even with a GPU */
 #define SORT_GPU_KEYS_A_THREAD ((uint64_t)1 << 25) /* --device=auto: fewer keys a CPU thread stay on the CPU */
 #define TEXT_GPU_KEYS_A_THREAD ((uint64_t)3 << 23) /* the same for text a GPU parses (stream_text.c) */

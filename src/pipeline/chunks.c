@@ -9,6 +9,7 @@
 #include "core/mem.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "pipeline/chunks.h"
 
 /* Keys a chunk may take: half the budget (the other half is the sort's scratch),
@@ -328,9 +329,12 @@ static int chunks_chunk_pinned(chunks_t *s)
 }
 
 /* A buffer for a new chunk: a pinned one (chunks_chunk_pinned), or the spare where
- * it holds the chunk's limit, else the whole limit at once (pages are only faulted
- * in as keys arrive; a buffer of gigabytes grown by realloc would be copied again
- * and again). Where even that cannot be had, the chunk starts small and grows. */
+ * it holds the chunk's limit, else a new one: room for the limit where the inputs
+ * may hold that many keys (pages are only faulted in as keys arrive), for fewer
+ * where their sizes say they cannot (s->most), and for CHUNK_FIRST_KEYS where their
+ * sizes are not known and no chunk was filled before (a pipe). A chunk that needs
+ * more room grows (chunks_make_room): a pipe's first chunk, an input that grew
+ * since it was measured, a chunk whose limit could not be had at once. */
 static int chunks_chunk_alloc(chunks_t *s)
 {
     size_t w = (size_t)s->c->km.width;
@@ -348,8 +352,10 @@ static int chunks_chunk_alloc(chunks_t *s)
     free(s->spare);   /* too small to be the chunk: memory back for it */
     s->spare = NULL;
     s->spare_cap = 0;
-    s->keys = mem_alloc(s->limit * w);
-    s->cap = s->keys ? s->limit : 0;
+    uint64_t fewer = s->most ? s->most : s->nruns == 0 ? CHUNK_FIRST_KEYS : s->limit;
+    size_t cap = fewer < s->limit ? (size_t)fewer : s->limit;
+    s->keys = mem_alloc(cap * w);
+    s->cap = s->keys ? cap : 0;
     return GS_OK;
 }
 
@@ -376,8 +382,21 @@ int chunks_make_room(chunks_t *s, size_t m, size_t *take)
         return rc;
     if (!s->keys && (rc = chunks_chunk_alloc(s)) != GS_OK)
         return rc;
+    if (s->n + *take > s->cap && s->cap > 0 && s->cap < s->limit) {
+        /* A chunk made with less room than its limit (chunks_chunk_alloc) is moved
+         * into a buffer of the limit at once: by realloc, step by step, the pages
+         * moved would lose their huge pages, and each step's new pages be faulted
+         * in small. */
+        char *nk = mem_alloc(s->limit * w);
+        if (nk) {
+            mem_copy(s->c->pool, nk, s->keys, s->n * w);
+            free(s->keys);
+            s->keys = nk;
+            s->cap = s->limit;
+        }
+    }
     if (s->n + *take > s->cap) {
-        /* Only where the chunk could not be had whole: grow it. */
+        /* Where not even that could be had: grow by doubling. */
         size_t ncap = s->cap ? 2 * s->cap : ((size_t)1 << 16);
         while (ncap < s->n + *take)
             ncap *= 2;
@@ -456,6 +475,17 @@ void chunks_init(chunks_t *s, ctx_t *c)
     s->rcfg = (runcfg_t){ .tmpdir = c->set->tmpdir, .compress = c->set->compress,
                           .width = c->km.width, .pool = c->pool };
     chunks_set_limit(s);
+    /* A key of text takes a digit and, but for the last, a separator; one of binary
+     * its width. Without this bound a small input's chunk would be a mapping of the
+     * whole budget all the same: address space that `ulimit -v` counts, and that the
+     * sanitizers' runtimes poison or shadow in full at every run. */
+    uint64_t bytes;
+    if (ctx_input_bytes(c, &bytes)) {
+        s->most = c->set->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
+                                                  : bytes / 2 + 1;
+        if (s->most < CHUNK_FIRST_KEYS)
+            s->most = CHUNK_FIRST_KEYS;   /* a file that grows as it is read */
+    }
 }
 
 int chunks_sort_last(chunks_t *s, void **sorted)

@@ -29,6 +29,8 @@ typedef struct {
     char *keys;              /* the chunk being filled */
     size_t n, cap;           /* its keys, and its room */
     size_t limit;            /* most keys this chunk may take */
+    uint64_t most;           /* the most keys the inputs can hold, where their sizes
+                                are known (regular files); 0: not known (a pipe) */
     run_t **runs;            /* the runs made so far */
     int nruns, caprun;
     uint64_t mem_bytes;      /* bytes of the runs held in memory (and of a chunk aside) */

@@ -10,8 +10,12 @@
  * production ones are run at a few sizes. Prints "N passed, N failed".
  * Usage: bitonic_emu [full]   (full: more sizes, about ten times as long)
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <ucontext.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -41,11 +45,27 @@ static void *gk_shared_base();
 
 /* ---- the emulated block ------------------------------------------------------------------
  * Fibers are made with makecontext and switched with _setjmp/_longjmp (swapcontext
- * would make a system call at every switch). The scheduler runs one warp as far as it
+ * would make a system call at every switch). Under ASan, the jumps call libc's
+ * _longjmp itself, found with dlsym: ASan's interceptor of it makes a system call
+ * (sigaltstack) at every jump, which took most of this test's time there. That
+ * interceptor unpoisons the stack left behind; but a fiber's frames are resumed,
+ * never left but its last (emu_entry's), and a fiber's stack is unpoisoned as the
+ * fiber is made on it. The scheduler runs one warp as far as it
  * goes (through its shuffles) before the next, first to last or last to first, so
  * that warps drift apart between block barriers as far as they can. */
 
 enum { T_READY, T_BLOCK, T_WARP, T_DONE };
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Not declared noreturn: ASan's instrumentation calls the same handler before a call
+ * to a noreturn function. */
+typedef void (*emu_longjmp_t)(struct __jmp_buf_tag *, int);
+static emu_longjmp_t emu_longjmp = _longjmp;   /* libc's, once main() has found it */
+#define EMU_LONGJMP(b) (emu_longjmp(b, 1), __builtin_unreachable())
+#else
+#define EMU_LONGJMP(b) _longjmp(b, 1)
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
 
 static struct {
     int threads;
@@ -69,7 +89,7 @@ static void emu_yield(int st)
 {
     E.state[E.cur] = st;
     if (!_setjmp(E.jb[E.cur].jb))
-        _longjmp(E.sched, 1);
+        EMU_LONGJMP(E.sched);
 }
 
 static void gk_sync()
@@ -104,10 +124,10 @@ static void *gk_shared_base()
 static void emu_entry()
 {
     if (!_setjmp(E.jb[E.cur].jb))   /* made: back to the scheduler until first run */
-        _longjmp(E.sched, 1);
+        EMU_LONGJMP(E.sched);
     E.body();
     E.state[E.cur] = T_DONE;
-    _longjmp(E.sched, 1);
+    EMU_LONGJMP(E.sched);
 }
 
 static void emu_resume(int t)
@@ -115,7 +135,7 @@ static void emu_resume(int t)
     E.cur = t;
     threadIdx.x = (unsigned)t;
     if (!_setjmp(E.sched))
-        _longjmp(E.jb[t].jb, 1);
+        EMU_LONGJMP(E.jb[t].jb);
 }
 
 /* Run the ready lanes of warp w until each waits or is done; 1 if the warp then
@@ -159,6 +179,7 @@ static void emu_block(unsigned b, int threads, size_t smem, const std::function<
     blockIdx.x = b;
     for (int t = 0; t < threads; t++) {
         E.stacks[t].resize(stack);
+        ASAN_UNPOISON_MEMORY_REGION(E.stacks[t].data(), stack);
         getcontext(&E.ctx[t]);
         E.ctx[t].uc_stack.ss_sp = E.stacks[t].data();
         E.ctx[t].uc_stack.ss_size = stack;
@@ -272,6 +293,11 @@ static void sweep(const char *cfg, const std::vector<size_t> &sizes, bool every_
 int main(int argc, char **argv)
 {
     bool quick = !(argc > 1 && strcmp(argv[1], "full") == 0);
+#if defined(__SANITIZE_ADDRESS__)
+    if (void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD))
+        if (void *f = dlsym(libc, "_longjmp"))
+            emu_longjmp = (emu_longjmp_t)f;
+#endif
     /* Small tiles: many global passes at small n. */
     typedef gk_bitonic_cfg<uint32_t, 32, 2, 2> tiny32;      /* tile 64, C alone */
     typedef gk_bitonic_cfg<uint64_t, 64, 2, 3> tiny64;      /* tile 128, S stages */
