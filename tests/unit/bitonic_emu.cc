@@ -10,10 +10,10 @@
  * production ones are run at a few sizes. Prints "N passed, N failed".
  * Usage: bitonic_emu [full]   (full: more sizes, about ten times as long)
  */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <ucontext.h>
 #if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
 #include <sanitizer/asan_interface.h>
 #endif
 

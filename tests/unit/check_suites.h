@@ -28,15 +28,10 @@ Suite *make_smerge_suite(void);
 /* A test case of the suites: tcase_create, with every test starting from no error
  * recorded. The runners run every test in their own process (check_main.c), and
  * err_set() keeps the first message of the process. */
-static inline void ck_no_error(void)
-{
-    err_clear();
-}
-
 static inline TCase *ck_tcase(const char *name)
 {
     TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, ck_no_error, NULL);
+    tcase_add_checked_fixture(tc, err_clear, NULL);
     return tc;
 }
 
