@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "core/fdio.h"
@@ -44,4 +45,55 @@ int fdio_read(int fd, void *buf, size_t len, int64_t off, size_t *got)
         *got += (size_t)n;
     }
     return 0;
+}
+
+/* fdio_copy()'s buffer, where the kernel does not copy between the two files. */
+#define FDIO_COPY_BUF ((size_t)1 << 20)
+
+int fdio_copy(int in, uint64_t in_off, int out, int64_t out_off, uint64_t len)
+{
+#ifdef __linux__
+    off_t ia = (off_t)in_off, oa = (off_t)out_off;
+    while (len > 0) {
+        size_t want = len < ((size_t)1 << 30) ? (size_t)len : (size_t)1 << 30;
+        ssize_t n = copy_file_range(in, &ia, out, out_off >= 0 ? &oa : NULL, want, 0);
+        if (n > 0) {
+            len -= (uint64_t)n;
+            continue;
+        }
+        if (n == 0)
+            return EIO;
+        if (errno == EINTR)
+            continue;
+        /* Not between these two files (another file system, an appending or
+         * special descriptor, an old kernel): the buffer below, from here on. */
+        if (errno != EXDEV && errno != EINVAL && errno != EBADF && errno != ENOSYS &&
+            errno != EOPNOTSUPP)
+            return errno;
+        break;
+    }
+    in_off = (uint64_t)ia;
+    if (out_off >= 0)
+        out_off = (int64_t)oa;
+#endif
+    if (len == 0)
+        return 0;
+    char *buf = malloc(FDIO_COPY_BUF);
+    if (!buf)
+        return ENOMEM;
+    int e = 0;
+    while (len > 0 && e == 0) {
+        size_t want = len < FDIO_COPY_BUF ? (size_t)len : FDIO_COPY_BUF, got;
+        e = fdio_read(in, buf, want, (int64_t)in_off, &got);
+        if (e == 0 && got < want)
+            e = EIO;
+        if (e == 0)
+            e = fdio_write(out, buf, got, out_off, NULL);
+        in_off += got;
+        if (out_off >= 0)
+            out_off += (int64_t)got;
+        len -= got;
+    }
+    free(buf);
+    return e;
 }

@@ -19,4 +19,10 @@ int fdio_write(int fd, const void *buf, size_t len, int64_t off, size_t *done);
  * the errno of the failure (*got the bytes read before it). */
 int fdio_read(int fd, void *buf, size_t len, int64_t off, size_t *got);
 
+/* Copy len bytes of in, from offset in_off, to out at offset out_off, or at out's
+ * position where out_off < 0 (an O_APPEND descriptor included): inside the kernel
+ * where it can (copy_file_range), else through a buffer. 0, or the errno of the
+ * failure (EIO where in holds fewer than len bytes from in_off). */
+int fdio_copy(int in, uint64_t in_off, int out, int64_t out_off, uint64_t len);
+
 #endif

@@ -9,7 +9,12 @@
  * permitted; and a FILE that is writable in a directory that is not is written in
  * place, from its start, once the first byte is ready (the sort complete: nothing is
  * written before every input has been read). A FILE that is not a regular file
- * (/dev/null, a FIFO) is written directly.
+ * (/dev/null, a FIFO, /dev/stdout on a pipe) is written directly.
+ *
+ * Where the bytes would go straight into a file that is also an input (FILE in
+ * place, or standard output on the input's file), they are written aside first
+ * (output_guard_inputs): records are copied out of an input's mapping while the
+ * output is written, and an input cut short or overwritten then would lose them.
  */
 #include <config.h>
 
@@ -24,6 +29,7 @@
 
 #include "core/cleanup.h"
 #include "core/error.h"
+#include "core/fdio.h"
 #include "core/stdfds.h"
 #include "core/tempfile.h"
 #include "core/tuning.h"
@@ -128,17 +134,17 @@ static int output_make_temp(output_t *o, const struct stat *st)
 /* Open -o FILE (o->name is set): see the top of the file. */
 static int output_open_file(output_t *o, const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or FIFO, whatever links lead there (/dev/stdout on a pipe names
+         * no file that a path could): nothing to replace atomically; written. */
+        o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        return o->fd < 0 ? err_sys(GS_EIO, errno, "cannot write '%s'", o->name) : GS_OK;
+    }
     char *target = output_follow(path);
     if (!target)
         return err_sys(GS_EIO, errno, "cannot write '%s'", o->name);
-    struct stat st;
     int exists = stat(target, &st) == 0;
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* A device or FIFO: nothing to replace atomically; write to it. */
-        o->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        free(target);
-        return o->fd < 0 ? err_sys(GS_EIO, errno, "cannot write '%s'", o->name) : GS_OK;
-    }
     if (exists && faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0) {
         /* sort refuses a file the user may not write, and so do we. */
         int e = errno;
@@ -187,6 +193,73 @@ static int output_stdout_map_fd(void)
 #endif
 }
 
+/* 1 where the file st describes is one of cfg's inputs. */
+static int output_is_input(const output_cfg_t *cfg, const struct stat *st)
+{
+    for (int i = 0; i < cfg->ninputs; i++) {
+        struct stat in;
+        const char *f = cfg->inputs[i];
+        int r = strcmp(f, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(f, &in);
+        if (r == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+            return 1;
+    }
+    return 0;
+}
+
+/* Where the destination is a file written directly (FILE in place, or standard
+ * output on a regular file) that is one of the inputs, a temporary under -T in its
+ * stead (o->aside), copied into it by the commit (output_copy_back). */
+static int output_guard_inputs(output_t *o)
+{
+    struct stat st;
+    if (o->inplace ? stat(o->inplace, &st) != 0
+                   : o->cfg.path || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+        return GS_OK;
+    if (!output_is_input(&o->cfg, &st))
+        return GS_OK;
+    const char *dir = o->cfg.tmpdir ? o->cfg.tmpdir : "/tmp";
+    o->fd = tempfile_make(AT_FDCWD, dir, "gpusort-out-", &o->tmp_path, &o->slot);
+    if (o->fd < 0)
+        return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
+    o->aside = 1;
+    if (o->map_fd >= 0) {   /* the temporary is mapped instead */
+        close(o->map_fd);
+        o->map_fd = -1;
+    }
+    return GS_OK;
+}
+
+/* The commit of an output written aside: the temporary's bytes copied into the
+ * destination, FILE from its start (its space reserved first where the file system
+ * can, so that a full disk fails before FILE changes; then cut to their length),
+ * standard output from its position. */
+static int output_copy_back(output_t *o)
+{
+    struct stat st;
+    if (fstat(o->fd, &st) != 0)
+        return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+    uint64_t len = (uint64_t)st.st_size;
+    if (!o->inplace) {
+        int e = fdio_copy(o->fd, 0, STDOUT_FILENO, -1, len);
+        return e ? err_sys(e == EPIPE ? GS_EPIPE : GS_EIO, e, "write error on '%s'", o->name)
+                 : GS_OK;
+    }
+    int fd = open(o->inplace, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_sys(GS_EIO, errno, "cannot write '%s'", o->name);
+    int e = 0;
+    if (len > 0 && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)len) != 0 &&
+        (errno == ENOSPC || errno == EDQUOT))
+        e = errno;
+    if (e == 0)
+        e = fdio_copy(o->fd, 0, fd, 0, len);
+    if (e == 0 && ftruncate(fd, (off_t)len) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    return e ? err_sys(GS_EIO, e, "write error on '%s'", o->name) : GS_OK;
+}
+
 int output_open(output_t **out, const output_cfg_t *cfg)
 {
     output_t *o = calloc(1, sizeof *o);
@@ -219,6 +292,8 @@ int output_open(output_t **out, const output_cfg_t *cfg)
         rc = err_set(GS_ENOMEM, "out of memory");
     else if (cfg->path && rc == GS_OK)
         rc = output_open_file(o, cfg->path);
+    if (rc == GS_OK)
+        rc = output_guard_inputs(o);
     if (rc != GS_OK) {
         output_abort(o);
         return rc;
@@ -230,7 +305,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
 char *output_temp_path(const output_t *o)
 {
 #ifdef __linux__
-    if (!o->tmp_path || o->dirfd < 0)
+    if (!o->tmp_path || o->dirfd < 0 || o->aside)
         return NULL;
     char link[64], dir[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", o->dirfd);
@@ -261,13 +336,6 @@ int output_target_fd(output_t *o)
     return o->fd < 0 ? err_sys(GS_EIO, errno, "cannot write '%s'", o->name) : GS_OK;
 }
 
-int output_in_place(const output_t *o, const struct stat *st)
-{
-    struct stat t;
-    return o->inplace && stat(o->inplace, &t) == 0 && t.st_dev == st->st_dev &&
-           t.st_ino == st->st_ino;
-}
-
 /* ---- finishing ------------------------------------------------------------------------ */
 
 static void output_free(output_t *o)
@@ -295,12 +363,18 @@ int output_commit(output_t *o)
         rc = output_target_fd(o);   /* in place and empty: FILE still truncated */
     if (rc == GS_OK && o->tmp_path)
         rc = output_ahead_cut(o);
+    if (rc == GS_OK && o->aside)
+        rc = output_copy_back(o);
     if (o->fd != STDOUT_FILENO && o->fd >= 0) {
         if (close(o->fd) != 0 && rc == GS_OK)
             rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         o->fd = -1;
     }
-    if (rc == GS_OK && o->tmp_path) {
+    if (rc == GS_OK && o->aside) {
+        cleanup_remove(o->slot);
+        free(o->tmp_path);
+        o->tmp_path = NULL;
+    } else if (rc == GS_OK && o->tmp_path) {
         int e = cleanup_rename_over(o->slot, o->base);
         if (e)
             rc = err_sys(GS_EIO, e, "cannot write '%s'", o->name);

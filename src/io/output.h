@@ -31,11 +31,23 @@ typedef struct {
     size_t map_release;    /* text placed: bytes each thread fills between two
                               releases of the pages filled (0: WRITE_RELEASE;
                               the tests ask for few) */
+    char *const *inputs;   /* the run's inputs ("-": standard input), never to be
+                              written before they are read: see output_open() */
+    int ninputs;
+    const char *tmpdir;    /* where the output goes first when it would write into
+                              one of them */
 } output_cfg_t;
 
 typedef struct output output_t;
 
-/* Open the destination. GS_OK, or GS_EIO with the message set. */
+/* Open the destination. GS_OK, or GS_EIO with the message set.
+ *
+ * Where the bytes would go straight into a file that is one of cfg->inputs (same
+ * device and inode: -o FILE written in place, standard output that is the input's
+ * file, whatever name or link led there), they go to a temporary under cfg->tmpdir
+ * instead, copied into that file by output_commit() once everything is written, so
+ * that no input is overwritten or cut short while it is still read (sort copies
+ * such an input aside; this copies the output instead, which is written once). */
 int output_open(output_t **o, const output_cfg_t *cfg);
 
 /* Format (in parallel) and write keys[0..n), mapped keys of km's width; binary keys
@@ -65,17 +77,14 @@ int output_can_give(const output_t *o);
  * refused, plain writes. Not to be mixed with output_write() from another thread. */
 int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n);
 
-/* 1 where o writes -o's FILE in place (its directory takes no temporary: see
- * outfile.c) and FILE is the file st describes: -m cannot merge a file into itself
- * so. */
-int output_in_place(const output_t *o, const struct stat *st);
-
 /* The absolute path of -o's temporary (malloc'ed), for other processes to write
  * into before the commit (gpusort-mpi's ranks); NULL where there is none (standard
- * output, a device or FIFO, FILE written in place) or it cannot be named. */
+ * output, a device or FIFO, FILE written in place, a temporary to be copied back)
+ * or it cannot be named. */
 char *output_temp_path(const output_t *o);
-/* Flush, close and, with -o, rename into place; frees o. GS_OK or an error (then
- * the temporary is removed and FILE is untouched). */
+/* Flush, close and, with -o, rename into place (or copy the temporary into the
+ * input it stood in for: output_open()); frees o. GS_OK or an error (then the
+ * temporary is removed and FILE is untouched, unless the copy into it failed). */
 int output_commit(output_t *o);
 
 /* Remove the temporary (if any) and free o; NULL is a no-op. */

@@ -35,6 +35,9 @@ struct output {
     int slot;                /* the temporary's cleanup slot */
     char *inplace;           /* FILE written in place (outfile.c), opened at the first
                                 write; else NULL */
+    int aside;               /* 1: the destination (inplace, else standard output) is
+                                one of the inputs: tmp_path is a temporary under
+                                -T, copied into it at the commit */
     int threads;
     int solo;                /* 1: binary batches are encoded by the caller alone */
     size_t bufsize;          /* bytes in each batch buffer */

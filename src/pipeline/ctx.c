@@ -61,6 +61,9 @@ output_cfg_t ctx_output_cfg(const ctx_t *c)
         .big_endian = c->set->big_endian,
         .zero_terminated = c->set->zero_terminated,
         .pool = c->pool,
+        .inputs = c->set->inputs,
+        .ninputs = c->set->ninputs,
+        .tmpdir = c->set->tmpdir,
     };
     return cfg;
 }

@@ -134,25 +134,6 @@ static int mf_merge_group(void *self, void *group, int k, void *merged)
     return GS_OK;
 }
 
-/* An output written in place (its directory takes no temporary) must not be one of
- * the inputs: they are read while it is written. */
-static int mf_check_in_place(const ctx_t *c, const output_t *out)
-{
-    for (int i = 0; i < c->set->ninputs; i++) {
-        struct stat st;
-        const char *f = c->set->inputs[i];
-        if (strcmp(f, "-") != 0 && stat(f, &st) == 0 && output_in_place(out, &st)) {
-            char *shown = err_escaped(c->set->output);
-            int rc = err_set(GS_EIO, "cannot write '%s' in place: it is one of -m's inputs "
-                             "(its directory takes no temporary file)",
-                             shown ? shown : c->set->output);
-            free(shown);
-            return rc;
-        }
-    }
-    return GS_OK;
-}
-
 int mergefiles_run(ctx_t *c)
 {
     int n = c->set->ninputs;
@@ -174,8 +155,6 @@ int mergefiles_run(ctx_t *c)
         output_cfg_t ocfg = ctx_output_cfg(c);
         rc = output_open(&out, &ocfg);
     }
-    if (rc == GS_OK)
-        rc = mf_check_in_place(c, out);
     if (rc == GS_OK)
         rc = ctx_finish(mf_merge_into(c, in, n, out, 1), out);
     else
