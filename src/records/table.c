@@ -47,10 +47,15 @@ typedef struct {
     int mapped;            /* 1: the arena is an input's mapping (rtable_mapped) */
 } tjob_t;
 
-/* Split every input into parts of about TABLE_PART bytes, each starting at a line. */
+/* Split every input into parts of about TABLE_PART bytes, each starting at a line:
+ * for binary records, a whole number of them, one at least (a part of records larger
+ * than TABLE_PART is one record). Every part but each segment's last is at least
+ * unit bytes long, which bounds their number. */
 static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
 {
-    size_t cap = t->bytes / TABLE_PART + (size_t)t->nseg + 1, n = 0;
+    uint64_t per = t->rsize && TABLE_PART / t->rsize ? TABLE_PART / t->rsize : 1;
+    uint64_t unit = t->rsize ? per * t->rsize : TABLE_PART;
+    size_t cap = (size_t)(t->bytes / unit) + (size_t)t->nseg + 1, n = 0;
     tpart_t *p = calloc(cap, sizeof *p);
     if (!p)
         return err_set(GS_ENOMEM, "out of memory");
@@ -59,8 +64,7 @@ static int table_parts(rtable_t *t, tpart_t **out, size_t *nout)
         while (lo < end) {
             uint64_t hi;
             if (t->rsize) {   /* whole records: the input is a whole number of them */
-                uint64_t per = TABLE_PART / t->rsize ? TABLE_PART / t->rsize : 1;
-                hi = end - lo > per * t->rsize ? lo + per * t->rsize : end;
+                hi = end - lo > unit ? lo + unit : end;
             } else if ((hi = lo + TABLE_PART) >= end) {
                 hi = end;
             } else {
