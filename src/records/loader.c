@@ -48,7 +48,9 @@ struct rloader {
     int cur;               /* its number */
     char *name;            /* its escaped name (names[cur]) */
     int regular;           /* 1: a regular file, read at pos with pread(2) */
-    uint64_t pos;          /* the bytes read from it */
+    uint64_t start;        /* its offset when opened (standard input may stand past
+                              its file's start): its bytes begin there */
+    uint64_t pos;          /* the offset read up to */
     uint64_t lines;        /* its lines in the chunks before */
     char *carry;           /* the partial line (record) that ended the last chunk */
     size_t carry_len, carry_cap;
@@ -310,6 +312,13 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
     return GS_OK;
 }
 
+/* The open input's bytes are not a whole number of binary records: its message. */
+static int loader_not_whole(const rtable_t *t, const rloader_t *ld, uint64_t bytes)
+{
+    return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %llu-byte records",
+                   ld->name, (unsigned long long)bytes, (unsigned long long)t->rsize);
+}
+
 /* Open the next input; its first segment starts with its header (--header). */
 static int loader_open_next(rtable_t *t, rloader_t *ld)
 {
@@ -335,8 +344,17 @@ static int loader_open_next(rtable_t *t, rloader_t *ld)
     if (fstat(ld->fd, &st) == 0 && S_ISDIR(st.st_mode))
         return err_sys(GS_EIO, EISDIR, "cannot read '%s'", ld->name);
     ld->regular = fstat(ld->fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (ld->regular)   /* read from where the descriptor is, as read(2) would */
-        ld->pos = (uint64_t)lseek(ld->fd, 0, SEEK_CUR);
+    ld->start = 0;
+    if (ld->regular) {   /* read from where the descriptor is, as read(2) would */
+        off_t at = lseek(ld->fd, 0, SEEK_CUR);
+        ld->start = ld->pos = at > 0 ? (uint64_t)at : 0;
+        /* Binary records not whole: said now, not after the chunks before the end
+         * were sorted and spilled (a size of 0, as /proc's files have, says
+         * nothing). */
+        uint64_t size = (uint64_t)st.st_size;
+        if (t->rsize && size > ld->start && (size - ld->start) % t->rsize)
+            return loader_not_whole(t, ld, size - ld->start);
+    }
     return GS_OK;
 }
 
@@ -403,9 +421,8 @@ static int loader_cut(rtable_t *t, rloader_t *ld, rseg_t *sg, int *ended)
  * checked (binary), the input closed. */
 static int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg)
 {
-    if (t->rsize && ld->pos % t->rsize)
-        return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %llu-byte records",
-                       ld->name, (unsigned long long)ld->pos, (unsigned long long)t->rsize);
+    if (t->rsize && (ld->pos - ld->start) % t->rsize)
+        return loader_not_whole(t, ld, ld->pos - ld->start);
     if (!t->rsize && t->bytes > sg->off && t->arena[t->bytes - 1] != t->term)
         t->arena[t->bytes++] = t->term;   /* room: loader_reserve() keeps one byte */
     sg->end = t->bytes;
