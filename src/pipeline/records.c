@@ -33,13 +33,16 @@ typedef struct {
 } rprev_t;
 
 /* 1 where a record (key kb, bytes b) may not follow one (key ka, bytes a): it goes
- * before it, or, with -u, they have equal keys. */
+ * before it, or, with -u under -c (strictly ascending, as sort -c -u), they have
+ * equal keys. -m -u merges inputs that hold equal keys, as sort -m -u does. */
 static int records_disorder(const settings_t *set, uint64_t ka, const char *a, size_t la,
                             uint64_t kb, const char *b, size_t lb)
 {
     if (ka != kb)
         return kb < ka;
-    return set->unique || rorder_tie_lines(set, a, la, b, lb) > 0;
+    if (set->unique)
+        return set->mode != MODE_MERGE;
+    return rorder_tie_lines(set, a, la, b, lb) > 0;
 }
 
 /* The message of the record at table line l out of order: "FILE:N: disorder: " and
@@ -68,10 +71,10 @@ static int records_say_disorder(const rtable_t *t, size_t l, int code, int quiet
     return code;
 }
 
-/* Check the chunk's records, each input's against the one before it (in this chunk
- * or, for the input the last chunk ended in, in prev): GS_OK, or the first disorder
- * reported with code. */
-static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet)
+/* Check the chunk's records up to line upto (t->n: all of them), each input's
+ * against the one before it (in this chunk or, for the input the last chunk ended
+ * in, in prev): GS_OK, or the first disorder reported with code. */
+static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet, size_t upto)
 {
     const settings_t *set = t->set;
     for (int i = 0; i < t->nseg; i++) {
@@ -79,6 +82,8 @@ static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet)
         if (prev->valid && prev->input != sg->input)
             prev->valid = 0;
         size_t l = sg->first + (size_t)sg->header, end = sg->first + sg->lines, len, plen;
+        if (end > upto)
+            end = upto;
         for (; l < end; l++) {
             const char *s = rtable_line(t, l, &len);
             if (l > sg->first + (size_t)sg->header) {
@@ -193,12 +198,18 @@ int records_run(ctx_t *c)
         rc = records_warm_sorter(c);
     while (rc == GS_OK && more) {
         progress_phase("reading");
-        if ((rc = rtable_next(&t, &more)) != GS_OK)
+        if ((rc = rtable_next(&t, &more)) != GS_OK) {
+            /* -c: a disorder before the first bad key is what sort reports */
+            if (checking && t.bad != SIZE_MAX &&
+                records_check(&t, &prev, GS_EDISORDER, set->mode == MODE_CHECK_QUIET,
+                              t.bad) == GS_EDISORDER)
+                rc = GS_EDISORDER;
             break;
+        }
         if (checking || set->mode == MODE_MERGE) {
             progress_phase("checking");
             rc = records_check(&t, &prev, checking ? GS_EDISORDER : GS_EINPUT,
-                               set->mode == MODE_CHECK_QUIET);
+                               set->mode == MODE_CHECK_QUIET, t.n);
             if (rc || checking)
                 continue;
         }

@@ -310,6 +310,7 @@ static int table_room(rtable_t *t, size_t n)
 
 int rtable_index(rtable_t *t)
 {
+    t->bad = SIZE_MAX;
     tpart_t *parts = NULL;
     size_t nparts = 0;
     int rc = table_parts(t, &parts, &nparts);
@@ -347,6 +348,7 @@ int rtable_index(rtable_t *t)
     int any = 0;
     for (size_t k = 0; k < nparts && rc == GS_OK; k++) {
         if (parts[k].bad_line != SIZE_MAX) {
+            t->bad = parts[k].bad_line;
             rc = table_bad_key(t, &parts[k]);
             break;
         }

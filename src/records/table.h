@@ -58,6 +58,8 @@ typedef struct {
     size_t index_cap;      /* lines key[] (and start[], less one) have room for: kept
                               from chunk to chunk, their pages faulted in once */
     uint64_t kmin, kmax;   /* the least and the greatest key of the records */
+    size_t bad;            /* the line of the chunk's first bad key (rtable_next()'s
+                              error), the lines before it indexed; SIZE_MAX: none */
     /* the first header of the inputs (--header), once a chunk has met it */
     char *header;
     size_t header_len;
@@ -71,7 +73,8 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit);
 /* Read and index the next chunk: GS_OK, *more 1 where inputs remain after it (0:
  * this chunk holds the rest, or nothing is left: t->n == 0 then); or an error with
  * its message set (an input that cannot be read, a bad key naming FILE:LINE and the
- * field, a binary input not a whole number of records, no memory). */
+ * field, t->bad its line, a binary input not a whole number of records, no
+ * memory). */
 int rtable_next(rtable_t *t, int *more);
 
 /* 1 where the chunk's arena is an input's mapping, not bytes read into memory. */
