@@ -483,7 +483,9 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     case 'T':
         if (!*arg)
             return opt_bad("--temporary-directory", arg);
-        o->tmpdir = arg;
+        if (o->ntmpdirs == GS_MAX_TMPDIRS)
+            return err_set(GS_EUSAGE, "more than %d temporary directories (-T)", GS_MAX_TMPDIRS);
+        o->tmpdirs[o->ntmpdirs++] = arg;
         return GS_OK;
     case OPT_COMPRESS_TEMP:
         if (strcmp(arg, "auto") == 0)

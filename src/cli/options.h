@@ -43,7 +43,8 @@ typedef struct {
     int ndevices;
     size_arg_t gpu_memory;    /* --gpu-memory; default: most of the free memory */
     size_arg_t buffer_size;   /* -S; default: a share of physical memory */
-    const char *tmpdir;       /* -T; default $TMPDIR, else /tmp */
+    const char *tmpdirs[GS_MAX_TMPDIRS]; /* -T, each given; none: $TMPDIR, else /tmp */
+    int ntmpdirs;
     compress_t compress;      /* --compress-temp; default COMPRESS_AUTO */
     int threads;              /* --parallel; 0: the default, the CPUs gpusort may use */
     int key_field;            /* -k F; 0: none */

@@ -61,13 +61,17 @@ static int opt_threads_for(int threads, size_t buffer_bytes)
     return (size_t)threads > most ? (int)most : threads;
 }
 
-/* Where temporary files go: -T, else $TMPDIR, else /tmp. */
-static const char *opt_tmpdir(const opts_t *o)
+/* Where temporary files go: every -T, else $TMPDIR, else /tmp. */
+static void opt_tmpdirs(const opts_t *o, settings_t *s)
 {
-    if (o->tmpdir)
-        return o->tmpdir;
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
+    s->ntmpdirs = o->ntmpdirs;
+    for (int i = 0; i < o->ntmpdirs; i++)
+        s->tmpdirs[i] = o->tmpdirs[i];
+    if (s->ntmpdirs == 0) {
+        const char *t = getenv("TMPDIR");
+        s->tmpdirs[s->ntmpdirs++] = t && *t ? t : "/tmp";
+    }
+    s->tmpdir = s->tmpdirs[0];
 }
 
 /* The GPUs asked for into s->gpus and s->devices: auto (counted later, by the GPU
@@ -125,7 +129,7 @@ int opt_settings(const opts_t *o, settings_t *s)
     s->output = o->output;
     s->buffer_bytes = opt_buffer_bytes(o);
     s->threads = opt_threads_for(o->threads, s->buffer_bytes);
-    s->tmpdir = opt_tmpdir(o);
+    opt_tmpdirs(o, s);
     s->compress = o->compress;
     s->algorithm = o->algorithm;
     s->gpu_memory = GS_GPU_MEMORY_FREE;

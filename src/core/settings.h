@@ -22,6 +22,9 @@ typedef enum { COMPRESS_AUTO, COMPRESS_LZ4, COMPRESS_NONE } compress_t;
 /* The most GPUs one run uses. */
 #define GS_MAX_DEVICES 64
 
+/* The most temporary directories (-T given several times). */
+#define GS_MAX_TMPDIRS 64
+
 /* settings_t.gpus: every GPU found, where they are faster than the CPU
  * (--device=auto), counted only once a chunk needs them. */
 #define GS_GPUS_AUTO (-1)
@@ -49,7 +52,10 @@ typedef struct {
     /* resources */
     size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
     int threads;                /* CPU threads */
-    const char *tmpdir;         /* where runs spill: -T, $TMPDIR or /tmp */
+    const char *tmpdirs[GS_MAX_TMPDIRS]; /* where runs spill, each in turn (several -T,
+                                   as sort spreads them); else $TMPDIR or /tmp */
+    int ntmpdirs;               /* at least 1 */
+    const char *tmpdir;         /* tmpdirs[0]: where a lone temporary goes */
     compress_t compress;        /* how spilled runs are stored */
     /* GPUs */
     int gpus;                   /* 0: the CPU only; GS_GPUS_AUTO; n > 0: devices[0..n) */

@@ -30,3 +30,10 @@ int tempfile_make(int dirfd, const char *dir, const char *prefix, char **path, i
     errno = e;
     return fd;
 }
+
+const char *tempfile_dir(const char *const *dirs, int n)
+{
+    static unsigned next;   /* atomic */
+    unsigned i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+    return dirs[n > 1 ? i % (unsigned)n : 0];
+}

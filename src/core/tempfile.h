@@ -14,4 +14,8 @@
  * for. dirfd stays open until the slot is removed or forgotten. */
 int tempfile_make(int dirfd, const char *dir, const char *prefix, char **path, int *slot);
 
+/* The directory of the next spilled file: each of dirs[0..n) in turn, as sort
+ * spreads its temporaries over several -T. Thread-safe. */
+const char *tempfile_dir(const char *const *dirs, int n);
+
 #endif

@@ -472,7 +472,8 @@ void chunks_init(chunks_t *s, ctx_t *c)
     memset(s, 0, sizeof *s);
     s->c = c;
     s->budget = c->set->buffer_bytes;
-    s->rcfg = (runcfg_t){ .tmpdir = c->set->tmpdir, .compress = c->set->compress,
+    s->rcfg = (runcfg_t){ .tmpdirs = c->set->tmpdirs,
+                          .ntmpdirs = c->set->ntmpdirs, .compress = c->set->compress,
                           .width = c->km.width, .pool = c->pool };
     chunks_set_limit(s);
     /* A key of text takes a digit and, but for the last, a separator; one of binary

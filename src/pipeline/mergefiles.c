@@ -46,10 +46,10 @@ static size_t mf_block(int ninputs)
 /* Create an empty registered temporary under the temporary directory. */
 static int mf_make_temp(const ctx_t *c, minput_t *m)
 {
-    int fd = tempfile_make(AT_FDCWD, c->set->tmpdir, "gpusort-", &m->path, &m->slot);
+    const char *dir = tempfile_dir(c->set->tmpdirs, c->set->ntmpdirs);
+    int fd = tempfile_make(AT_FDCWD, dir, "gpusort-", &m->path, &m->slot);
     if (fd < 0)
-        return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'",
-                       c->set->tmpdir);
+        return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
     close(fd);
     return GS_OK;
 }

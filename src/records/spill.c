@@ -57,9 +57,10 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
         return err_set(GS_ENOMEM, "out of memory");
     for (; s->nfiles < nf; s->nfiles++) {   /* each counted once it can be closed */
         sfile_t *f = &s->files[s->nfiles];
-        f->fd = tempfile_make(AT_FDCWD, set->tmpdir, "gpusort-records-", &f->path, &f->slot);
+        const char *dir = tempfile_dir(set->tmpdirs, set->ntmpdirs);
+        f->fd = tempfile_make(AT_FDCWD, dir, "gpusort-records-", &f->path, &f->slot);
         if (f->fd < 0)
-            return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", set->tmpdir);
+            return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
     }
     return GS_OK;
 }

@@ -33,8 +33,9 @@ int run_write_all(run_t *r, const void *buf, size_t len)
     return e ? err_sys(GS_EIO, e, "write error on temporary file '%s'", r->path) : GS_OK;
 }
 
-int run_create_file(run_t *r, const char *tmpdir)
+int run_create_file(run_t *r, const runcfg_t *cfg)
 {
+    const char *tmpdir = tempfile_dir(cfg->tmpdirs, cfg->ntmpdirs);
     r->fd = tempfile_make(AT_FDCWD, tmpdir, "gpusort-run-", &r->path, &r->slot);
     if (r->fd < 0)
         return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", tmpdir);
@@ -218,7 +219,7 @@ int run_spill(run_t *r, const runcfg_t *cfg)
     if (rc == GS_OK)
         rc = run_alloc_index(r);
     if (rc == GS_OK)
-        rc = run_create_file(r, cfg->tmpdir);
+        rc = run_create_file(r, cfg);
     if (rc == GS_OK) {
         r->codec = run_choose_codec(cfg->compress, r->keys, run_block_keys(r, 0), r->width);
         for (size_t b = 0; b < r->nblocks; b++)

@@ -42,7 +42,7 @@ static inline size_t run_block_keys(const run_t *r, size_t b)
 
 /* run.c: a new registered temporary file for r under tmpdir (r->path, r->fd,
  * r->slot). GS_OK, or an error with the message set. */
-int run_create_file(run_t *r, const char *tmpdir);
+int run_create_file(run_t *r, const runcfg_t *cfg);
 
 /* run.c: write buf[0..len) to r's file at its position, every byte or an error. */
 int run_write_all(run_t *r, const void *buf, size_t len);

@@ -49,7 +49,7 @@ int run_writer_open(run_writer_t **out, const runcfg_t *cfg)
     if (!w->block || !w->enc || !w->scratch || !r->first || !r->offset)
         rc = err_set(GS_ENOMEM, "out of memory");
     else
-        rc = run_create_file(r, cfg->tmpdir);
+        rc = run_create_file(r, cfg);
     if (rc != GS_OK) {
         run_writer_abort(w);
         return rc;

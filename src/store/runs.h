@@ -19,7 +19,8 @@
 #include "store/codec.h"
 
 typedef struct {
-    const char *tmpdir;      /* where spilled runs go */
+    const char *const *tmpdirs; /* where spilled runs go, each in turn */
+    int ntmpdirs;
     compress_t compress;     /* auto, lz4 or none */
     int width;               /* key bytes: 4 or 8 */
     pool_t *pool;            /* threads that encode blocks when a run spills */

@@ -273,7 +273,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static pool_t *pool;
     if (!pool && pool_create(&pool, 1) != GS_OK)
         fuzz_fail("pool_create failed");
-    runcfg_t cfg = { .tmpdir = fuzz_tmpdir(), .compress = compress[(data[0] >> 1) & 3],
+    const char *tmpdir = fuzz_tmpdir();
+    runcfg_t cfg = { .tmpdirs = &tmpdir, .ntmpdirs = 1, .compress = compress[(data[0] >> 1) & 3],
                      .width = width, .pool = pool };
     run_t *r = make_run(keys, n, width, stream, &cfg);
 

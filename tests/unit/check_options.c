@@ -184,7 +184,7 @@ static void check_defaults(const opts_t *o)
     ck_assert_int_eq(o->device, DEV_AUTO);
     ck_assert_int_eq(o->gpu_memory.set, 0);
     ck_assert_int_eq(o->buffer_size.set, 0);
-    ck_assert_ptr_null(o->tmpdir);
+    ck_assert_int_eq(o->ntmpdirs, 0);
     ck_assert_int_eq(o->compress, COMPRESS_AUTO);
     ck_assert_int_eq(o->threads, 0);   /* the default, resolved by opt_settings() */
     ck_assert_int_eq(o->progress, 0);
@@ -470,9 +470,16 @@ START_TEST(test_options_output_and_tmpdir)
     ck_assert_int_eq(parse(&o, "-oo3", NULL), GS_OK);
     ck_assert_str_eq(o.output, "o3");
     ck_assert_int_eq(parse(&o, "-T", "/var/tmp", NULL), GS_OK);
-    ck_assert_str_eq(o.tmpdir, "/var/tmp");
+    ck_assert_int_eq(o.ntmpdirs, 1);
+    ck_assert_str_eq(o.tmpdirs[0], "/var/tmp");
     ck_assert_int_eq(parse(&o, "--temporary-directory=/x/y", NULL), GS_OK);
-    ck_assert_str_eq(o.tmpdir, "/x/y");
+    ck_assert_str_eq(o.tmpdirs[0], "/x/y");
+    /* several -T: every one kept, in order (the runs are spread over them) */
+    ck_assert_int_eq(parse(&o, "-T", "/a", "-T/b", "--temporary-directory=/c", NULL), GS_OK);
+    ck_assert_int_eq(o.ntmpdirs, 3);
+    ck_assert_str_eq(o.tmpdirs[0], "/a");
+    ck_assert_str_eq(o.tmpdirs[1], "/b");
+    ck_assert_str_eq(o.tmpdirs[2], "/c");
 }
 END_TEST
 

@@ -104,7 +104,7 @@ static void make_store(uint64_t *seed, int w, int nruns, void **keys, const size
     for (int r = 0; r < nruns; r++) {
         ck_assert_int_eq(run_from_memory(&runs[r], keys[r], n[r], w), GS_OK);
         if (spill && ck_rng_below(seed, 3) > 0) {
-            runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+            runcfg_t rc = { .tmpdirs = &dir, .ntmpdirs = 1, .width = w, .pool = pool,
                             .compress = ck_rng_below(seed, 2) ? COMPRESS_LZ4 : COMPRESS_NONE };
             ck_assert_int_eq(run_spill(runs[r], &rc), GS_OK);
             ck_assert(!run_in_memory(runs[r]) || n[r] == 0);
@@ -439,7 +439,7 @@ START_TEST(test_runs_ranks)
         run_t *run;
         ck_assert_int_eq(run_from_memory(&run, keys[0], n[0], w), GS_OK);
         if (spill) {
-            runcfg_t rc = { .tmpdir = dir, .width = w, .pool = pool,
+            runcfg_t rc = { .tmpdirs = &dir, .ntmpdirs = 1, .width = w, .pool = pool,
                             .compress = rep % 2 ? COMPRESS_LZ4 : COMPRESS_NONE };
             ck_assert_int_eq(run_spill(run, &rc), GS_OK);
             ck_assert(!run_in_memory(run) || total == 0);
