@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# signals-midsort.sh: SIGINT, SIGTERM and SIGHUP at any moment of an external sort
-# (its input just opened, runs spilled, the output being merged) end gpusort with
-# 128+signal, every temporary removed (-T and beside -o) and the -o target untouched.
+# signals-midsort.sh: SIGINT, SIGTERM and SIGHUP at three moments of an external
+# sort (its input just opened, runs spilled, the output being merged and written)
+# end gpusort with 128+signal, every temporary removed (-T and beside -o) and the
+# -o target untouched.
+#
+# Each moment is a state gpusort cannot leave until the test lets it, so no poll
+# races a short window: the input is a FIFO the test holds open, fed as far as the
+# moment needs (nothing: gpusort waits in its first read; more than -S: runs are
+# spilled and it waits for more); the merge writes into a FIFO the test does not
+# read past its first byte, so it waits with its runs still in -T.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 
-# 20M u32 keys (80 MB) against -S 16M with 2 threads: runs spill within a tenth of
-# a second, the final merge starts after about half a second and formats 215 MB of
-# text for over a second, so each moment can be caught by polling.
-"$GSGEN" -b -t u32 -n 20000000 -s 801 >in.bin
+# 6M u32 keys (24 MB) against -S 4M with 2 threads: runs spill, and the merge's
+# text (70 MB) is far more than a pipe holds.
+"$GSGEN" -b -t u32 -n 6000000 -s 801 >in.bin
 mkdir tdir
 target_init
 
 # until_seen PID TEST-CMD...: poll (every 10 ms, at most 60 s) until TEST-CMD
-# succeeds; fails if PID exits first (the sort was too quick to catch) or time runs out.
+# succeeds, a state that holds until the test acts; fails if PID exits first.
 until_seen() {
     local pid=$1 i
     shift
@@ -32,22 +38,22 @@ until_seen() {
     fail "not seen within 60 s: $*"
 }
 
-# has_input PID: gpusort's own code runs in PID: it has opened in.bin (its signal
+# has_open PID FILE: gpusort's own code runs in PID: it has opened FILE (its signal
 # handlers are set before). Not merely exec'd: a signal before main() is the
 # runtime's to take, and a sanitizer's runtime makes files of its own in TMPDIR
 # while it starts (ThreadSanitizer's tsan.rodata.PID) that such a signal leaves.
-input_path=$(pwd -P)/in.bin   # as the kernel names it: no symbolic links
-has_input() {
+has_open() {
     [ -d "/proc/$1/fd" ] || return 0    # no /proc: assume it has
-    local fd
+    local fd want
+    want=$(pwd -P)/$2   # as the kernel names it: no symbolic links
     for fd in "/proc/$1/fd/"*; do
-        [ "$(readlink "$fd" 2>/dev/null)" = "$input_path" ] && return 0
+        [ "$(readlink "$fd" 2>/dev/null)" = "$want" ] && return 0
     done
     return 1
 }
 has_run() { compgen -G "tdir/gpusort-run-*" >/dev/null; }
-has_output_temp() { compgen -G "$TARGET_DIR/.gpusort-*" >/dev/null; }
 
+mkfifo in.fifo out.fifo
 read -r -a sigs < <(signals_to_send)
 
 for moment in start spilled merging; do
@@ -59,22 +65,30 @@ for moment in start spilled merging; do
         esac
         what="SIG$sig when $moment"
         : >err.txt
+        # Opened for reading and writing, a FIFO's open does not wait for the other
+        # side; the test's end stays open until gpusort is gone.
+        exec 3<>in.fifo 4<>out.fifo
+        input=in.fifo output=$TARGET
+        [ "$moment" != merging ] || { input=in.bin; output=out.fifo; }
         # Background jobs ignore SIGINT unless job control is on.
         set -m
-        "$GPUSORT" --type=u32 --input-format=binary --parallel=2 -S 16M -T tdir -o "$TARGET" in.bin \
+        "$GPUSORT" --type=u32 --input-format=binary --parallel=2 -S 4M -T tdir -o "$output" "$input" \
             2>>err.txt &
         pid=$!
         set +m
         case $moment in
-            start) until_seen "$pid" has_input "$pid" ;;
-            spilled) until_seen "$pid" has_run ;;
-            merging) until_seen "$pid" has_output_temp ;;
+            start)
+                until_seen "$pid" has_open "$pid" in.fifo ;;
+            spilled)
+                head -c 16000000 in.bin >&3    # four times -S; then no more
+                until_seen "$pid" has_run ;;
+            merging)
+                # The first byte of the output: the merge has begun writing, and
+                # waits on the FIFO for the rest.
+                timeout 60 dd bs=1 count=1 of=/dev/null <&4 2>/dev/null ||
+                    fail "$what: no output began"
+                has_run || fail "$what: no run in -T while merging" ;;
         esac
-        # Into the phase, past the instant the file was made (signals-at-create.sh
-        # tests that instant).
-        if [ "$moment" != start ]; then
-            sleep 0.05
-        fi
         kill -s "$sig" "$pid" 2>/dev/null || true
         if ! wait_gone "$pid" 10; then
             kill -s KILL "$pid" 2>/dev/null || true
@@ -83,6 +97,7 @@ for moment in start spilled merging; do
         fi
         status=0
         wait "$pid" || status=$?
+        exec 3>&- 4>&-
         [ "$status" -eq "$want" ] || fail "$what: gpusort exited $status ($want expected); stderr: $(cat err.txt)"
         empty err.txt "stderr ($what)"
         dir_empty tdir "$what"
