@@ -426,6 +426,7 @@ START_TEST(test_runs_ranks)
     uint64_t top = w == 4 ? UINT32_MAX : UINT64_MAX;
     char dir[256];
     ck_tdir_make(dir, sizeof dir, "ranks");
+    const char *dirs[1] = { dir };
     pool_t *pool;
     ck_assert_int_eq(pool_create(&pool, 2), 0);
     void *buffers = malloc(run_cursor_bytes(w));
@@ -439,7 +440,7 @@ START_TEST(test_runs_ranks)
         run_t *run;
         ck_assert_int_eq(run_from_memory(&run, keys[0], n[0], w), GS_OK);
         if (spill) {
-            runcfg_t rc = { .tmpdirs = &dir, .ntmpdirs = 1, .width = w, .pool = pool,
+            runcfg_t rc = { .tmpdirs = dirs, .ntmpdirs = 1, .width = w, .pool = pool,
                             .compress = rep % 2 ? COMPRESS_LZ4 : COMPRESS_NONE };
             ck_assert_int_eq(run_spill(run, &rc), GS_OK);
             ck_assert(!run_in_memory(run) || total == 0);
