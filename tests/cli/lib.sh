@@ -75,6 +75,18 @@ if [ -n "$SAN_NAME" ]; then
 fi
 cd "$test_dir"
 
+# GS_TEST_SCALE (make check sets it: Makefile.am): the percentage of their full size
+# that tests use for their bulk (keys, lines, random cases); sizes a test's subject
+# needs (more than -S, several blocks, a count of files) are not scaled.
+: "${GS_TEST_SCALE:=100}"
+
+# scaled N [MIN]: N at GS_TEST_SCALE percent, at least MIN (default 1).
+scaled() {
+    local n=$(( $1 * GS_TEST_SCALE / 100 ))
+    [ "$n" -ge "${2:-1}" ] || n=${2:-1}
+    echo "$n"
+}
+
 # Where run_cmd leaves a command's output.
 RUN_OUT=$test_dir/.run.out
 RUN_ERR=$test_dir/.run.err

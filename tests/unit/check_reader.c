@@ -416,7 +416,8 @@ END_TEST
  * 16 MiB block (the default), 1 for 1 MiB blocks. */
 START_TEST(test_input_text_parallel)
 {
-    enum { N = 400000 };
+    /* scaled, but keys enough for several blocks of 1 MiB */
+    const size_t N = ck_scaled(400000, 120000);
     uint64_t *raw = malloc(N * sizeof *raw), *line = malloc(N * sizeof *line);
     ck_assert(raw && line);
     uint64_t seed = 0x706172 + (uint64_t)_i;
@@ -434,7 +435,7 @@ START_TEST(test_input_text_parallel)
         readall_t ra;
         read_sampled(path, &cfg, &ra, 4999);
         ck_assert_msg(ra.rc == GS_OK, "%s", err_message() ? err_message() : "?");
-        ck_assert_msg(ra.n == N, "%d threads: %zu keys, expected %d", t, ra.n, N);
+        ck_assert_msg(ra.n == N, "%d threads: %zu keys, expected %zu", t, ra.n, N);
         for (size_t i = 0; i < N; i++) {
             if (ra.keys[i] != ck_ref_key(KEY_I64, _i, raw[i]))
                 ck_abort_msg("%d threads: key %zu is %#" PRIx64 ", expected %#" PRIx64, t, i,

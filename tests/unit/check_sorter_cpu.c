@@ -143,7 +143,9 @@ static size_t sweep_case(int i, uint64_t seed0, int *dist, uint64_t *seed, pool_
     *seed = seed0 + (uint64_t)i * 7919;
     for (int t = 0; t < 3; t++)
         ck_assert_int_eq(pool_create(&pools[t], t + 1), 0);
-    return sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(seed, 300000) | 1)
+    /* the large sizes scaled (ck_scaled); 10^6 never below where it sorts MSD first */
+    return sizes[si] == RANDOM_ODD ? (size_t)(ck_rng_below(seed, ck_scaled(300000, 140000)) | 1)
+           : sizes[si] > 65537     ? ck_scaled((size_t)sizes[si], 300000)
                                    : (size_t)sizes[si];
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "core/error.h"
 #include "core/keys.h"
 
@@ -33,6 +34,28 @@ static inline TCase *ck_tcase(const char *name)
     TCase *tc = tcase_create(name);
     tcase_add_checked_fixture(tc, err_clear, NULL);
     return tc;
+}
+
+/* expr, else the test fails with the message: ck_assert_msg() without its cost when
+ * it holds (Check records the place of every assertion that passes, a write each,
+ * which in a loop over keys is most of a test's time). */
+#define ck_expect(expr, ...)            \
+    do {                                \
+        if (!(expr))                    \
+            ck_abort_msg(__VA_ARGS__);  \
+    } while (0)
+
+/* n at GS_TEST_SCALE percent (make check sets it: a quarter under ASan, a tenth
+ * under TSan; tests/cli/lib.sh says why), at least lo: for a test's bulk (keys,
+ * repetitions), never for the sizes its subject needs. */
+static inline size_t ck_scaled(size_t n, size_t lo)
+{
+    const char *s = getenv("GS_TEST_SCALE");
+    long pct = s && *s ? strtol(s, NULL, 10) : 100;
+    if (pct <= 0 || pct > 100)
+        pct = 100;
+    size_t m = n / 100 * (size_t)pct + n % 100 * (size_t)pct / 100;
+    return m > lo ? m : lo;
 }
 
 /* ---- the key types ------------------------------------------------------------ */

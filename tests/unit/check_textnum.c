@@ -724,10 +724,10 @@ START_TEST(test_textnum_scan_lines_boundaries)
                         memcpy(&got4, (char *)out + i * (size_t)ck_type_width(type), 4);
                         uint64_t got = ck_type_width(type) == 4 ? got4 : out[i];
                         uint64_t exp = (!blank && i == before) ? raw : 7;
-                        ck_assert_msg(ck_raw(type, got ^ km.mask) == ck_raw(type, exp),
-                                      "'%s' at %d as %s (lines %d): key %zu is %#" PRIx64
-                                      ", expected %#" PRIx64, buf + tok, at, ck_type_name(_i), lines,
-                                      i, got ^ km.mask, exp);
+                        ck_expect(ck_raw(type, got ^ km.mask) == ck_raw(type, exp),
+                                  "'%s' at %d as %s (lines %d): key %zu is %#" PRIx64
+                                  ", expected %#" PRIx64, buf + tok, at, ck_type_name(_i), lines,
+                                  i, got ^ km.mask, exp);
                     }
                 }
             }
