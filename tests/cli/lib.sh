@@ -113,6 +113,13 @@ not_under_tsan() {
     [ "$SAN_NAME" != tsan ] || skip "not under ThreadSanitizer: $1"
 }
 
+# not_under_sanitizers WHY: skip in the sanitizer builds (ASan and TSan), where this
+# test's volume takes minutes and what it is about is covered there otherwise (WHY
+# says where). The plain build runs it whole.
+not_under_sanitizers() {
+    [ -z "$SAN_NAME" ] || skip "not under $SAN_NAME: $1"
+}
+
 # same EXPECTED ACTUAL [WHAT]: the two files are byte-identical.
 same() {
     if ! cmp -s -- "$1" "$2"; then

@@ -7,7 +7,8 @@
 # compares every result with an independent reference: LC_ALL=C sort -n (-c for the
 # checks) over the input as canonical text, binary decoded by od(1).
 #
-# GS_STRESS_CASES: how many (default 300, 100 under ThreadSanitizer); GS_STRESS_SEED:
+# GS_STRESS_CASES: how many (default 300 at GS_TEST_SCALE: 75 under ASan, 30 under
+# ThreadSanitizer, each of which costs many times more there); GS_STRESS_SEED:
 # the seed (default 1); GS_STRESS_CASE=K: run case K of the seed alone (to replay a
 # failure). A failing case prints its command line and leaves its files in
 # stress-failure-SEED-K/ in the directory the test was started from.
@@ -15,10 +16,7 @@ orig_dir=$PWD
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 
-# Under ThreadSanitizer (CI), a third of the cases: its runtime makes each far slower.
-default_cases=300
-[ "$SAN_NAME" != tsan ] || default_cases=100
-cases=${GS_STRESS_CASES:-$default_cases}
+cases=${GS_STRESS_CASES:-$(scaled 300)}
 seed=${GS_STRESS_SEED:-1}
 only=${GS_STRESS_CASE:-}
 declare -A tally

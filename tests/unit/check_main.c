@@ -35,6 +35,7 @@ static const struct {
     { 1, make_input_suite },
     { 1, make_output_suite },
     { 1, make_codec_suite },
+    { 1, make_cleanup_suite },
     { 2, make_smerge_suite },
 };
 
