@@ -43,8 +43,8 @@ spread() {
 }
 spread "bare numbers spilled" exp-nums 3 -S 1M nums.txt
 spread "records spilled" exp-rows 2 -S 1M -t, -k2,2n rows.csv
-split -l 100 exp-nums part.
-(ulimit -n 64 && spread "-m of 4000 inputs in passes, ulimit -n 64" exp-nums 3 -m part.*) || exit 1
+split -l 1000 exp-nums part.
+(ulimit -n 32 && spread "-m of 400 inputs in passes, ulimit -n 32" exp-nums 3 -m part.*) || exit 1
 
 # A later -T does not silently replace an earlier one: a directory that is missing
 # is named, whichever place it has.
