@@ -6,7 +6,8 @@
 # temporary (under -T or beside -o), and the -o target is always either untouched
 # (or absent, if it did not exist) or the whole, correct result: never truncated.
 #
-# GS_SIGNAL_RUNS: how many signals (default 40); GS_SIGNAL_SEED: the seed of the
+# GS_SIGNAL_RUNS: how many signals (default 40 at GS_TEST_SCALE, 8 at least);
+# GS_SIGNAL_SEED: the seed of the
 # draws (default 1). Each draw picks a job, a signal and a delay, uniform over the
 # job's clean running time (measured first). The log ends with how
 # many signals came in each phase, as gpusort's files showed it when it was sent.
@@ -15,7 +16,7 @@
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
 
-runs=${GS_SIGNAL_RUNS:-40}
+runs=${GS_SIGNAL_RUNS:-$(scaled 40 8)}
 rng=${GS_SIGNAL_SEED:-1}
 
 # A seeded generator of our own (a 64-bit LCG; its high bits): the same draws with
