@@ -27,7 +27,16 @@ for fd in 0 1 2; do
     esac
     pid=$!
     printf '2\n1\n' >&3
-    sleep 0.5
+    # Once gpusort has the FIFO open, its descriptors are settled (main() opens
+    # /dev/null in their place first), and it waits there until the FIFO closes.
+    fifo=$(pwd -P)/in.fifo
+    for ((i = 0; i < 6000; i++)); do
+        for f in "/proc/$pid/fd/"*; do
+            [ "$(readlink "$f" 2>/dev/null)" != "$fifo" ] || break 2
+        done
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.01
+    done
     link=$(readlink "/proc/$pid/fd/$fd" 2>/dev/null) || true
     exec 3>&-
     status=0
