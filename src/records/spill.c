@@ -58,9 +58,14 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     for (; s->nfiles < nf; s->nfiles++) {   /* each counted once it can be closed */
         sfile_t *f = &s->files[s->nfiles];
         const char *dir = tempfile_dir(set->tmpdirs, set->ntmpdirs);
-        f->fd = tempfile_make(AT_FDCWD, dir, "gpusort-records-", &f->path, &f->slot);
+        int slot;
+        f->fd = tempfile_make(AT_FDCWD, dir, "gpusort-records-", &f->path, &slot);
         if (f->fd < 0)
             return err_sys(GS_EIO, errno, "cannot create a temporary file in '%s'", dir);
+        /* Unlinked at once: its descriptor is all the spill uses (the path only names
+         * it in messages), and a file without a name goes with the process however
+         * that ends, killed by SIGKILL or ended by an MPI runtime's own exit too. */
+        cleanup_remove(slot);
     }
     return GS_OK;
 }
@@ -356,16 +361,14 @@ uint64_t rspill_bytes(const rspill_t *s)
     return s->bytes;
 }
 
-/* Thread i's files removed: each unlinked while open, then closed, which lets its
- * pages go (every byte spilled, still in the page cache): the files side by side,
- * where one thread closing them all held the run's end (doc/perf/RESULTS.md). */
+/* Thread i's files closed (unlinked since they were made), which lets their pages
+ * go (every byte spilled, still in the page cache): the files side by side, where
+ * one thread closing them all held the run's end (doc/perf/RESULTS.md). */
 static void spill_remove_files(void *arg, int i, int nt)
 {
     rspill_t *s = arg;
     for (int k = i; k < s->nfiles; k += nt) {
-        sfile_t *f = &s->files[k];
-        cleanup_remove(f->slot);
-        close(f->fd);
+        close(s->files[k].fd);
     }
 }
 

@@ -39,10 +39,10 @@ typedef struct {
     size_t block0, nblocks;/* its blocks in the index */
 } srun_t;
 
-/* A file of blocks. */
+/* A file of blocks, unlinked since it was made (spill.c). */
 typedef struct {
-    int fd, slot;
-    char *path;
+    int fd;
+    char *path;            /* its name when made, for messages */
     uint64_t bytes;        /* its length (atomic: threads that share it reserve their
                               bytes by adding to it) */
 } sfile_t;
