@@ -48,7 +48,9 @@ int run(const settings_t *set)
         rc = run_mode(&c);
     progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
-        stats_print(stats_now() - t0);
+        double total = stats_now() - t0;
+        engine_note_device(&c);
+        stats_print(total);
         if (c.sorter)
             sorter_report(c.sorter);
     }

@@ -308,6 +308,7 @@ int rtable_index(rtable_t *t)
 {
     tpart_t *parts = NULL;
     size_t nparts = 0;
+    double t0 = stats_now();   /* --stats: the index is the records' parse */
     int rc = table_parts(t, &parts, &nparts);
     if (rc)
         return rc;
@@ -355,6 +356,7 @@ int rtable_index(rtable_t *t)
         }
     }
     free(parts);
+    stats_add(ST_PARSE, t->bytes, stats_now() - t0);
     return rc;
 }
 
