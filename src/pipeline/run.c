@@ -29,6 +29,22 @@ static int run_mode(ctx_t *c)
     }
 }
 
+/* About the bytes a run whose inputs are in_bytes long writes, for --progress: none
+ * for -c, the inputs' for a sort or a merge in one format (records are written
+ * whole), and for bare keys changing format, their count times the bytes of a
+ * line of the type's widest value (a key's width in binary). */
+static uint64_t run_out_bytes(const settings_t *set, const keymap_t *km, uint64_t in_bytes)
+{
+    if (set->mode == MODE_CHECK || set->mode == MODE_CHECK_QUIET)
+        return 0;
+    if (set->in_format == set->out_format || settings_records(set))
+        return in_bytes;
+    uint64_t line = set->type == KEY_I32 || set->type == KEY_U32 ? 11 : 21;
+    if (set->in_format == FMT_BINARY)
+        return in_bytes / (uint64_t)km->width * line;
+    return in_bytes / line * (uint64_t)km->width;
+}
+
 int run(const settings_t *set)
 {
     double t0 = stats_now();
@@ -42,7 +58,7 @@ int run(const settings_t *set)
         rc = progress_start();
         /* The total the line shows, where every input is a regular file. */
         if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
-            progress_total(in_bytes);
+            progress_total(in_bytes, run_out_bytes(set, &c.km, in_bytes));
     }
     if (rc == GS_OK)
         rc = run_mode(&c);
