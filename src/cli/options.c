@@ -141,6 +141,14 @@ static int opt_bad(const char *option, const char *value)
     return err_set(GS_EUSAGE, "invalid argument '%s' for '%s'", value, option);
 }
 
+/* opt_bad for an option that takes one of a few words: the message lists them
+ * (valid, e.g. "little, big"), on the same line. */
+static int opt_bad_word(const char *option, const char *value, const char *valid)
+{
+    return err_set(GS_EUSAGE, "invalid argument '%s' for '%s'; valid arguments: %s", value,
+                   option, valid);
+}
+
 static int opt_format(const char *option, const char *v, format_t *f)
 {
     if (strcmp(v, "text") == 0)
@@ -148,9 +156,12 @@ static int opt_format(const char *option, const char *v, format_t *f)
     else if (strcmp(v, "binary") == 0)
         *f = FMT_BINARY;
     else
-        return opt_bad(option, v);
+        return opt_bad_word(option, v, "text, binary");
     return GS_OK;
 }
+
+/* --device's words, for its message. */
+#define OPT_DEVICE_VALID "auto, cpu, all, or distinct GPU numbers N[,N...]"
 
 /* "auto", "cpu", "all", or a comma-separated list of distinct device numbers. */
 static int opt_device(const char *v, opts_t *o)
@@ -172,20 +183,20 @@ static int opt_device(const char *v, opts_t *o)
     const char *p = v;
     for (;;) {
         if (*p < '0' || *p > '9' || o->ndevices == GS_MAX_DEVICES)
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         char *end;
         errno = 0;
         unsigned long d = strtoul(p, &end, 10);
         if (errno || d >= 1024)
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         for (int i = 0; i < o->ndevices; i++)
             if (o->devices[i] == (int)d)
-                return opt_bad("--device", v);
+                return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         o->devices[o->ndevices++] = (int)d;
         if (*end == '\0')
             return GS_OK;
         if (*end != ',')
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         p = end + 1;
     }
 }
@@ -432,14 +443,15 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     case OPT_OUTPUT_FORMAT:
         return opt_format("--output-format", arg, &o->out_format);
     case OPT_TYPE:
-        return key_type_parse(arg, &o->type) == 0 ? GS_OK : opt_bad("--type", arg);
+        return key_type_parse(arg, &o->type) == 0 ? GS_OK
+                                                  : opt_bad_word("--type", arg, key_type_names());
     case OPT_ENDIAN:
         if (strcmp(arg, "little") == 0)
             o->big_endian = 0;
         else if (strcmp(arg, "big") == 0)
             o->big_endian = 1;
         else
-            return opt_bad("--endian", arg);
+            return opt_bad_word("--endian", arg, "little, big");
         return GS_OK;
     case 'o':
         if (!*arg)
@@ -458,7 +470,7 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "quiet") == 0 || strcmp(arg, "silent") == 0)
             o->mode = MODE_CHECK_QUIET;
         else
-            return opt_bad("--check", arg);
+            return opt_bad_word("--check", arg, "diagnose-first, quiet, silent");
         return GS_OK;
     case 'C':
         o->mode = MODE_CHECK_QUIET;
@@ -472,7 +484,7 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "bitonic") == 0)
             o->algorithm = ALGO_BITONIC;
         else
-            return opt_bad("--algorithm", arg);
+            return opt_bad_word("--algorithm", arg, "radix, bitonic");
         return GS_OK;
     case OPT_DEVICE:
         return opt_device(arg, o);
@@ -493,7 +505,7 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "none") == 0)
             o->compress = COMPRESS_NONE;
         else
-            return opt_bad("--compress-temp", arg);
+            return opt_bad_word("--compress-temp", arg, "auto, lz4, none");
         return GS_OK;
     case OPT_PARALLEL:
         return opt_threads(arg, &o->threads);

@@ -48,6 +48,7 @@ typedef struct {
                                    points it at the file behind it */
     /* resources */
     size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
+    int buffer_given;           /* 1: -S was given (else buffer_bytes is the default) */
     int threads;                /* CPU threads */
     const char *tmpdir;         /* where runs spill: -T, $TMPDIR or /tmp */
     compress_t compress;        /* how spilled runs are stored */

@@ -6,10 +6,12 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "pipeline/ctx.h"
 #include "pipeline/run.h"
 
@@ -45,6 +47,30 @@ static uint64_t run_out_bytes(const settings_t *set, const keymap_t *km, uint64_
     return in_bytes / line * (uint64_t)km->width;
 }
 
+/* A run that failed for want of host memory with the bare "out of memory": its
+ * message told the way out, a smaller -S where the default was used (the code stays
+ * GS_ENOMEM), or the -S given named. Past the run, when no thread sets a message
+ * any more. */
+static void run_hint_memory(const settings_t *set)
+{
+    const char *m = err_message();
+    if (!m || strcmp(m, "out of memory") != 0)
+        return;
+    unsigned long long b = set->buffer_bytes;
+    err_clear();
+    if (!set->buffer_given && b > SORT_MIN_BUDGET)
+        err_set(GS_ENOMEM, "out of memory with the default -S of %.1f MiB: try a smaller -S",
+                b / 1048576.0);
+    else if (!set->buffer_given)   /* no smaller -S to try */
+        err_set(GS_ENOMEM, "out of memory, even with -S at its least (%.1f MiB)", b / 1048576.0);
+    else if (b % (1u << 20) == 0)   /* as a SIZE would give it */
+        err_set(GS_ENOMEM, "-S %lluM: out of memory", b >> 20);
+    else if (b % (1u << 10) == 0)
+        err_set(GS_ENOMEM, "-S %lluK: out of memory", b >> 10);
+    else
+        err_set(GS_ENOMEM, "-S %llub: out of memory", b);
+}
+
 int run(const settings_t *set)
 {
     double t0 = stats_now();
@@ -73,5 +99,7 @@ int run(const settings_t *set)
     sorter_destroy(c.sorter);
     pool_destroy(c.pool);
     free(c.header);
+    if (rc == GS_ENOMEM)
+        run_hint_memory(set);
     return rc;
 }
