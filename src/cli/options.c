@@ -309,18 +309,28 @@ static int opt_key(const char *spec, opts_t *o)
     return GS_OK;
 }
 
+/* -t SEP once more where one was given: the same is fine, another is an error, as
+ * in sort ("incompatible tabs"), which names both. */
+static int opt_separator_again(opts_t *o, int sep)
+{
+    if (o->field_sep < 0 || o->field_sep == sep) {
+        o->field_sep = sep;
+        return GS_OK;
+    }
+    char a[8], b[8], ca = (char)o->field_sep, cb = (char)sep;
+    err_escape(a, sizeof a, &ca, 1, 0);
+    err_escape(b, sizeof b, &cb, 1, 0);
+    return err_set(GS_EUSAGE, "incompatible tabs: -t '%s' and -t '%s'", a, b);
+}
+
 /* -t SEP: one byte ("\0" for NUL, as sort takes it). */
 static int opt_separator(const char *arg, opts_t *o)
 {
     key_type_t type;
-    if (strcmp(arg, "\\0") == 0) {
-        o->field_sep = 0;
-        return GS_OK;
-    }
-    if (strlen(arg) == 1) {
-        o->field_sep = (unsigned char)arg[0];
-        return GS_OK;
-    }
+    if (strcmp(arg, "\\0") == 0)
+        return opt_separator_again(o, 0);
+    if (strlen(arg) == 1)
+        return opt_separator_again(o, (unsigned char)arg[0]);
     if (!*arg)
         return err_set(GS_EUSAGE, "-t: empty field separator");
     if (key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
@@ -476,7 +486,8 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         o->mode = MODE_CHECK_QUIET;
         return GS_OK;
     case 'm':
-        o->mode = MODE_MERGE;
+        if (o->mode == MODE_SORT)   /* -c or -C wins, before or after, as in sort */
+            o->mode = MODE_MERGE;
         return GS_OK;
     case 'a':
         if (strcmp(arg, "radix") == 0)
@@ -557,6 +568,10 @@ static int opt_records_check(const opts_t *o)
             return err_set(GS_EUSAGE, "--record-size needs binary input and output (-B): "
                            "records are written back as they are read");
         uint64_t width = o->type == KEY_I32 || o->type == KEY_U32 ? 4 : 8;
+        if (width > o->record_size)
+            return err_set(GS_EUSAGE, "--record-size=%llu: a record is smaller than its key "
+                           "(--type=%s takes %llu bytes)", (unsigned long long)o->record_size,
+                           key_type_name(o->type), (unsigned long long)width);
         if (o->key_offset + width > o->record_size)
             return err_set(GS_EUSAGE, "--key-offset=%llu: a key of %llu bytes there does not "
                            "fit in a record of %llu bytes", (unsigned long long)o->key_offset,

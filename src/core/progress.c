@@ -456,6 +456,24 @@ void progress_phase(const char *phase)
     __atomic_store_n(&progress_name, phase, __ATOMIC_RELAXED);
 }
 
+/* "gpusort: ", msg, bytes[0..len) as they are, and a newline on stderr, the line
+ * (if shown) cleared first. Through stdio, as every message: written whether or
+ * not the line could be. */
+static void progress_say(const char *msg, const char *bytes, size_t len)
+{
+    pthread_mutex_lock(&progress_out_lock);
+    if (progress_tty) {
+        progress_clear(progress_shown);
+        progress_shown = 0;
+        progress_last[0] = '\0';
+    }
+    fprintf(stderr, "gpusort: %s", msg);
+    if (len)
+        fwrite(bytes, 1, len, stderr);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&progress_out_lock);
+}
+
 void progress_print(const char *fmt, ...)
 {
     va_list ap;
@@ -464,16 +482,13 @@ void progress_print(const char *fmt, ...)
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
-    pthread_mutex_lock(&progress_out_lock);
-    if (progress_tty) {
-        progress_clear(progress_shown);
-        progress_shown = 0;
-        progress_last[0] = '\0';
-    }
-    /* Through stdio, as every message: written whether or not the line could be. */
-    fprintf(stderr, "gpusort: %s\n", msg ? msg : "out of memory");
-    pthread_mutex_unlock(&progress_out_lock);
+    progress_say(msg ? msg : "out of memory", NULL, 0);
     free(msg);
+}
+
+void progress_print_raw(const char *head, const char *bytes, size_t len)
+{
+    progress_say(head, bytes, len);
 }
 
 void progress_stop(int ok)

@@ -48,6 +48,7 @@
 #ifndef GS_PROGRESS_H
 #define GS_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Start the display thread, showing nothing for the first tick. GS_OK or an error
@@ -71,6 +72,11 @@ void progress_phase(const char *phase);
  * the same message. For what gpusort says while it runs (the first disorder of -c,
  * a warning). */
 void progress_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* As progress_print("%s" and the bytes), where the message ends with bytes[0..len)
+ * as they are: a line as it was read, NUL bytes and all, as sort writes a line in
+ * its disorder message. head is text. */
+void progress_print_raw(const char *head, const char *bytes, size_t len);
 
 /* Stop the thread and clear the line on a terminal; on a log, after a success (ok),
  * write the last line (see above). A no-op if not started. */
