@@ -141,6 +141,14 @@ static int opt_bad(const char *option, const char *value)
     return err_set(GS_EUSAGE, "invalid argument '%s' for '%s'", value, option);
 }
 
+/* opt_bad for an option that takes one of a few words: the message lists them
+ * (valid, e.g. "little, big"), on the same line. */
+static int opt_bad_word(const char *option, const char *value, const char *valid)
+{
+    return err_set(GS_EUSAGE, "invalid argument '%s' for '%s'; valid arguments: %s", value,
+                   option, valid);
+}
+
 static int opt_format(const char *option, const char *v, format_t *f)
 {
     if (strcmp(v, "text") == 0)
@@ -148,9 +156,12 @@ static int opt_format(const char *option, const char *v, format_t *f)
     else if (strcmp(v, "binary") == 0)
         *f = FMT_BINARY;
     else
-        return opt_bad(option, v);
+        return opt_bad_word(option, v, "text, binary");
     return GS_OK;
 }
+
+/* --device's words, for its message. */
+#define OPT_DEVICE_VALID "auto, cpu, all, or distinct GPU numbers N[,N...]"
 
 /* "auto", "cpu", "all", or a comma-separated list of distinct device numbers. */
 static int opt_device(const char *v, opts_t *o)
@@ -172,20 +183,20 @@ static int opt_device(const char *v, opts_t *o)
     const char *p = v;
     for (;;) {
         if (*p < '0' || *p > '9' || o->ndevices == GS_MAX_DEVICES)
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         char *end;
         errno = 0;
         unsigned long d = strtoul(p, &end, 10);
         if (errno || d >= 1024)
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         for (int i = 0; i < o->ndevices; i++)
             if (o->devices[i] == (int)d)
-                return opt_bad("--device", v);
+                return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         o->devices[o->ndevices++] = (int)d;
         if (*end == '\0')
             return GS_OK;
         if (*end != ',')
-            return opt_bad("--device", v);
+            return opt_bad_word("--device", v, OPT_DEVICE_VALID);
         p = end + 1;
     }
 }
@@ -298,18 +309,28 @@ static int opt_key(const char *spec, opts_t *o)
     return GS_OK;
 }
 
+/* -t SEP once more where one was given: the same is fine, another is an error, as
+ * in sort ("incompatible tabs"), which names both. */
+static int opt_separator_again(opts_t *o, int sep)
+{
+    if (o->field_sep < 0 || o->field_sep == sep) {
+        o->field_sep = sep;
+        return GS_OK;
+    }
+    char a[8], b[8], ca = (char)o->field_sep, cb = (char)sep;
+    err_escape(a, sizeof a, &ca, 1, 0);
+    err_escape(b, sizeof b, &cb, 1, 0);
+    return err_set(GS_EUSAGE, "incompatible tabs: -t '%s' and -t '%s'", a, b);
+}
+
 /* -t SEP: one byte ("\0" for NUL, as sort takes it). */
 static int opt_separator(const char *arg, opts_t *o)
 {
     key_type_t type;
-    if (strcmp(arg, "\\0") == 0) {
-        o->field_sep = 0;
-        return GS_OK;
-    }
-    if (strlen(arg) == 1) {
-        o->field_sep = (unsigned char)arg[0];
-        return GS_OK;
-    }
+    if (strcmp(arg, "\\0") == 0)
+        return opt_separator_again(o, 0);
+    if (strlen(arg) == 1)
+        return opt_separator_again(o, (unsigned char)arg[0]);
     if (!*arg)
         return err_set(GS_EUSAGE, "-t: empty field separator");
     if (key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
@@ -432,14 +453,15 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     case OPT_OUTPUT_FORMAT:
         return opt_format("--output-format", arg, &o->out_format);
     case OPT_TYPE:
-        return key_type_parse(arg, &o->type) == 0 ? GS_OK : opt_bad("--type", arg);
+        return key_type_parse(arg, &o->type) == 0 ? GS_OK
+                                                  : opt_bad_word("--type", arg, key_type_names());
     case OPT_ENDIAN:
         if (strcmp(arg, "little") == 0)
             o->big_endian = 0;
         else if (strcmp(arg, "big") == 0)
             o->big_endian = 1;
         else
-            return opt_bad("--endian", arg);
+            return opt_bad_word("--endian", arg, "little, big");
         return GS_OK;
     case 'o':
         if (!*arg)
@@ -458,13 +480,14 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "quiet") == 0 || strcmp(arg, "silent") == 0)
             o->mode = MODE_CHECK_QUIET;
         else
-            return opt_bad("--check", arg);
+            return opt_bad_word("--check", arg, "diagnose-first, quiet, silent");
         return GS_OK;
     case 'C':
         o->mode = MODE_CHECK_QUIET;
         return GS_OK;
     case 'm':
-        o->mode = MODE_MERGE;
+        if (o->mode == MODE_SORT)   /* -c or -C wins, before or after, as in sort */
+            o->mode = MODE_MERGE;
         return GS_OK;
     case 'a':
         if (strcmp(arg, "radix") == 0)
@@ -472,7 +495,7 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "bitonic") == 0)
             o->algorithm = ALGO_BITONIC;
         else
-            return opt_bad("--algorithm", arg);
+            return opt_bad_word("--algorithm", arg, "radix, bitonic");
         return GS_OK;
     case OPT_DEVICE:
         return opt_device(arg, o);
@@ -495,7 +518,7 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         else if (strcmp(arg, "none") == 0)
             o->compress = COMPRESS_NONE;
         else
-            return opt_bad("--compress-temp", arg);
+            return opt_bad_word("--compress-temp", arg, "auto, lz4, none");
         return GS_OK;
     case OPT_PARALLEL:
         return opt_threads(arg, &o->threads);
@@ -547,6 +570,10 @@ static int opt_records_check(const opts_t *o)
             return err_set(GS_EUSAGE, "--record-size needs binary input and output (-B): "
                            "records are written back as they are read");
         uint64_t width = o->type == KEY_I32 || o->type == KEY_U32 ? 4 : 8;
+        if (width > o->record_size)
+            return err_set(GS_EUSAGE, "--record-size=%llu: a record is smaller than its key "
+                           "(--type=%s takes %llu bytes)", (unsigned long long)o->record_size,
+                           key_type_name(o->type), (unsigned long long)width);
         if (o->key_offset + width > o->record_size)
             return err_set(GS_EUSAGE, "--key-offset=%llu: a key of %llu bytes there does not "
                            "fit in a record of %llu bytes", (unsigned long long)o->key_offset,

@@ -128,6 +128,7 @@ int opt_settings(const opts_t *o, settings_t *s)
     s->ninputs = o->nfiles ? o->nfiles : 1;
     s->output = o->output;
     s->buffer_bytes = opt_buffer_bytes(o);
+    s->buffer_given = o->buffer_size.set;
     s->threads = opt_threads_for(o->threads, s->buffer_bytes);
     opt_tmpdirs(o, s);
     s->compress = o->compress;

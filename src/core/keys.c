@@ -2,6 +2,7 @@
 /* keys.c: key types and the unsigned mapping (see keys.h). */
 #include <config.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/keys.h"
@@ -32,6 +33,72 @@ int key_type_parse(const char *s, key_type_t *type)
 const char *key_type_name(key_type_t type)
 {
     return key_names[type];
+}
+
+const char *key_type_names(void)
+{
+    return "i32, u32, i64, u64";
+}
+
+/* 1 where the integer of magnitude mag (negative: neg) lies in type's range. */
+static int key_type_holds(key_type_t type, int neg, unsigned __int128 mag)
+{
+    int bits = type == KEY_I32 || type == KEY_U32 ? 32 : 64;
+    unsigned __int128 top = (unsigned __int128)1 << bits;   /* the unsigned range's end */
+    if (type == KEY_U32 || type == KEY_U64)
+        return neg ? mag == 0 : mag < top;
+    return neg ? mag <= top / 2 : mag < top / 2;
+}
+
+char *key_range_hint(char *dst, size_t room, const char *tok, size_t len, key_type_t type)
+{
+    /* The types to offer, in the order to offer them: wider first, then the other
+     * sign of the same width; never a narrower one. */
+    static const struct {
+        int n;
+        key_type_t t[3];
+    } offer[4] = {
+        [KEY_I32] = { 3, { KEY_I64, KEY_U32, KEY_U64 } },
+        [KEY_U32] = { 3, { KEY_U64, KEY_I32, KEY_I64 } },
+        [KEY_I64] = { 1, { KEY_U64 } },
+        [KEY_U64] = { 1, { KEY_I64 } },
+    };
+    if (room)
+        dst[0] = '\0';
+    size_t i = 0, end = len;
+    while (i < end && (tok[i] == ' ' || tok[i] == '\t'))
+        i++;
+    while (end > i && (tok[end - 1] == ' ' || tok[end - 1] == '\t'))
+        end--;
+    int neg = i < end && tok[i] == '-';
+    if (i < end && (tok[i] == '-' || tok[i] == '+'))
+        i++;
+    if (i == end)
+        return dst;
+    while (i + 1 < end && tok[i] == '0')
+        i++;
+    if (end - i > 20)
+        return dst;   /* more than 20 digits: past every type */
+    unsigned __int128 mag = 0;
+    for (; i < end; i++) {
+        if (tok[i] < '0' || tok[i] > '9')
+            return dst;
+        mag = mag * 10 + (unsigned)(tok[i] - '0');
+    }
+    int found = 0;
+    size_t at = 0;
+    for (int k = 0; k < offer[type].n && found < 2; k++) {
+        key_type_t t = offer[type].t[k];
+        if (!key_type_holds(t, neg, mag))
+            continue;
+        int n = snprintf(dst + at, room - at, "%s--type=%s", found ? " or " : "; it fits ",
+                         key_names[t]);
+        if (n < 0 || (size_t)n >= room - at)
+            break;
+        at += (size_t)n;
+        found++;
+    }
+    return dst;
 }
 
 void key_decode(const void *src, void *dst, size_t n, const keymap_t *km, int big_endian)

@@ -30,6 +30,16 @@ int key_type_parse(const char *s, key_type_t *type);
 /* The canonical name of a type ("i64", ...). */
 const char *key_type_name(key_type_t type);
 
+/* The valid --type names, for a message: "i32, u32, i64, u64". */
+const char *key_type_names(void);
+
+/* For a range error's message: the types at least as wide as type whose range holds
+ * the integer tok[0..len) ([+-]?[0-9]+, blanks around it skipped; anything else has
+ * no hint), at most two, a wider one of the same sign first, written into dst (room
+ * bytes) as "; it fits --type=X" or "; it fits --type=X or --type=Y", or "" where
+ * none does. Returns dst. */
+char *key_range_hint(char *dst, size_t room, const char *tok, size_t len, key_type_t type);
+
 /* Map a raw value (two's complement bits in the low width bytes) to its sort key,
  * or a sort key back to its raw value: the same operation. */
 static inline uint64_t key_map(const keymap_t *km, uint64_t v) { return v ^ km->mask; }

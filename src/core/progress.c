@@ -38,6 +38,7 @@
 typedef struct {
     double t;                      /* stats_now() */
     uint64_t in, out;              /* bytes read, bytes written */
+    uint64_t spilled;              /* bytes spilled (runs and merge passes) */
     uint64_t merged, to_merge;     /* the merge's keys (stats_progress()) */
 } progress_sample_t;
 
@@ -50,7 +51,9 @@ static pthread_cond_t progress_cond;   /* on CLOCK_MONOTONIC: progress_stop() wa
 static int progress_quit;            /* under progress_lock */
 static const char *progress_name;    /* the phase (atomic) */
 static uint64_t progress_in_total;   /* the inputs' bytes (atomic), */
+static uint64_t progress_out_total;  /* the bytes the run expects to write (atomic), */
 static int progress_in_known;        /* once this is 1 (atomic, release/acquire) */
+static unsigned progress_pct_shown;  /* the display's: the highest percentage shown */
 static int progress_tty;             /* stderr is a terminal: redraw in place */
 static int progress_tick_ms, progress_log_ms;
 static double progress_t0;
@@ -136,7 +139,7 @@ static size_t progress_join(char *dst, char field[PF_COUNT][PROGRESS_FIELD], siz
 static progress_sample_t progress_sample(void)
 {
     progress_sample_t s = { .t = stats_now(), .in = stats_bytes(ST_READ),
-                            .out = stats_bytes(ST_WRITE) };
+                            .out = stats_bytes(ST_WRITE), .spilled = stats_bytes(ST_SPILL) };
     uint64_t runs;
     stats_progress(&runs, &s.merged, &s.to_merge);
     return s;
@@ -190,6 +193,54 @@ static double progress_merge_left(const progress_sample_t *cur)
     return -1;
 }
 
+/* The whole run's work, where the inputs' total is known: reading them, spilling
+ * (and merging back) runs, writing the output; *done of it at sample x, *total all
+ * of it as far as x tells. The output is expected to be as large as the run said
+ * (progress_total), the spill to go on as it began: bytes spilled over bytes read,
+ * for the bytes still to read. Each part counts no more than its expected total, so
+ * done never passes total. */
+static void progress_work(const progress_sample_t *x, uint64_t in_total, uint64_t out_total,
+                          uint64_t *done, uint64_t *total)
+{
+    uint64_t in = x->in < in_total ? x->in : in_total;
+    uint64_t out = x->out < out_total ? x->out : out_total;
+    uint64_t spill = x->spilled;
+    if (spill > 0 && in > 0 && in < in_total)
+        spill += (uint64_t)((double)x->spilled * (double)(in_total - in) / (double)in);
+    *done = in + out + x->spilled;
+    *total = in_total + out_total + spill;
+}
+
+/* The percentage of the run's work done at cur: never more than 99 while it runs
+ * (the output may be larger than expected), never less than one shown before (the
+ * work expected grows where a spill begins). */
+static unsigned progress_pct(const progress_sample_t *cur, uint64_t in_total,
+                             uint64_t out_total)
+{
+    uint64_t done, total;
+    progress_work(cur, in_total, out_total, &done, &total);
+    unsigned pct = total == 0 ? 99 : (unsigned)((double)done * 100.0 / (double)total);
+    if (pct > 99)
+        pct = 99;
+    if (pct < progress_pct_shown)
+        pct = progress_pct_shown;
+    progress_pct_shown = pct;
+    return pct;
+}
+
+/* Seconds left of the run's work at cur, from the work done over the window since
+ * old; < 0 where it cannot be told (nothing done in the window). */
+static double progress_work_left(const progress_sample_t *cur, const progress_sample_t *old,
+                                 uint64_t in_total, uint64_t out_total)
+{
+    uint64_t done, total, done0, total0;
+    progress_work(cur, in_total, out_total, &done, &total);
+    progress_work(old, in_total, out_total, &done0, &total0);
+    if (done <= done0 || done >= total)
+        return -1;
+    return (double)(total - done) * (cur->t - old->t) / (double)(done - done0);
+}
+
 /* The line for the newest sample, in at most cols columns, into dst; its length. */
 static size_t progress_line(char *dst, size_t cols)
 {
@@ -198,6 +249,7 @@ static size_t progress_line(char *dst, size_t cols)
     const progress_sample_t *old = progress_oldest(cur);
     int known = __atomic_load_n(&progress_in_known, __ATOMIC_ACQUIRE);
     uint64_t total = known ? __atomic_load_n(&progress_in_total, __ATOMIC_RELAXED) : 0;
+    uint64_t out_total = known ? __atomic_load_n(&progress_out_total, __ATOMIC_RELAXED) : 0;
     const char *phase = __atomic_load_n(&progress_name, __ATOMIC_RELAXED);
     char a[12], b[12];   /* a size ("1.23 GB"), a time ("99:59:59") */
 
@@ -211,8 +263,7 @@ static size_t progress_line(char *dst, size_t cols)
             snprintf(field[PF_IN], sizeof field[0], "%.*s/%s", (int)(ua - a), a, b);
         else
             snprintf(field[PF_IN], sizeof field[0], "%s/%s", a, b);
-        uint64_t pct = total == 0 || cur->in >= total ? 100 : cur->in * 100.0 / total;
-        snprintf(field[PF_PCT], sizeof field[0], "%u%%", (unsigned)pct);
+        snprintf(field[PF_PCT], sizeof field[0], "%u%%", progress_pct(cur, total, out_total));
     } else {
         snprintf(field[PF_IN], sizeof field[0], "%s", a);
     }
@@ -228,10 +279,10 @@ static size_t progress_line(char *dst, size_t cols)
             progress_fmt_size(a, sizeof a, (uint64_t)(moved / dt));
             snprintf(field[PF_RATE], sizeof field[0], "%s/s", a);
         }
-        if (known && cur->in < total && cur->in > old->in)
-            left = (double)(total - cur->in) * dt / (double)(cur->in - old->in);
+        if (known)
+            left = progress_work_left(cur, old, total, out_total);
     }
-    if (left < 0 && !(known && cur->in < total))
+    if (!known)
         left = progress_merge_left(cur);
     if (left >= 0 && left < PROGRESS_MAX_LEFT) {
         progress_fmt_time(a, sizeof a, left);
@@ -373,6 +424,7 @@ int progress_start(void)
         progress_tick_ms = PROGRESS_TICK_MS;
     progress_quit = 0;
     progress_nring = progress_head = 0;
+    progress_pct_shown = 0;
     progress_sample_t s = progress_sample();
     progress_t0 = s.t;
     progress_push(&s);
@@ -391,9 +443,10 @@ int progress_start(void)
     return GS_OK;
 }
 
-void progress_total(uint64_t bytes)
+void progress_total(uint64_t bytes, uint64_t out)
 {
     __atomic_store_n(&progress_in_total, bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&progress_out_total, out, __ATOMIC_RELAXED);
     __atomic_store_n(&progress_in_known, 1, __ATOMIC_RELEASE);
 }
 
@@ -401,6 +454,24 @@ void progress_phase(const char *phase)
 {
     stats_phase(phase);
     __atomic_store_n(&progress_name, phase, __ATOMIC_RELAXED);
+}
+
+/* "gpusort: ", msg, bytes[0..len) as they are, and a newline on stderr, the line
+ * (if shown) cleared first. Through stdio, as every message: written whether or
+ * not the line could be. */
+static void progress_say(const char *msg, const char *bytes, size_t len)
+{
+    pthread_mutex_lock(&progress_out_lock);
+    if (progress_tty) {
+        progress_clear(progress_shown);
+        progress_shown = 0;
+        progress_last[0] = '\0';
+    }
+    fprintf(stderr, "gpusort: %s", msg);
+    if (len)
+        fwrite(bytes, 1, len, stderr);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&progress_out_lock);
 }
 
 void progress_print(const char *fmt, ...)
@@ -411,16 +482,13 @@ void progress_print(const char *fmt, ...)
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
-    pthread_mutex_lock(&progress_out_lock);
-    if (progress_tty) {
-        progress_clear(progress_shown);
-        progress_shown = 0;
-        progress_last[0] = '\0';
-    }
-    /* Through stdio, as every message: written whether or not the line could be. */
-    fprintf(stderr, "gpusort: %s\n", msg ? msg : "out of memory");
-    pthread_mutex_unlock(&progress_out_lock);
+    progress_say(msg ? msg : "out of memory", NULL, 0);
     free(msg);
+}
+
+void progress_print_raw(const char *head, const char *bytes, size_t len)
+{
+    progress_say(head, bytes, len);
 }
 
 void progress_stop(int ok)

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* progress.h: --progress, one line on stderr about the run: the phase, bytes in (of
- * the inputs' total and its percentage, where the pipeline knows the total), bytes
- * out, the rate over the last few seconds and the time left where it can be told.
- * It reads the counters of stats.h (atomics: the sort never waits for it) and the
- * total that progress_total() gives; nothing else feeds it.
+ * the inputs' total, where the pipeline knows it), the percentage of the whole run
+ * done, bytes out, the rate over the last few seconds and the time left where it can
+ * be told. It reads the counters of stats.h (atomics: the sort never waits for it)
+ * and the totals that progress_total() gives; nothing else feeds it.
+ *
+ * The whole run's work, where the inputs' total is known, is bytes: those to read,
+ * those to write (as progress_total() expects them) and, once runs spill, those to
+ * spill (the bytes spilled so far for the bytes read so far, kept up for the bytes
+ * still to read; merge passes spill more); done is the bytes read, written and
+ * spilled, each within its expected total. The percentage is done over that work:
+ * it never goes back (a spill that begins adds work: the percentage waits for done
+ * to catch up) and stays at 99 at most until the end, where the line is cleared or
+ * the log's last line says "done". The time left is the work left at the rate done
+ * grew over the window.
  *
  * The line, in order (fields are dropped where the width is short, the least
  * important first: the "gpusort:" prefix, the rate, bytes out, the time left, the
@@ -15,8 +25,8 @@
  * Sizes and rates in powers of 1000 (B, kB, MB, GB, TB), three digits. The rate is
  * that of bytes in and out together (never both at once: nothing is written before
  * every input is read) over the last PROGRESS_WINDOW seconds. The time left is the
- * reading's, from the bytes in still to come, or else a merge's, from its keys still
- * to merge (stats_progress()): each at its rate over the same window.
+ * whole run's (above); with no total (a pipe), a merge's, from its keys still to
+ * merge (stats_progress()), at its rate over the same window.
  *
  * On a terminal: redrawn in place every PROGRESS_TICK_MS, by "\r" and the line
  * padded with spaces over the one before, in at most the terminal's width less one
@@ -38,6 +48,7 @@
 #ifndef GS_PROGRESS_H
 #define GS_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Start the display thread, showing nothing for the first tick. GS_OK or an error
@@ -45,9 +56,10 @@
 int progress_start(void);
 
 /* The inputs' total bytes, once known (every input a regular file: the sum of their
- * sizes); without a call the total is unknown, and the line shows no total, no
- * percentage and no time left for the reading. May be called from any thread. */
-void progress_total(uint64_t bytes);
+ * sizes), and about the bytes the run will write (out: 0 for -c); without a call
+ * the total is unknown, and the line shows no total, no percentage and no time left
+ * but a merge's. May be called from any thread. */
+void progress_total(uint64_t bytes, uint64_t out);
 
 /* Name the phase shown: a string that lives as long as the run ("reading",
  * "sorting", "writing", "merging", "checking"). Also stats_phase(). Cheap: an atomic
@@ -60,6 +72,11 @@ void progress_phase(const char *phase);
  * the same message. For what gpusort says while it runs (the first disorder of -c,
  * a warning). */
 void progress_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* As progress_print("%s" and the bytes), where the message ends with bytes[0..len)
+ * as they are: a line as it was read, NUL bytes and all, as sort writes a line in
+ * its disorder message. head is text. */
+void progress_print_raw(const char *head, const char *bytes, size_t len);
 
 /* Stop the thread and clear the line on a terminal; on a log, after a success (ok),
  * write the last line (see above). A no-op if not started. */

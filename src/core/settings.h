@@ -51,6 +51,7 @@ typedef struct {
                                    points it at the file behind it */
     /* resources */
     size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
+    int buffer_given;           /* 1: -S was given (else buffer_bytes is the default) */
     int threads;                /* CPU threads */
     const char *tmpdirs[GS_MAX_TMPDIRS]; /* where runs spill, each in turn (several -T,
                                    as sort spreads them); else $TMPDIR or /tmp */

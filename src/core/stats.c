@@ -33,6 +33,7 @@ static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
 static double ahead_s;          /* and the seconds it took */
 #define STATS_MAX_PHASES 8
+#define STATS_MIN_RATE_S 0.001   /* a stage timed shorter than this shows no rate */
 static const char *phase_name[STATS_MAX_PHASES];   /* distinct, in order of first use */
 static double phase_total[STATS_MAX_PHASES];
 static int nphases, cur_phase = -1;
@@ -179,6 +180,37 @@ void stats_phase(const char *name)
     pthread_mutex_unlock(&stats_lock);
 }
 
+/* One row of the table: the stage's bytes and seconds, and its rate where it means
+ * something; where it does not, "-" and a note that says why (nothing done, the
+ * time counted in another stage). untimed: of the bytes, those read mapped, whose
+ * reading is timed in the parse that touches their pages; idle: the note of a stage
+ * that did nothing. Under stats_lock. */
+static void stats_row(int s, uint64_t untimed, const char *idle)
+{
+    uint64_t bytes = stats_bytes((stage_t)s);
+    double secs = stage_seconds[s];
+    uint64_t timed = bytes > untimed ? bytes - untimed : 0;
+    char sec[32] = "-", rate[32] = "-", note[96] = "";
+    if (bytes == 0 && secs == 0) {
+        snprintf(note, sizeof note, "%s", idle);
+    } else {
+        snprintf(sec, sizeof sec, "%.3f", secs);
+        if (timed > 0 && secs >= STATS_MIN_RATE_S)
+            snprintf(rate, sizeof rate, "%.0f", timed / secs / 1e6);
+        if (untimed && timed == 0) {
+            snprintf(sec, sizeof sec, "-");   /* only the mapping's: the rest is the parse's */
+            snprintf(note, sizeof note, "mapped: read in the parse");
+        } else if (untimed) {
+            snprintf(note, sizeof note, "%llu bytes of it mapped: read in the parse",
+                     (unsigned long long)untimed);
+        } else if (timed > 0 && secs < STATS_MIN_RATE_S) {
+            snprintf(note, sizeof note, "under %.0f ms: no rate", STATS_MIN_RATE_S * 1e3);
+        }
+    }
+    fprintf(stderr, "gpusort: stats: %-9s %16llu %10s %10s%s%s\n", stage_names[s],
+            (unsigned long long)bytes, sec, rate, note[0] ? "  " : "", note);
+}
+
 void stats_print(double total)
 {
     double now = stats_now();
@@ -186,10 +218,10 @@ void stats_print(double total)
     fprintf(stderr, "gpusort: stats: device %s\n", device_text);
     fprintf(stderr, "gpusort: stats: %-9s %16s %10s %10s\n", "stage", "bytes", "seconds", "MB/s");
     for (int s = 0; s < ST_COUNT; s++) {
-        uint64_t bytes = stats_bytes((stage_t)s);
-        double mbps = stage_seconds[s] > 0 ? bytes / stage_seconds[s] / 1e6 : 0;
-        fprintf(stderr, "gpusort: stats: %-9s %16llu %10.3f %10.0f\n", stage_names[s],
-                (unsigned long long)bytes, stage_seconds[s], mbps);
+        /* Text placed in the file mapped is formatted there, records are copied there
+         * (or gathered for pwrite): the write's row holds that work. */
+        const char *idle = s == ST_FORMAT && stats_bytes(ST_WRITE) ? "in the write" : "not used";
+        stats_row(s, s == ST_READ ? read_mapped + records_mapped : 0, idle);
     }
     fprintf(stderr, "gpusort: stats: %-9s %16s %10.3f\n", "total", "", total);
     if (nphases > 0) {

@@ -90,22 +90,56 @@ static void text_run_pieces(kreader_t *r, int threads, pool_fn_t fn, scan_job_t 
         fn(j, 0, 1);
 }
 
-/* The message of a bad token at line, or, in a mapped file cut short while it was
- * read (the rest of its last page reads as NUL bytes), of the read error. */
-static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *tok,
-                            uint64_t line)
+/* 1 where the line around tok[0..len), within blk[0..blen), holds another token:
+ * the line is fields, not a number. */
+static int text_line_has_more(const char *blk, size_t blen, const char *tok, size_t len)
+{
+    for (const char *p = tok; p > blk && p[-1] != '\n'; p--)
+        if (!tn_is_space((unsigned char)p[-1]))
+            return 1;
+    for (const char *p = tok + len; p < blk + blen && *p != '\n'; p++)
+        if (!tn_is_space((unsigned char)*p))
+            return 1;
+    return 0;
+}
+
+/* The way out for a token that is not an integer, for its message: a word among
+ * other tokens is a line of fields (-k); a word alone on line 1, a header
+ * (--header); else nothing. */
+static const char *text_hint(const kreader_t *r, const char *blk, size_t blen,
+                             const char *tok, size_t len, uint64_t line)
+{
+    unsigned char c = (unsigned char)tok[0];
+    int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    int first = line == 1 && !r->cfg.header;
+    if (!word)
+        return "";
+    if (text_line_has_more(blk, blen, tok, len))
+        return first ? "; to sort lines by a field, use -k (and --header if line 1 is a "
+                       "header)"
+                     : "; to sort lines by a field, use -k";
+    return first ? "; is line 1 a header? (--header)" : "";
+}
+
+/* The message of a bad token tok at line, within the block blk[0..blen), or, in a
+ * mapped file cut short while it was read (the rest of its last page reads as NUL
+ * bytes), of the read error. */
+static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *blk, size_t blen,
+                            const char *tok, uint64_t line)
 {
     struct stat st;
     if (r->mapped && fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
         return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
                        r->name);
-    char q[256];
+    char q[256], hint[64];
     err_escape(q, sizeof q, tok, res->err_len, 40);
     if (res->status == TN_RANGE)
-        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'", r->name,
-                       (unsigned long long)line, key_type_name(r->cfg.km->type), q);
-    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'", r->name,
-                   (unsigned long long)line, q);
+        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'%s", r->name,
+                       (unsigned long long)line, key_type_name(r->cfg.km->type), q,
+                       key_range_hint(hint, sizeof hint, tok, res->err_len, r->cfg.km->type));
+    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'%s", r->name,
+                   (unsigned long long)line, q,
+                   text_hint(r, blk, blen, tok, res->err_len, line));
 }
 
 /* Split blk[0..len) into j->np pieces of about equal shares, each moved forward to
@@ -211,7 +245,7 @@ static int text_scan_block(kreader_t *r, const char *blk, size_t len,
         total += res->nkeys;
         lines += res->nlines;
         if (res->status != TN_OK) {
-            r->pending = text_token_error(r, res, blk + j->start[p] + res->err_off,
+            r->pending = text_token_error(r, res, blk, len, blk + j->start[p] + res->err_off,
                                           r->lines_before + lines + 1);
             j->used = p + 1;
             break;

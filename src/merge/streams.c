@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/stats.h"
 #include "core/tuning.h"
 #include "merge/streams.h"
 #include "merge/ltree.h"
@@ -20,6 +21,7 @@ typedef struct {
     const void *keys;        /* the current block */
     size_t n, pos;           /* its size, and the next key */
     int width;
+    double *io_s;            /* seconds reading blocks, added up (--stats: not the merge's) */
 } msrc_t;
 
 static int msrc_disorder(msrc_t *s, size_t i, uint64_t key, const keymap_t *km)
@@ -35,7 +37,9 @@ static int msrc_disorder(msrc_t *s, size_t i, uint64_t key, const keymap_t *km)
 static int msrc_advance(msrc_t *s, uint64_t *head, unsigned char *done, const keymap_t *km)
 {
     if (s->pos == s->n) {
+        double t0 = stats_now();
         int rc = kreader_next(s->r, &s->keys, &s->n);
+        *s->io_s += stats_now() - t0;
         if (rc)
             return rc;
         s->pos = 0;
@@ -67,9 +71,12 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
         goto out;
     }
     ltree_t t = { .k = n, .node = node, .head = head, .done = done };
+    double io_s = 0, t0 = stats_now();
+    uint64_t merged = 0;
     for (int i = 0; i < n && rc == GS_OK; i++) {
         src[i].r = readers[i];
         src[i].width = width;
+        src[i].io_s = &io_s;
         rc = msrc_advance(&src[i], &head[i], &done[i], km);
     }
     if (rc == GS_OK && start)
@@ -91,9 +98,12 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
             else
                 ((uint64_t *)buf)[nb++] = key;
             if (nb == STREAMS_OUT_KEYS) {
+                double w0 = stats_now();
                 rc = output_write(out, buf, nb);
+                io_s += stats_now() - w0;
                 if (rc)
                     goto out;
+                merged += nb;
                 nb = 0;
             }
             last = key;
@@ -104,6 +114,9 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
             goto out;
         ltree_replay(&t, w);
     }
+    merged += nb;
+    /* --stats: the loser tree's own time, the reading and the writing left out */
+    stats_add(ST_MERGE, merged * (uint64_t)width, stats_now() - t0 - io_s);
     rc = output_write(out, buf, nb);
 out:
     free(src);

@@ -58,6 +58,10 @@ int ctx_fan_in(void);
 /* The engine: the chunk sorter the settings and the input ask for (engine.c). */
 int engine_create(ctx_t *c);
 
+/* --stats: the device line set to the device that sorted and why, once the run's
+ * last sort is done (a GPU backend may count the GPUs now: sorter_use). */
+void engine_note_device(const ctx_t *c);
+
 /* The modes. */
 int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
 /* stream.c: the sort of binary keys (or binary records) streamed through a GPU that

@@ -94,32 +94,72 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
     int rc = sorter_cuda_create(&c->sorter, c->pool, &cfg);
     if (rc)
         return rc;
-    char text[200];
-    snprintf(text, sizeof text, "%s (--algorithm=%s; chunks under 1 Mi keys on the CPU)",
-             sorter_name(c->sorter), set->algorithm == ALGO_RADIX ? "radix" : "bitonic");
-    stats_set_device(text);
     *made = 1;
     return GS_OK;
 }
 #endif
 
+/* --stats' device line where the CPU sorted: its sort and threads, and why (why
+ * names the option or the finding that kept the GPUs out). */
+static void engine_cpu_line(const ctx_t *c, const char *why)
+{
+    char text[400];
+    snprintf(text, sizeof text, "cpu (cpu radix, %d threads; %s; --algorithm=%s applies to "
+             "GPUs)", pool_size(c->pool), why,
+             c->set->algorithm == ALGO_RADIX ? "radix" : "bitonic");
+    stats_set_device(text);
+}
+
 int engine_create(ctx_t *c)
 {
-    int cpu_faster = 0;
+    /* Only a sort uses GPUs (settings.c); without CUDA, none is ever asked for. */
+    const char *why = c->set->mode == MODE_MERGE ? "-m merges on the CPU"
+                      : c->set->mode != MODE_SORT ? "-c checks on the CPU"
+                      : "this build has no GPU support";
 #ifdef HAVE_CUDA
-    int made = 0;
+    if (c->set->mode == MODE_SORT && c->set->gpus == 0)
+        why = "--device=cpu";
+    int made = 0, cpu_faster = 0;
     int rc = engine_gpus(c, &made, &cpu_faster);
     if (rc || made)
-        return rc;
+        return rc;   /* the device line waits for the run's end: engine_note_device */
+    if (cpu_faster)
+        why = "--device=auto: the CPU is faster for this many keys";
 #endif
     int rc2 = sorter_cpu_create(&c->sorter, c->pool);
     if (rc2)
         return rc2;
-    char text[200];
-    snprintf(text, sizeof text, "cpu (%s, %d threads; --algorithm=%s applies to GPUs%s)",
-             sorter_name(c->sorter), pool_size(c->pool),
-             c->set->algorithm == ALGO_RADIX ? "radix" : "bitonic",
-             cpu_faster ? "; --device=auto: the CPU is faster for this many keys" : "");
-    stats_set_device(text);
+    engine_cpu_line(c, why);
     return GS_OK;
+}
+
+void engine_note_device(const ctx_t *c)
+{
+    sorter_use_t u;
+    if (!c->sorter || !sorter_use(c->sorter, &u))
+        return;   /* the CPU's backend: its line was set when it was made */
+    char why[300];
+    const settings_t *set = c->set;
+    if (u.gpus_used > 0) {
+        snprintf(why, sizeof why, "%s (--algorithm=%s; chunks under %zu keys on the CPU)",
+                 sorter_name(c->sorter), set->algorithm == ALGO_RADIX ? "radix" : "bitonic",
+                 u.min_keys);
+        stats_set_device(why);
+        return;
+    }
+    int n = u.gpus_found;
+    const char *s = n == 1 ? "" : "s";
+    if (n == 0)
+        snprintf(why, sizeof why, "no GPU found");
+    else if (u.failed)
+        snprintf(why, sizeof why, "the GPUs could not be used: %s", u.failed);
+    else if (settings_records(set) && set->gpus == GS_GPUS_AUTO && !u.small)
+        snprintf(why, sizeof why, "%d GPU%s found, unused: --device=auto sorts records' keys "
+                 "on the CPU", n, s);
+    else if (u.small)
+        snprintf(why, sizeof why, "%d GPU%s found, unused: every chunk was small enough for "
+                 "the CPU (under %zu keys)", n, s, u.min_keys);
+    else
+        snprintf(why, sizeof why, "%d GPU%s found, unused: no sort was sent to them", n, s);
+    engine_cpu_line(c, why);
 }

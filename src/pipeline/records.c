@@ -11,6 +11,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,10 +65,15 @@ static int records_say_disorder(const rtable_t *t, size_t l, int code, int quiet
     if (quiet)
         return code;
     progress_stop(0);   /* the message is the last thing said: no line after it */
-    if (t->rsize)
+    if (t->rsize) {
         progress_print("%s:%llu: disorder: %s", sg->name, pos, v);
-    else   /* the line as it is, as sort writes it */
-        progress_print("%s:%llu: disorder: %.*s", sg->name, pos, (int)(len - 1), s);
+    } else {   /* the line as it is, NUL bytes and all, as sort writes it */
+        char *head = NULL;
+        if (asprintf(&head, "%s:%llu: disorder: ", sg->name, pos) < 0)
+            return err_set(GS_ENOMEM, "out of memory");
+        progress_print_raw(head, s, len - 1);
+        free(head);
+    }
     return code;
 }
 

@@ -6,10 +6,12 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "pipeline/ctx.h"
 #include "pipeline/run.h"
 
@@ -29,6 +31,46 @@ static int run_mode(ctx_t *c)
     }
 }
 
+/* About the bytes a run whose inputs are in_bytes long writes, for --progress: none
+ * for -c, the inputs' for a sort or a merge in one format (records are written
+ * whole), and for bare keys changing format, their count times the bytes of a
+ * line of the type's widest value (a key's width in binary). */
+static uint64_t run_out_bytes(const settings_t *set, const keymap_t *km, uint64_t in_bytes)
+{
+    if (set->mode == MODE_CHECK || set->mode == MODE_CHECK_QUIET)
+        return 0;
+    if (set->in_format == set->out_format || settings_records(set))
+        return in_bytes;
+    uint64_t line = set->type == KEY_I32 || set->type == KEY_U32 ? 11 : 21;
+    if (set->in_format == FMT_BINARY)
+        return in_bytes / (uint64_t)km->width * line;
+    return in_bytes / line * (uint64_t)km->width;
+}
+
+/* A run that failed for want of host memory with the bare "out of memory": its
+ * message told the way out, a smaller -S where the default was used (the code stays
+ * GS_ENOMEM), or the -S given named. Past the run, when no thread sets a message
+ * any more. */
+static void run_hint_memory(const settings_t *set)
+{
+    const char *m = err_message();
+    if (!m || strcmp(m, "out of memory") != 0)
+        return;
+    unsigned long long b = set->buffer_bytes;
+    err_clear();
+    if (!set->buffer_given && b > SORT_MIN_BUDGET)
+        err_set(GS_ENOMEM, "out of memory with the default -S of %.1f MiB: try a smaller -S",
+                b / 1048576.0);
+    else if (!set->buffer_given)   /* no smaller -S to try */
+        err_set(GS_ENOMEM, "out of memory, even with -S at its least (%.1f MiB)", b / 1048576.0);
+    else if (b % (1u << 20) == 0)   /* as a SIZE would give it */
+        err_set(GS_ENOMEM, "-S %lluM: out of memory", b >> 20);
+    else if (b % (1u << 10) == 0)
+        err_set(GS_ENOMEM, "-S %lluK: out of memory", b >> 10);
+    else
+        err_set(GS_ENOMEM, "-S %llub: out of memory", b);
+}
+
 int run(const settings_t *set)
 {
     double t0 = stats_now();
@@ -42,18 +84,22 @@ int run(const settings_t *set)
         rc = progress_start();
         /* The total the line shows, where every input is a regular file. */
         if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
-            progress_total(in_bytes);
+            progress_total(in_bytes, run_out_bytes(set, &c.km, in_bytes));
     }
     if (rc == GS_OK)
         rc = run_mode(&c);
     progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
-        stats_print(stats_now() - t0);
+        double total = stats_now() - t0;
+        engine_note_device(&c);
+        stats_print(total);
         if (c.sorter)
             sorter_report(c.sorter);
     }
     sorter_destroy(c.sorter);
     pool_destroy(c.pool);
     free(c.header);
+    if (rc == GS_ENOMEM)
+        run_hint_memory(set);
     return rc;
 }

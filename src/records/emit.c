@@ -319,7 +319,10 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
         else
             for (int i = 0; i < nt; i++)
                 emit_gather(&j, i, nt);
-        stats_add(ST_FORMAT, 0, stats_now() - t0);
+        uint64_t gathered = 0;
+        for (int i = 0; i < nt; i++)
+            gathered += j.bufs[i].len;
+        stats_add(ST_FORMAT, gathered, stats_now() - t0);   /* the records' copy */
         for (int i = 0; i < nt && rc == GS_OK; i++) {
             if (j.bufs[i].failed)
                 rc = err_set(GS_ENOMEM, "out of memory");

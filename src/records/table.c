@@ -275,13 +275,23 @@ static int table_bad_key(const rtable_t *t, const tpart_t *p)
         return err_set(GS_EINPUT, "%s:%llu: no field %d", sg->name, line, f);
     if (p->bad_status == FIELD_EMPTY)
         return err_set(GS_EINPUT, "%s:%llu: field %d is empty", sg->name, line, f);
-    char q[256];
-    err_escape(q, sizeof q, t->arena + t->start[p->bad_line] + p->bad_b,
-               p->bad_e - p->bad_b, 40);
+    char q[256], hint[64];
+    const char *key = t->arena + t->start[p->bad_line] + p->bad_b;
+    size_t len = p->bad_e - p->bad_b;
+    err_escape(q, sizeof q, key, len, 40);
     if (p->bad_status == FIELD_RANGE)
-        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'", sg->name,
-                       line, f, key_type_name(t->km.type), q);
-    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'", sg->name, line, f, q);
+        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'%s", sg->name,
+                       line, f, key_type_name(t->km.type), q,
+                       key_range_hint(hint, sizeof hint, key, len, t->km.type));
+    /* A word where line 1's key should be: most likely the names of the columns. */
+    size_t b = 0;
+    while (b < len && (key[b] == ' ' || key[b] == '\t'))
+        b++;
+    unsigned char c = b < len ? (unsigned char)key[b] : 0;
+    int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'%s", sg->name, line, f, q,
+                   word && line == 1 && !t->set->header ? "; is line 1 a header? (--header)"
+                                                        : "");
 }
 
 /* Room in key[] and start[] for n lines. The arrays are kept from chunk to chunk:
@@ -313,6 +323,7 @@ int rtable_index(rtable_t *t)
     t->bad = SIZE_MAX;
     tpart_t *parts = NULL;
     size_t nparts = 0;
+    double t0 = stats_now();   /* --stats: the index is the records' parse */
     int rc = table_parts(t, &parts, &nparts);
     if (rc)
         return rc;
@@ -361,6 +372,7 @@ int rtable_index(rtable_t *t)
         }
     }
     free(parts);
+    stats_add(ST_PARSE, t->bytes, stats_now() - t0);
     return rc;
 }
 

@@ -25,6 +25,7 @@ typedef struct {
     void (*unpin)(sorter_t *s, void *buf);
     void (*release)(sorter_t *s);                      /* NULL: nothing to let go */
     void (*report)(sorter_t *s);                       /* NULL: nothing to say */
+    int (*use)(sorter_t *s, sorter_use_t *u);          /* NULL: no GPU (sorter_use) */
     void (*destroy)(sorter_t *s);                      /* frees s */
 } sorter_ops_t;
 

@@ -33,8 +33,12 @@ void cuda_name(sorter_cuda_t *c)
 int cuda_route(sorter_cuda_t *c, size_t n, int *gpu)
 {
     *gpu = 0;
-    if (n < 2 || n < c->cfg.min_keys || c->ready < 0 || c->released)
+    if (n < 2 || c->ready < 0 || c->released)
         return GS_OK;
+    if (n < c->cfg.min_keys) {
+        __atomic_add_fetch(&c->small, 1, __ATOMIC_RELAXED);
+        return GS_OK;
+    }
     if (c->ready == 0 || c->pending) {
         int rc = cuda_setup_wait(c);
         if (rc || c->ready < 0)
@@ -254,14 +258,8 @@ static void sorter_cuda_report(sorter_t *s)
 {
     sorter_cuda_t *c = (sorter_cuda_t *)s;
     job_wait(&c->release);
-    if (c->ready <= 0) {
-        if (c->ready < 0)
-            fprintf(stderr, "gpusort: stats: gpus unused: %s; the CPU sorted\n", c->err);
-        else
-            fprintf(stderr, "gpusort: stats: gpus unused: every chunk was small enough for "
-                    "the CPU\n");
-        return;
-    }
+    if (c->ready <= 0)
+        return;   /* never set up, or fell back: the device line says why */
     fprintf(stderr, "gpusort: stats: gpus set up in %.3f s, %.3f s of it waited for (CUDA's "
             "start %.3f s, staging buffers pinned %.3f s, device buffers %.3f s)\n",
             c->setup_s, c->wait_s, c->setup_start_s, c->setup_pin_s, c->setup_mem_s);
@@ -279,6 +277,30 @@ static void sorter_cuda_report(sorter_t *s)
     if (c->released)
         fprintf(stderr, "gpusort: stats: gpus let go in %.3f s, on a thread of their own "
                 "once the last sort was done\n", c->release_s);
+}
+
+/* sorter.h's sorter_use: the devices that sorted anything; whether any were found
+ * (counted here where nothing looked for them), and why they were not used. */
+static int sorter_cuda_use(sorter_t *s, sorter_use_t *u)
+{
+    sorter_cuda_t *c = (sorter_cuda_t *)s;
+    job_wait(&c->release);
+    job_wait(&c->setup);   /* a set-up begun in the background, never waited for */
+    u->small = __atomic_load_n(&c->small, __ATOMIC_RELAXED);
+    u->min_keys = c->cfg.min_keys;
+    int streamed = c->streamed_keys || c->streamed_records;
+    for (int d = 0; c->devs && d < c->ndev; d++)
+        u->gpus_used += c->devs[d].chunks > 0 || (d == 0 && streamed);
+    if (c->ready != 0 || c->pending) {   /* the set-up ran: it counted them */
+        int failed = c->ready != 0 ? c->ready < 0 : c->setup_rc != GS_OK;
+        u->gpus_found = failed && c->gk == GK_ENODEV ? 0 : c->ndev;
+        u->failed = failed ? c->err : NULL;
+    } else if (c->cfg.ndevices > 0) {
+        u->gpus_found = c->cfg.ndevices;   /* asked for by number: checked to exist */
+    } else {
+        u->gpus_found = gk_device_count();
+    }
+    return 1;
 }
 
 static void sorter_cuda_destroy(sorter_t *s)
@@ -316,6 +338,7 @@ static const sorter_ops_t sorter_cuda_ops = {
     .unpin = sorter_cuda_unpin,
     .release = sorter_cuda_release,
     .report = sorter_cuda_report,
+    .use = sorter_cuda_use,
     .destroy = sorter_cuda_destroy,
 };
 

@@ -78,6 +78,7 @@ struct sorter_cuda {
     int bitonic;             /* --algorithm=bitonic */
     int ndev;                /* devices asked for */
     int ready;               /* 0: not set up yet; 1: set up; -1: fell back to the CPU */
+    size_t small;            /* sorts sent to the CPU for their few keys (atomic; --stats) */
     int *ids;                /* [ndev] device numbers */
     gdev_t *devs;            /* [ndev] once set up */
     double setup_s;          /* seconds the set-up took (CUDA's start included), */

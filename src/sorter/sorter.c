@@ -89,6 +89,12 @@ void sorter_report(sorter_t *s)
         s->ops->report(s);
 }
 
+int sorter_use(sorter_t *s, sorter_use_t *u)
+{
+    *u = (sorter_use_t){ .gpus_found = -1 };
+    return s->ops->use ? s->ops->use(s, u) : 0;
+}
+
 void sorter_destroy(sorter_t *s)
 {
     if (s)

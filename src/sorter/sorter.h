@@ -165,6 +165,20 @@ void sorter_release(sorter_t *s);
 /* --stats lines about the backend (after a release, once its job is done). */
 void sorter_report(sorter_t *s);
 
+/* What a GPU backend did, for --stats' device line. */
+typedef struct {
+    int gpus_used;           /* GPUs that sorted anything (a chunk, an index, a stream) */
+    int gpus_found;          /* GPUs there are (-1: not known) */
+    const char *failed;      /* NULL, or why the GPUs found could not be used */
+    size_t small;            /* sorts sent to the CPU for their few keys */
+    size_t min_keys;         /* fewer keys than this go to the CPU */
+} sorter_use_t;
+
+/* For --stats, once the last sort is done: 1 and *u where s is a GPU backend, 0 for
+ * the CPU's. A GPU backend that never looked for its GPUs counts them now (CUDA's
+ * start: a cost paid only where --stats asks). */
+int sorter_use(sorter_t *s, sorter_use_t *u);
+
 /* Wait for what runs aside and free s, its devices let go as sorter_release does
  * (here and now, where it was not called); NULL is a no-op. */
 void sorter_destroy(sorter_t *s);

@@ -158,7 +158,8 @@ for ((i = 1; i <= R; i++)); do
     walls+=("$wall")
     echo "round $i/$R: $wall s" >&2
     { echo "round $i: $wall s"; cat "$stats"; } >>"$txt"
-    # The stats lines into rows: "gpusort: stats: STAGE BYTES SECONDS MB/s", "...
+    # The stats lines into rows: "gpusort: stats: STAGE BYTES SECONDS MB/s [NOTE]"
+    # (SECONDS "-" where the stage took none of its own), "...
     # total SECONDS", "... phases (wall clock): NAME S s, NAME S s".
     awk -v r="$i" -v wall="$wall" -v b="$bytes" '
         function row(kind, name, s, by) {
@@ -167,7 +168,8 @@ for ((i = 1; i <= R; i++)); do
         }
         BEGIN { split("read parse transfer sort spill merge format write", st, " ")
                 for (k in st) stage[st[k]] = 1 }
-        $1 == "gpusort:" && $2 == "stats:" && NF == 6 && ($3 in stage) { row("stage", $3, $5, $4) }
+        $1 == "gpusort:" && $2 == "stats:" && NF >= 6 && ($3 in stage) {
+            row("stage", $3, $5 == "-" ? "" : $5, $4) }
         $1 == "gpusort:" && $2 == "stats:" && NF == 4 && $3 == "total" { row("total", "total", $4, b) }
         /^gpusort: stats: phases \(wall clock\):/ {
             sub(/^gpusort: stats: phases \(wall clock\): */, "")

@@ -12,7 +12,8 @@ run_cmd "$GPUSORT" -C tok.txt
 
 # Out of range before any disorder.
 printf '1\n4294967296\n0\n' >range.txt
-expect_error 2 "^range\\.txt:2: out of range for u32: '4294967296'\$" -- "$GPUSORT" -c --type=u32 range.txt
+expect_error 2 "^range\\.txt:2: out of range for u32: '4294967296'; it fits --type=u64 or --type=i64\$" \
+    -- "$GPUSORT" -c --type=u32 range.txt
 
 # A disorder before the bad token: the disorder is reported (exit 1).
 printf '2\n1\nabc\n' >dis.txt

@@ -11,12 +11,15 @@ expect_error 2 "^bad\\.txt:4: not an integer: '12abc'\$" -- "$GPUSORT" bad.txt
 expect_error 2 "^bad\\.txt:4: not an integer: '12abc'\$" -- "$GPUSORT" -o "$TARGET" bad.txt
 target_check
 
-# Other malformed tokens, each on line 3 after two good lines.
+# Other malformed tokens, each on line 3 after two good lines (a word there, among
+# other tokens, is a line of fields: the message hints -k; err-hints.sh).
 while IFS= read -r tok; do
     printf '10\n20 30\n7 %s 8\n' "$tok" >t.txt
     # The message quotes the token; match it literally.
     re=$(printf '%s' "$tok" | sed -e 's/[][\.*^$+?(){}|/]/\\&/g')
-    expect_error 2 "^t\\.txt:3: not an integer: '$re'\$" -- "$GPUSORT" -o "$TARGET" t.txt
+    hint=
+    case $tok in [a-zA-Z]*) hint='; to sort lines by a field, use -k' ;; esac
+    expect_error 2 "^t\\.txt:3: not an integer: '$re'$hint\$" -- "$GPUSORT" -o "$TARGET" t.txt
     target_check
 done <<'TOKENS'
 1.5
@@ -39,12 +42,14 @@ expect_error 2 "^wide\\.txt:3: not an integer: '" -- "$GPUSORT" wide.txt
 # A bad token in the second file names the second file and its line.
 printf '1\n2\n' >a.txt
 printf 'zz\n3\n' >b.txt
-expect_error 2 "^b\\.txt:1: not an integer: 'zz'\$" -- "$GPUSORT" -o "$TARGET" a.txt b.txt
+expect_error 2 "^b\\.txt:1: not an integer: 'zz'; is line 1 a header\\? \\(--header\\)\$" \
+    -- "$GPUSORT" -o "$TARGET" a.txt b.txt
 target_check
 # ... even when the first has no final newline (no joining across files).
 printf '1\n2' >a2.txt
 printf 'x\n' >b2.txt
-expect_error 2 "^b2\\.txt:1: not an integer: 'x'\$" -- "$GPUSORT" a2.txt b2.txt
+expect_error 2 "^b2\\.txt:1: not an integer: 'x'; is line 1 a header\\? \\(--header\\)\$" \
+    -- "$GPUSORT" a2.txt b2.txt
 
 # From stdin the file is '-'.
 expect_error 2 "^-:4: not an integer: '12abc'\$" -- "$GPUSORT" <bad.txt

@@ -54,9 +54,11 @@ printf '1\n2\0003\0002\0' >d.z
 expect_error 1 "^d\.z:3: disorder: 2$" -- "$GPUSORT" -z -c d.z
 expect_error 2 "^d\.z:3: disorder: 2$" -- "$GPUSORT" -z -m s1.z d.z
 
-# A bad token names its line, counted by NUL; -o's target untouched.
+# A bad token names its line, counted by NUL (a word among other tokens there: the
+# -k hint); -o's target untouched.
 printf '1\n2\0003\0x\n4\0' >bad.z
-expect_error 2 "^bad\.z:3: not an integer: 'x'$" -- "$GPUSORT" -z -o "$TARGET" bad.z
+expect_error 2 "^bad\.z:3: not an integer: 'x'; to sort lines by a field, use -k$" -- \
+    "$GPUSORT" -z -o "$TARGET" bad.z
 target_check
 
 # ---- --header ------------------------------------------------------------------------

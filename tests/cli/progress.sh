@@ -140,3 +140,35 @@ long=$(awk 'length($0) > 80' log.txt)
 ! grep -v '^gpusort: ' log.txt >/dev/null || fail "a log line without 'gpusort: ': $(grep -v '^gpusort: ' log.txt)"
 tail -n 1 log.txt | grep -Eq '^gpusort: done: .+ in, .+ out, [0-9]+:[0-9][0-9]$' ||
     fail "a log's last line is not the summary: $(tail -n 1 log.txt)"
+
+# The percentage covers the whole run, not the reading alone: a regular file sorted
+# into a pipe that is read only once the log shows the output's phase (gpusort
+# waits there, its output several times what the pipe holds), so that a line is
+# written while the output is still to go: below 100 although every input byte was
+# read; and no line's percentage is below the one before. In memory (the phase
+# "writing"), and with runs spilled and merged into the output (-S 1M: "merging").
+writing='^gpusort: (writing|merging) '
+for opts in "" "-S 1M"; do
+    rm -f log.txt
+    # shellcheck disable=SC2086  # opts: words
+    { GS_PROGRESS_INTERVAL_MS=100 "$GPUSORT" --progress $opts in.txt 2>log.txt; echo $? >st; } |
+        { i=0
+          # Bounded only so that a broken gpusort cannot hang the test: a working one
+          # blocks on the pipe until the log shows the output's phase.
+          while ! grep -Eq "$writing" log.txt 2>/dev/null && [ $i -lt 1200 ]; do
+              sleep 0.05
+              i=$((i + 1))
+          done
+          cat >out.txt; }
+    gs_status "a log of the writing ($opts)" 0
+    same exp.txt out.txt "sorted with --progress $opts to a log"
+    wline=$(grep -E -m 1 "$writing" log.txt) ||
+        fail "a log ($opts): no line while writing: $(cat log.txt)"
+    pct=$(printf '%s\n' "$wline" | sed -n 's/.* \([0-9][0-9]*\)% .*/\1/p')
+    [ -n "$pct" ] || fail "a log ($opts): the writing line shows no percentage: $wline"
+    [ "$pct" -lt 100 ] || fail "a log ($opts): $pct% while the output is still to write: $wline"
+    sed -n 's/.* \([0-9][0-9]*\)% .*/\1/p' log.txt |
+        awk 'NR > 1 && $1 < last { print "the percentage went back: " last "% then " $1 "%"; bad = 1 }
+             { last = $1 } END { exit bad }' >back.txt ||
+        fail "a log ($opts): $(cat back.txt): $(cat log.txt)"
+done

@@ -34,7 +34,8 @@ expect_error 1 '^dis\.txt:2999999: disorder: -9223372036854775808$' -- "$GPUSORT
 # A bad token near the end: the line is exact.
 target_init
 { head -n 2999990 in.txt; echo '1 2 x3'; tail -n +2999991 in.txt; } >bad.txt
-expect_error 2 "^bad\\.txt:2999991: not an integer: 'x3'\$" -- "$GPUSORT" -o "$TARGET" bad.txt
+expect_error 2 "^bad\\.txt:2999991: not an integer: 'x3'; to sort lines by a field, use -k\$" -- \
+    "$GPUSORT" -o "$TARGET" bad.txt
 target_check
 rm -f in.txt exp.txt out.txt sorted.txt dis.txt bad.txt
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # stats.sh: --stats: a stage table on stderr (stdout still right), the lines of text
-# read and written mapped; --progress.
+# read and written mapped; no row that looks broken (a rate of 0 for bytes moved, a
+# row of zeros without a word on why); the device line true where no GPU can be
+# used (a CUDA build on a machine without one, or a build without CUDA), past
+# --device=auto's thresholds too; --progress.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 
@@ -50,6 +53,72 @@ run_cmd sh -c 'cat big.txt | "$1" --stats --device=cpu --parallel=2 -o pipeout.t
 same bigexp.txt pipeout.txt "big.txt from a pipe"
 if grep -q "read mapped" "$RUN_ERR"; then
     fail "--stats says a pipe was read mapped: $(cat "$RUN_ERR")"
+fi
+
+# table_sane WHAT: every stage row of the --stats in RUN_ERR is whole: bytes a
+# number; a row that moved bytes shows seconds and a rate above 0 (over 1 ms or
+# more), or says why it has none; a row of no bytes and no time says so ("-" and a
+# word) instead of zeros.
+table_sane() {
+    awk -v what="$1" '
+        BEGIN { split("read parse transfer sort spill merge format write", st, " ")
+                for (k in st) stage[st[k]] = 1 }
+        $1 == "gpusort:" && $2 == "stats:" && ($3 in stage) {
+            rows++
+            if ($4 !~ /^[0-9]+$/) { print what ": bytes not a number: " $0; bad = 1 }
+            if ($4 > 0 && NF == 6 && !($6 > 0)) { print what ": no rate, no reason: " $0; bad = 1 }
+            if ($4 == 0 && $5 == 0 + $5 && $5 == 0) { print what ": a row of zeros: " $0; bad = 1 }
+            if ($6 == "0") { print what ": a rate of 0: " $0; bad = 1 }
+            if ($6 ~ /^[0-9]+$/ && $5 < 0.001) { print what ": a rate over no time: " $0; bad = 1 }
+        }
+        END { if (rows != 8) { print what ": " rows + 0 " stage rows, not 8"; bad = 1 }
+              exit bad }' "$RUN_ERR" >sane.txt || fail "$(cat sane.txt); stderr: $(cat "$RUN_ERR")"
+}
+# stage_bytes STAGE: the bytes on STAGE's row of the --stats in RUN_ERR.
+stage_bytes() {
+    awk -v s="$1" '$1 == "gpusort:" && $2 == "stats:" && $3 == s { print $4; exit }' "$RUN_ERR"
+}
+
+run_cmd "$GPUSORT" --stats big.txt
+[ "$STATUS" -eq 0 ] || fail "--stats big.txt exited $STATUS; stderr: $(cat "$RUN_ERR")"
+table_sane "text read mapped"
+
+# Records: the sort row counts the keys sorted; the table is whole.
+awk 'BEGIN { for (i = 0; i < 50000; i++) printf "r%d,%d\n", i, (i * 7919) % 50021 }' >rec.csv
+run_cmd "$GPUSORT" --stats -t, -k2,2n rec.csv
+[ "$STATUS" -eq 0 ] || fail "--stats on records exited $STATUS; stderr: $(cat "$RUN_ERR")"
+table_sane "records"
+[ "$(stage_bytes sort)" -gt 0 ] || fail "records: the sort row counts no bytes: $(cat "$RUN_ERR")"
+[ "$(stage_bytes parse)" -gt 0 ] || fail "records: the parse row counts no bytes: $(cat "$RUN_ERR")"
+
+# -m: the merge row counts the keys merged.
+run_cmd "$GPUSORT" --stats -m exp.txt exp.txt
+[ "$STATUS" -eq 0 ] || fail "--stats -m exited $STATUS; stderr: $(cat "$RUN_ERR")"
+table_sane "-m"
+[ "$(stage_bytes merge)" -gt 0 ] || fail "-m: the merge row counts no bytes: $(cat "$RUN_ERR")"
+
+# The device line where no GPU can be used (this gpusort refuses --device=0): cpu,
+# and never a GPU backend's name or a claim about GPUs found. Small and large inputs
+# from a pipe (the GPU backend is made for an input of unknown size; 1.5M keys pass
+# the 1 Mi keys at which it looks for GPUs), and records past --device=auto's
+# threshold for one thread.
+if "$GPUSORT" --device=0 in.txt >/dev/null 2>&1; then
+    echo "a GPU is there: the no-GPU device lines are not checked" >&2
+else
+    "$GSGEN" -n 1500000 -s 183 >pipe.txt
+    awk 'BEGIN { for (i = 0; i < 1100000; i++) printf "r%d,%d\n", i, (i * 7919) % 1000003 }' >recs.csv
+    for cmd in "cat in.txt | \"\$0\" --stats" "cat pipe.txt | \"\$0\" --stats" \
+        "\"\$0\" --stats --parallel=1 -t, -k2,2n recs.csv"; do
+        run_cmd sh -c "$cmd >/dev/null" "$GPUSORT"
+        [ "$STATUS" -eq 0 ] || fail "$cmd: exited $STATUS; stderr: $(cat "$RUN_ERR")"
+        grep -q '^gpusort: stats: device cpu (' "$RUN_ERR" ||
+            fail "$cmd: no GPU, and the device line does not say cpu: $(cat "$RUN_ERR")"
+        gpu_words='cuda|[0-9]+ GPUs? found|every GPU|gpus unused|gpu [0-9]'
+        if grep -Eq "$gpu_words" "$RUN_ERR"; then
+            fail "$cmd: no GPU, and --stats speaks of one: $(grep -E "$gpu_words" "$RUN_ERR")"
+        fi
+        table_sane "$cmd"
+    done
 fi
 
 # --progress: whatever it shows goes to stderr; the result is unchanged.

@@ -278,7 +278,8 @@ run_case() {
     [ "$name" != stdin.dat ] || name=-
     case $mode:$bad in
         sort:token)
-            want="^$name:$bad_line: (not an integer|out of range for $type): '$(printf '%s' "$bad_tok" | sed 's/[.+]/\\&/g')'\$"
+            # (out of range: the message may name the types that hold the value)
+            want="^$name:$bad_line: (not an integer|out of range for $type): '$(printf '%s' "$bad_tok" | sed 's/[.+]/\\&/g')'(; it fits --type=[iu](32|64)( or --type=[iu](32|64))?)?\$"
             [ "$st" -eq 2 ] || case_fail "$k" "exited $st (2 expected for the bad token '$bad_tok')"
             check_msg err.txt "$want" no
             return

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* check_keys.c: unit tests of core/keys.[ch]: the order-preserving mapping of every
- * key type to unsigned keys (both directions), type names, key_unique, and binary
- * keys decoded and encoded (key_decode, key_encode) against hand-built bytes.
+ * key type to unsigned keys (both directions), type names and range errors' hints,
+ * key_unique, and binary keys decoded and encoded (key_decode, key_encode) against
+ * hand-built bytes.
  */
 #include <config.h>
 
@@ -181,6 +182,49 @@ START_TEST(test_keys_type_parse_rejects)
         key_type_t got = KEY_U64;
         ck_assert_msg(key_type_parse(bad[k], &got) == -1, "'%s' accepted as a type", bad[k]);
     }
+}
+END_TEST
+
+/* The hint of a range error: the types at least as wide that hold the value, each
+ * type's edges and one past them. */
+static const struct {
+    key_type_t type;
+    const char *tok;
+    const char *hint;
+} range_hints[] = {
+    { KEY_I32, "2147483648", "; it fits --type=i64 or --type=u32" },
+    { KEY_I32, "4294967295", "; it fits --type=i64 or --type=u32" },
+    { KEY_I32, "4294967296", "; it fits --type=i64 or --type=u64" },
+    { KEY_I32, "-2147483649", "; it fits --type=i64" },
+    { KEY_I32, "-9223372036854775808", "; it fits --type=i64" },
+    { KEY_I32, "-9223372036854775809", "" },
+    { KEY_I32, "18446744073709551615", "; it fits --type=u64" },
+    { KEY_U32, "-1", "; it fits --type=i32 or --type=i64" },
+    { KEY_U32, "-2147483649", "; it fits --type=i64" },
+    { KEY_U32, "4294967296", "; it fits --type=u64 or --type=i64" },
+    { KEY_U32, "9223372036854775808", "; it fits --type=u64" },
+    { KEY_I64, "9223372036854775808", "; it fits --type=u64" },
+    { KEY_I64, "+0018446744073709551615", "; it fits --type=u64" },
+    { KEY_I64, "18446744073709551616", "" },
+    { KEY_I64, "-9223372036854775809", "" },
+    { KEY_U64, "-1", "; it fits --type=i64" },
+    { KEY_U64, "-9223372036854775808", "; it fits --type=i64" },
+    { KEY_U64, "-9223372036854775809", "" },
+    { KEY_U64, "18446744073709551616", "" },
+    { KEY_U64, "123456789012345678901", "" },
+    { KEY_I64, " 9223372036854775808\t", "; it fits --type=u64" },   /* a field's blanks */
+    { KEY_I64, "9223372036854775808x", "" },
+    { KEY_I64, "-", "" },
+    { KEY_I64, "", "" },
+};
+
+START_TEST(test_keys_range_hint)
+{
+    const char *tok = range_hints[_i].tok;
+    char buf[64];
+    key_range_hint(buf, sizeof buf, tok, strlen(tok), range_hints[_i].type);
+    ck_assert_msg(strcmp(buf, range_hints[_i].hint) == 0, "%s '%s': '%s', not '%s'",
+                  key_type_name(range_hints[_i].type), tok, buf, range_hints[_i].hint);
 }
 END_TEST
 
@@ -474,6 +518,8 @@ Suite *make_keys_suite(void)
     tc = ck_tcase("names");
     tcase_add_test(tc, test_keys_type_parse_names);
     tcase_add_test(tc, test_keys_type_parse_rejects);
+    tcase_add_loop_test(tc, test_keys_range_hint, 0,
+                        (int)(sizeof range_hints / sizeof range_hints[0]));
     suite_add_tcase(s, tc);
 
     tc = ck_tcase("unique");

@@ -369,7 +369,8 @@ START_TEST(test_input_text_bad_token)
     if (_i == 0)
         snprintf(want, sizeof want, "%s:%" PRIu64 ": not an integer: '12abc'", path, bad_line);
     else
-        snprintf(want, sizeof want, "%s:%" PRIu64 ": out of range for i32: '3000000000'", path, bad_line);
+        snprintf(want, sizeof want, "%s:%" PRIu64 ": out of range for i32: '3000000000'; it "
+                 "fits --type=i64 or --type=u32", path, bad_line);
     ck_assert_ptr_nonnull(err_message());
     ck_assert_str_eq(err_message(), want);
     readall_free(&ra);

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# sort-habits.sh: options given as a sort user gives them mean what they mean in
+# sort: -c with -m checks, whatever their order (no merge written); a second -t
+# that differs is an error ("incompatible tabs"), the same one twice is fine; -c on
+# records prints the line out of order as it is, NUL bytes and all, as sort does;
+# and a record smaller than its key is blamed on --record-size and the type.
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+
+target_init
+printf '1\n2\n3\n' >s.txt
+printf '2\n1\n' >d.txt
+
+# -c and -m together: -c wins, before or after. A sorted input: exit 0, nothing
+# written; a disorder: exit 1, its message; two inputs: -c's error, as sort's.
+for opts in "-c -m" "-m -c" "-m --check" "-C -m" "-m -C"; do
+    # shellcheck disable=SC2086  # opts: words
+    gs_ok out.txt $opts s.txt
+    empty out.txt "stdout of $opts on a sorted input"
+done
+for opts in "-c -m" "-m -c"; do
+    # shellcheck disable=SC2086
+    expect_error 1 '^d\.txt:2: disorder: 1$' -- "$GPUSORT" $opts d.txt
+    # shellcheck disable=SC2086
+    expect_usage_error "^extra operand 's\\.txt' not allowed with -c\$" -- "$GPUSORT" $opts s.txt s.txt
+done
+run_cmd "$GPUSORT" -m -C d.txt
+[ "$STATUS" -eq 1 ] || fail "-m -C on a disorder exited $STATUS (1 expected)"
+empty "$RUN_ERR" "stderr of -m -C"
+empty "$RUN_OUT" "stdout of -m -C"
+
+# Two -t: the same is fine, another is an error naming both (NUL and tab escaped).
+printf 'b,2\na,1\n' >r.csv
+gs_ok out.csv -t, -t, -k2,2n r.csv
+printf 'a,1\nb,2\n' >exp.csv
+same exp.csv out.csv "-t, twice"
+expect_usage_error "^incompatible tabs: -t ',' and -t ':'\$" -- "$GPUSORT" -t, -t: -k2,2n -o "$TARGET" r.csv
+target_check
+expect_usage_error "^incompatible tabs: -t '\\\\x00' and -t ','\$" -- "$GPUSORT" -t '\0' -t, -k2,2n r.csv
+expect_usage_error "^incompatible tabs: -t '\\\\x09' and -t ','\$" -- "$GPUSORT" -t "$(printf '\t')" -t, -k2,2n r.csv
+
+# -c on records: the line out of order is printed as read, a NUL inside it too;
+# the same bytes as sort prints after its own name.
+printf '2 b\n1 a\000x\n' >nul.txt
+run_cmd "$GPUSORT" -c -k1,1n nul.txt
+[ "$STATUS" -eq 1 ] || fail "-c on a line with a NUL exited $STATUS (1 expected)"
+printf 'gpusort: nul.txt:2: disorder: 1 a\000x\n' >want.err
+same want.err "$RUN_ERR" "-c's message for a line with a NUL"
+if LC_ALL=C sort -c -k1,1n nul.txt 2>sort.err; then
+    fail "sort -c took nul.txt as sorted"
+fi
+sed 's/^sort: /gpusort: /' sort.err >sort-as-gs.err
+same sort-as-gs.err "$RUN_ERR" "-c's message against sort's"
+
+# A record smaller than its key: --record-size and the type's width are named.
+printf '0123456789abcdef' >rec.bin
+expect_usage_error "^--record-size=1: a record is smaller than its key \\(--type=i64 takes 8 bytes\\)\$" \
+    -- "$GPUSORT" -B --record-size=1 rec.bin
+expect_usage_error "^--record-size=2: a record is smaller than its key \\(--type=u32 takes 4 bytes\\)\$" \
+    -- "$GPUSORT" -B --record-size=2 --type=u32 rec.bin
+# A key that fits the record but not at its offset still blames --key-offset.
+expect_usage_error "^--key-offset=4: " -- "$GPUSORT" -B --record-size=8 --key-offset=4 rec.bin
