@@ -14,8 +14,8 @@ not_under_tsan "the external sort's threads are external-many-runs.sh's, spill.s
 # Sizes: 2M text keys against -S 2M is 8 MB (u32) to 16 MB (i64) of keys, 6 to 16
 # full chunks, so dozens of runs; sort -n of them takes a second or two. The binary
 # pipes take 3M keys against -S 1M.
-NTEXT=2000000
-NBIN=3000000
+NTEXT=$(scaled 2000000 600000)
+NBIN=$(scaled 3000000 1000000)
 mkdir tdir
 seed=400
 can_fallocate=no
