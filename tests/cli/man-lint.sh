@@ -3,7 +3,7 @@
 # man-lint.sh: the manual pages are clean, and gpusort's complete. mandoc -T lint
 # and groff -ww print nothing on gpusort.1 and gpusort-mpi.1; gpusort.1 names every
 # long option that `gpusort --help` names, and every option of the command-line
-# contract (the list below). Skips
+# contract (the list below); each page names the other under SEE ALSO. Skips
 # (77) where mandoc is not installed, once the other checks have passed; the groff
 # check is left out where groff is not installed.
 # shellcheck source=tests/cli/lib.sh
@@ -47,8 +47,15 @@ while read -r o; do
 done < <(grep -o -- '--[a-z][a-z-]*[a-z]' "$RUN_OUT" | sed 's/^--//' | sort -u)
 [ -z "$missing" ] || fail "man/gpusort.1 does not name options that --help names:$missing"
 
-# Both pages: gpusort's and gpusort-mpi's (the cluster build's).
+# Both pages: gpusort's and gpusort-mpi's (the cluster build's). Each names the
+# other under SEE ALSO.
 pages="$man $srcdir/../../man/gpusort-mpi.1"
+see_also() {
+    sed -n -e '/^\.SH "SEE ALSO"/,/^\.SH/{s/\\-/-/g;p;}' "$1" | grep -q "^\.BR $2 (1)"
+}
+see_also "$man" gpusort-mpi || fail "man/gpusort.1's SEE ALSO does not name gpusort-mpi(1)"
+see_also "$srcdir/../../man/gpusort-mpi.1" gpusort ||
+    fail "man/gpusort-mpi.1's SEE ALSO does not name gpusort(1)"
 if command -v groff >/dev/null 2>&1; then
     for page in $pages; do
         groff -ww -man -Tutf8 "$page" >/dev/null 2>groff.err ||
