@@ -16,6 +16,7 @@
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "binary keys placed by two threads are stdout-file.sh's and write-ahead.sh's there"
 need_gscheck
 
 n=3000000

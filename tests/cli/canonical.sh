@@ -3,6 +3,7 @@
 # canonical.sh: leading zeros, + and -0 in the input; canonical decimal in the output.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the text's form"
 
 printf '+5\n007\n-0\n+0\n-007\n0000\n+000123\n-0000000000000000000000000000001\n' >s.txt
 printf -- '-7\n-1\n0\n0\n0\n5\n7\n123\n' >exp.txt

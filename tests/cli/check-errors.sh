@@ -3,6 +3,7 @@
 # check-errors.sh: -c: a bad token before the first disorder is an error; -c with -o is an error.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message; -c's threads are check.sh's"
 
 # A bad token before any disorder: exit 2 with its line.
 printf '1\n2\nx3\n1\n' >tok.txt

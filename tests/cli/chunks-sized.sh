@@ -9,6 +9,7 @@
 # sorted as one chunk (--stats: nothing merged), not cut at the first million.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is how large a chunk is made; the chunks' threads are sort-large.sh's"
 
 # merged_bytes: the first number on the merge row of the --stats table in $RUN_ERR.
 merged_bytes() {

@@ -3,6 +3,7 @@
 # dev-full.sh: a full disk (/dev/full) is exit 2 with one message, never a silent truncation.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is one write error; errors on threads are enospc.sh's"
 
 [ -w /dev/full ] || skip "no /dev/full"
 printf '1\n' >one.txt

@@ -3,6 +3,7 @@
 # err-binary-partial.sh: binary input that is not a whole number of keys: exit 2, naming file, bytes, width.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message"
 
 target_init
 

@@ -3,6 +3,7 @@
 # err-device.sh: --device naming GPUs on a machine without one is an error (skipped if a GPU exists).
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the command line"
 
 has_gpu && skip "nvidia-smi lists a GPU"
 target_init

@@ -3,6 +3,7 @@
 # err-files.sh: a missing input, a directory as input, an -o in a missing directory: exit 2.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message"
 
 target_init
 printf '3\n1\n' >a.txt

@@ -7,6 +7,7 @@
 # the default -S says to try a smaller -S, with -S given names it.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message"
 
 target_init
 

@@ -4,6 +4,7 @@
 # length, and escapes a name as it escapes a token, so that it stays one line.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message"
 
 # Binary inputs that together are not whole keys: the first that is not whole keys
 # by itself is named (9 bytes), not the last (8, whole keys of i64).

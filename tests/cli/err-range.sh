@@ -4,6 +4,7 @@
 # TYPE: 'TOKEN', and the types that hold it where there are any (err-hints.sh).
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message"
 
 target_init
 

@@ -3,6 +3,7 @@
 # err-usage.sh: unknown options and bad option values: exit 2 with the --help hint.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the command line, before any thread"
 
 target_init
 printf '2\n1\n' >in.txt

@@ -6,6 +6,7 @@
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "its subject is the spilled format; the spill's threads are spill.sh's"
 need_gscheck
 mkdir tdir
 

@@ -7,6 +7,7 @@
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "its subject is the keys' extreme values; the external sort's threads are external-many-runs.sh's and spill.sh's"
 mkdir tdir
 seed=700
 while read -r t lo hi; do

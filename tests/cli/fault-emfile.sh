@@ -13,6 +13,7 @@
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "its subject is the open-file limit; the same errors on threads are enospc.sh's"
 need_faultfs
 
 mkdir in tdir

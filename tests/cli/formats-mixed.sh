@@ -3,6 +3,7 @@
 # formats-mixed.sh: --input-format and --output-format each alone, and after -b.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the formats; their threads are sort-large.sh's"
 
 # Text in, binary out.
 for t in i32 u64; do

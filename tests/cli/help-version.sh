@@ -7,6 +7,7 @@
 # .TH lines, and NEWS's newest release.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "no sort runs"
 
 run_cmd "$GPUSORT" --help
 [ "$STATUS" -eq 0 ] || fail "--help exited $STATUS"

@@ -4,6 +4,7 @@
 # lines), LICENSE is there, and --version names the same license.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "no program runs"
 
 top=$(cd "$srcdir/../.." && pwd)
 [ -f "$top/LICENSE" ] || fail "no LICENSE at the top of the tree"

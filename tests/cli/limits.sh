@@ -3,6 +3,7 @@
 # limits.sh: the smallest and largest value of each type are accepted and sorted.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the command line's sizes"
 
 check_limits() {
     local t=$1 lo=$2 hi=$3

@@ -7,6 +7,7 @@
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "its subject is lines' ends and headers; the threads that read them are sort-large.sh's and records-mapped.sh's"
 mkdir tdir
 target_init
 

@@ -8,6 +8,7 @@
 # check is left out where groff is not installed.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "no program runs"
 
 man=$srcdir/../../man/gpusort.1
 [ -s "$man" ] || fail "no manual page at $man"

@@ -3,6 +3,7 @@
 # merge-unsorted.sh: -m with an input out of order: exit 2, and an -o target is untouched.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is a message; -m's threads are merge.sh's"
 
 "$GSGEN" -n 5000 -d sorted -s 141 >a.txt
 "$GSGEN" -n 5000 -s 142 >b.txt     # random: out of order

@@ -3,6 +3,7 @@
 # no-trailing-newline.sh: each file ends a number at its end, newline or not.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the text's form"
 
 printf '1 2' >a.txt
 printf '3\n' >b.txt

@@ -3,6 +3,7 @@
 # output-file.sh: -o FILE: a new file, an existing one, one of the inputs, and /dev/null.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the file -o makes; its threads are write-ahead.sh's"
 
 "$GSGEN" -n 20000 -s 91 >in.txt
 oracle in.txt >exp.txt

@@ -8,6 +8,7 @@
 # PATH_MAX works. (Atomic replacement stays where it is possible: output-file.sh.)
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the file -o makes"
 
 seq 20 -1 1 >in.txt
 oracle in.txt >exp.txt

@@ -16,6 +16,7 @@ case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 # shellcheck source=tests/cli/extlib.sh
 . "$srcdir/extlib.sh"
+not_under_tsan "records' threads (the index, the order, the copy, the spill) are records-mapped.sh's, records-binary.sh's and records-merge-check.sh's"
 
 need_gsrec
 

@@ -7,6 +7,7 @@
 # and a record smaller than its key is blamed on --record-size and the type.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the command line"
 
 target_init
 printf '1\n2\n3\n' >s.txt

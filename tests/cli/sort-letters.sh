@@ -8,6 +8,7 @@
 # abbreviation lists the options it could be. -B is binary, --type the key type.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the command line"
 
 target_init
 "$GSGEN" -n 5000 -t i64 -s 2301 >in.txt

@@ -3,6 +3,7 @@
 # sort-types.sh: random text of every key type, negative numbers included, against sort -n.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the key types; sort-large.sh's threads sort them there"
 
 for t in i32 u32 i64 u64; do
     "$GSGEN" -n 20000 -t "$t" -s 11 >in.txt

@@ -3,6 +3,7 @@
 # whitespace.sh: tabs, CR, VT, FF, blank lines and several numbers a line are all separators.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+not_under_tsan "its subject is the text's form"
 
 printf '\n\n  3\t1\r\n\n\n  2 5  7\v4\f6\r\n\t\n-1\t\t\r\n\r\n 8' >ws.txt
 gs_ok out.txt ws.txt
