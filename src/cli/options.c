@@ -219,11 +219,10 @@ static const struct {
     const char *name;      /* "-f (--ignore-case)" */
     const char *why;
 } opt_refused[] = {
-    { 'd', "-d (--dictionary-order)", "compares text" },
-    { 'f', "-f (--ignore-case)", "compares text" },
-    { 'g', "-g (--general-numeric-sort)", "compares floating-point numbers" },
+    { 'd', "-d (--dictionary-order)", "compares text by its letters and blanks only" },
+    { 'f', "-f (--ignore-case)", "folds lower case to upper" },
     { 'h', "-h (--human-numeric-sort)", "compares sizes such as 2K and 1G" },
-    { 'i', "-i (--ignore-nonprinting)", "compares text" },
+    { 'i', "-i (--ignore-nonprinting)", "compares text by its printable bytes only" },
     { 'M', "-M (--month-sort)", "compares month names" },
     { 'R', "-R (--random-sort)", "shuffles" },
     { OPT_RANDOM_SOURCE, "--random-source", "shuffles" },
@@ -235,14 +234,15 @@ static int opt_refuse(int c)
 {
     for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
         if (opt_refused[i].c == c)
-            return err_set(GS_EUSAGE, "%s %s: gpusort compares integers only; use sort(1)",
-                           opt_refused[i].name, opt_refused[i].why);
+            return err_set(GS_EUSAGE, "%s %s: gpusort compares text bytewise, integers and "
+                           "floating-point numbers; use sort(1)", opt_refused[i].name,
+                           opt_refused[i].why);
     return GS_OK;
 }
 
-/* The field number at *p (1-based), moving *p past it; 0 where there is none or it
- * is out of range. */
-static int opt_field_number(const char **p)
+/* The number at *p (digits), moving *p past it, into *v: 1, or 0 where there are no
+ * digits or it is past INT_MAX. */
+static int opt_key_number(const char **p, int *v)
 {
     long f = 0;
     if (!isdigit((unsigned char)**p))
@@ -253,59 +253,78 @@ static int opt_field_number(const char **p)
             return 0;
         (*p)++;
     }
-    return (int)f;
+    *v = (int)f;
+    return 1;
 }
 
-/* The letters after a field of -k: sort's n, b and r; every other one refused. */
-static int opt_key_letters(const char **p, const char *spec, opts_t *o)
+/* The letters after a position of -k: sort's b (on the start or the end), r, and
+ * one kind, n or g; every other letter refused. *letters set where there were any. */
+static int opt_key_letters(const char **p, const char *spec, keydef_t *d, int end,
+                           int *letters)
 {
     for (; **p && **p != ','; (*p)++) {
         char c = **p;
-        if (c == 'n' || c == 'b')
-            continue;
-        if (c == 'r') {
-            o->key_reverse = 1;
-            continue;
+        *letters = 1;
+        if (c == 'b') {
+            if (end)
+                d->skip_eblanks = 1;
+            else
+                d->skip_sblanks = 1;
+        } else if (c == 'r') {
+            d->reverse = 1;
+        } else if (c == 'n' || c == 'g') {
+            kd_kind_t k = c == 'n' ? KD_INT : KD_FLOAT;
+            if (d->kind != KD_TEXT && d->kind != k)
+                return err_set(GS_EUSAGE, "-k %s: the key letters n and g are incompatible",
+                               spec);
+            d->kind = k;
+        } else {
+            if (c == '.')
+                return err_set(GS_EUSAGE, "-k %s: invalid field specification", spec);
+            for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
+                if (opt_refused[i].c == c)
+                    return err_set(GS_EUSAGE, "-k %s: the key letter %c %s: gpusort compares "
+                                   "text, integers and floating-point numbers; use sort(1)",
+                                   spec, c, opt_refused[i].why);
+            return err_set(GS_EUSAGE, "-k %s: invalid key letter '%c' (gpusort takes b, n, g "
+                           "and r)", spec, c);
         }
-        if (c == '.')
-            return err_set(GS_EUSAGE, "-k %s: a character position within a field is not "
-                           "supported: the key is a whole field (-k F or -k F,F)", spec);
-        for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
-            if (opt_refused[i].c == c)
-                return err_set(GS_EUSAGE, "-k %s: the key letter %c %s: gpusort compares "
-                               "integers only; use sort(1)", spec, c, opt_refused[i].why);
-        return err_set(GS_EUSAGE, "-k %s: invalid key letter '%c' (gpusort takes n, b "
-                       "and r)", spec, c);
     }
     return GS_OK;
 }
 
-/* -k F[,F] with sort's letters n, b and r after either field. */
+/* -k F[.C][OPTS][,F2[.C2][OPTS]] (sort's KEYDEF): one more key. */
 static int opt_key(const char *spec, opts_t *o)
 {
-    if (o->key_field)
-        return err_set(GS_EUSAGE, "-k %s: a second key: gpusort sorts by one key", spec);
+    if (o->nkeys == GS_MAX_KEYS)
+        return err_set(GS_EUSAGE, "-k %s: more than %d keys", spec, GS_MAX_KEYS);
+    keydef_t d = { .schar = 1, .kind = KD_TEXT };
+    int letters = 0;
     const char *p = spec;
-    int f = opt_field_number(&p);
-    if (f == 0)
+    if (!opt_key_number(&p, &d.sfield) || d.sfield == 0)
         return err_set(GS_EUSAGE, "-k %s: invalid field specification (a field number "
                        "from 1, as in -k 2 or -k 2,2)", spec);
-    int rc = opt_key_letters(&p, spec, o);
+    if (*p == '.' && (p++, !opt_key_number(&p, &d.schar) || d.schar == 0))
+        return err_set(GS_EUSAGE, "-k %s: invalid field specification (a character "
+                       "position from 1 after the '.')", spec);
+    int rc = opt_key_letters(&p, spec, &d, 0, &letters);
     if (rc)
         return rc;
     if (*p == ',') {
         p++;
-        int g = opt_field_number(&p);
-        if (g != f)
-            return err_set(GS_EUSAGE, "-k %s: the key must end at the field it starts in "
-                           "(-k %d,%d): gpusort sorts by one field", spec, f, f);
-        rc = opt_key_letters(&p, spec, o);
-        if (rc)
+        if (!opt_key_number(&p, &d.efield) || d.efield == 0)
+            return err_set(GS_EUSAGE, "-k %s: invalid field specification (a field number "
+                           "from 1 after the ',')", spec);
+        if (*p == '.' && (p++, !opt_key_number(&p, &d.echar)))
+            return err_set(GS_EUSAGE, "-k %s: invalid field specification (a character "
+                           "position after the '.')", spec);
+        if ((rc = opt_key_letters(&p, spec, &d, 1, &letters)) != GS_OK)
             return rc;
         if (*p)
             return err_set(GS_EUSAGE, "-k %s: invalid field specification", spec);
     }
-    o->key_field = f;
+    o->key_plain[o->nkeys] = !letters;
+    o->keys[o->nkeys++] = d;
     return GS_OK;
 }
 
@@ -351,16 +370,26 @@ static int opt_bytes(const char *name, const char *arg, uint64_t min, uint64_t *
     return GS_OK;
 }
 
-/* --sort=WORD: numeric, which is what gpusort does; sort's other words are refused as
- * their letters are. */
-static int opt_sort_word(const char *v)
+/* The global kind: -n (KD_INT) or -g (KD_FLOAT), not both, as sort says. */
+static int opt_kind(opts_t *o, kd_kind_t kind)
+{
+    if (o->kind != KD_TEXT && o->kind != kind)
+        return err_set(GS_EUSAGE, "options '-gn' are incompatible");
+    o->kind = kind;
+    return GS_OK;
+}
+
+/* --sort=WORD: numeric (-n) or general-numeric (-g); sort's other words are refused
+ * as their letters are. */
+static int opt_sort_word(const char *v, opts_t *o)
 {
     static const struct { const char *word; int c; } words[] = {
-        { "general-numeric", 'g' }, { "human-numeric", 'h' }, { "month", 'M' },
-        { "random", 'R' }, { "version", 'V' },
+        { "human-numeric", 'h' }, { "month", 'M' }, { "random", 'R' }, { "version", 'V' },
     };
     if (strcmp(v, "numeric") == 0)
-        return GS_OK;
+        return opt_kind(o, KD_INT);
+    if (strcmp(v, "general-numeric") == 0)
+        return opt_kind(o, KD_FLOAT);
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strcmp(v, words[i].word) == 0)
             return opt_refuse(words[i].c);
@@ -397,6 +426,7 @@ static void opt_defaults(opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->type = KEY_I64;
+    o->type_name = "i64";
     o->in_format = o->out_format = FMT_TEXT;
     o->mode = MODE_SORT;
     o->algorithm = ALGO_RADIX;
@@ -422,9 +452,13 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     case 'B':
         o->in_format = o->out_format = FMT_BINARY;
         return GS_OK;
-    case 'b':   /* leading blanks never count in an integer */
-    case 'n':   /* integers are always compared numerically */
+    case 'b':
+        o->blanks = 1;
         return GS_OK;
+    case 'n':
+        return opt_kind(o, KD_INT);
+    case 'g':
+        return opt_kind(o, KD_FLOAT);
     case 's':
         o->stable = 1;
         return GS_OK;
@@ -444,8 +478,8 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
         o->key_offset_set = 1;
         return opt_bytes("--key-offset", arg, 0, &o->key_offset);
     case OPT_SORT:
-        return opt_sort_word(arg);
-    case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'R': case 'V':
+        return opt_sort_word(arg, o);
+    case 'd': case 'f': case 'h': case 'i': case 'M': case 'R': case 'V':
     case OPT_RANDOM_SOURCE:
         return opt_refuse(c);
     case OPT_INPUT_FORMAT:
@@ -453,8 +487,9 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
     case OPT_OUTPUT_FORMAT:
         return opt_format("--output-format", arg, &o->out_format);
     case OPT_TYPE:
-        return key_type_parse(arg, &o->type) == 0 ? GS_OK
-                                                  : opt_bad_word("--type", arg, key_type_names());
+        o->type_name = arg;
+        return key_type_parse_any(arg, &o->type, &o->key_bytes) == 0
+                   ? GS_OK : opt_bad_word("--type", arg, key_type_names());
     case OPT_ENDIAN:
         if (strcmp(arg, "little") == 0)
             o->big_endian = 0;
@@ -551,10 +586,14 @@ static int opt_one(int c, const char *arg, char **argv, opts_t *o)
 static int opt_records_check(const opts_t *o)
 {
     int binary = o->in_format == FMT_BINARY || o->out_format == FMT_BINARY;
-    if (o->key_field && binary)
-        return err_set(GS_EUSAGE, "-k takes a field of text lines; binary records take "
+    if (o->nkeys && binary)
+        return err_set(GS_EUSAGE, "-k takes fields of text lines; binary records take "
                        "--record-size and --key-offset");
-    if (o->field_sep >= 0 && !o->key_field)
+    if (!key_type_is_int(o->type) && (o->in_format != FMT_BINARY || o->out_format != FMT_BINARY))
+        return err_set(GS_EUSAGE, "--type=%s takes binary keys and records (-B); text takes "
+                       "integers of i32, u32, i64 or u64, and -g for floating-point numbers",
+                       o->type_name);
+    if (o->field_sep >= 0 && !o->nkeys)
         return err_set(GS_EUSAGE, "-t (--field-separator) needs -k (--key): without a key, "
                        "gpusort sorts bare integers");
     if (o->header && binary)
@@ -569,11 +608,11 @@ static int opt_records_check(const opts_t *o)
         if (o->in_format != FMT_BINARY || o->out_format != FMT_BINARY)
             return err_set(GS_EUSAGE, "--record-size needs binary input and output (-B): "
                            "records are written back as they are read");
-        uint64_t width = o->type == KEY_I32 || o->type == KEY_U32 ? 4 : 8;
+        uint64_t width = key_type_width(o->type, o->key_bytes);
         if (width > o->record_size)
             return err_set(GS_EUSAGE, "--record-size=%llu: a record is smaller than its key "
                            "(--type=%s takes %llu bytes)", (unsigned long long)o->record_size,
-                           key_type_name(o->type), (unsigned long long)width);
+                           o->type_name, (unsigned long long)width);
         if (o->key_offset + width > o->record_size)
             return err_set(GS_EUSAGE, "--key-offset=%llu: a key of %llu bytes there does not "
                            "fit in a record of %llu bytes", (unsigned long long)o->key_offset,

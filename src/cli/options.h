@@ -47,8 +47,14 @@ typedef struct {
     int ntmpdirs;
     compress_t compress;      /* --compress-temp; default COMPRESS_AUTO */
     int threads;              /* --parallel; 0: the default, the CPUs gpusort may use */
-    int key_field;            /* -k F; 0: none */
-    int key_reverse;          /* r on -k */
+    keydef_t keys[GS_MAX_KEYS]; /* -k, in order, as given (inheritance: settings.c) */
+    unsigned char key_plain[GS_MAX_KEYS]; /* 1: key k has no letters: it inherits the
+                                 global -b -r -n -g */
+    int nkeys;
+    int blanks;               /* -b */
+    kd_kind_t kind;           /* -n (KD_INT), -g (KD_FLOAT), neither (KD_TEXT) */
+    size_t key_bytes;         /* --type=bytesN: N */
+    const char *type_name;    /* --type's word, for messages */
     int field_sep;            /* -t SEP; -1: none (blank runs) */
     int stable;               /* -s */
     int zero_terminated;      /* -z */

@@ -61,6 +61,22 @@ static int opt_threads_for(int threads, size_t buffer_bytes)
     return (size_t)threads > most ? (int)most : threads;
 }
 
+/* The -k keys, as sort resolves them: a key with no letters of its own takes the
+ * global -b (on its start and its end), -r and -n or -g. */
+static void opt_keys(const opts_t *o, settings_t *s)
+{
+    s->nkeys = o->nkeys;
+    for (int i = 0; i < o->nkeys; i++) {
+        keydef_t d = o->keys[i];
+        if (o->key_plain[i]) {
+            d.skip_sblanks = d.skip_eblanks = o->blanks;
+            d.reverse = o->reverse;
+            d.kind = o->kind;
+        }
+        s->keys[i] = d;
+    }
+}
+
 /* Where temporary files go: every -T, else $TMPDIR, else /tmp. */
 static void opt_tmpdirs(const opts_t *o, settings_t *s)
 {
@@ -139,13 +155,16 @@ int opt_settings(const opts_t *o, settings_t *s)
         s->gpu_memory_percent = (int)o->gpu_memory.value;
     else if (o->gpu_memory.set)
         s->gpu_memory = o->gpu_memory.value;
-    s->key_field = o->key_field;
+    opt_keys(o, s);
+    s->key_bytes = o->key_bytes;
     s->field_sep = o->field_sep;
-    s->key_reverse = o->key_reverse;
     s->stable = o->stable;
     s->zero_terminated = o->zero_terminated;
     s->header = o->header;
     s->record_size = (size_t)o->record_size;
+    if (!key_type_is_int(o->type) && !o->record_size)
+        s->record_size = key_type_width(o->type, o->key_bytes);   /* bare f32, f64, bytesN:
+                                                                    records of one key */
     s->key_offset = (size_t)o->key_offset;
     s->progress = o->progress;
     s->stats = o->stats;

@@ -35,7 +35,8 @@ struct merge {
     int n;                 /* parts */
     sorted_t *part;        /* each mapped (base NULL where empty) */
     int *fd;               /* their descriptors, the caller's */
-    int ties;              /* 1: equal keys ordered by the lines (sort's last resort) */
+    int ties;              /* 1: records of equal order keys compared further: their
+                              keys in full, or sort's last resort (rkey_order) */
     int resort;            /* 1: sorted again by the engine instead (merge.h) */
     pool_t *pool;
     int npieces;
@@ -91,17 +92,27 @@ static inline uint64_t merge_next(const sorted_t *s, uint64_t pos, uint64_t *key
         return sorted_record(s, pos, key);
     uint64_t v, raw;
     size_t b = 0, e = (size_t)len;
-    if (settings_records(set) && !field_find(rec, (size_t)len, set->key_field, set->field_sep,
-                                             &b, &e))
-        return sorted_record(s, pos, key);
+    const keymap_t *km = &s->km;
+    if (settings_records(set)) {   /* one integer key, a whole field: read here */
+        if (!s->rk.quick ||
+            !field_find(rec, (size_t)len, set->keys[0].sfield, set->field_sep, &b, &e))
+            return sorted_record(s, pos, key);
+        km = &s->rk.km;
+    }
     int neg = b < e && rec[b] == '-';
     if (pos + b + (size_t)neg + 16 > s->size ||   /* tn_digits16 reads 16 bytes */
         !tn_digits16(rec + b + neg, e - b - (size_t)neg, &v))
         return sorted_record(s, pos, key);
     raw = neg ? 0 - v : v;   /* two's complement; a 32-bit key's high bits cut below */
-    uint64_t k = key_map(&s->km, raw);
-    *key = s->km.width == 4 ? k & 0xFFFFFFFFu : k;
+    uint64_t k = key_map(km, raw);
+    *key = km->width == 4 ? k & 0xFFFFFFFFu : k;
     return pos + (uint64_t)len + 1;
+}
+
+/* A cursor's record's length as rkey.h takes it: a line without its terminator. */
+static inline size_t merge_keylen(const sorted_t *s, const cursor_t *c)
+{
+    return (size_t)(c->next - c->pos) - (s->item ? 0 : 1);
 }
 
 /* 1 where part a's next record goes before part b's. */
@@ -110,9 +121,9 @@ static int merge_before(const merge_t *m, const cursor_t *c, int a, int b)
     if (c[a].key != c[b].key)
         return c[a].key < c[b].key;
     if (m->ties) {
-        const char *pa = m->part[a].base, *pb = m->part[b].base;
-        int t = rorder_tie_lines(m->set, pa + c[a].pos, (size_t)(c[a].next - c[a].pos),
-                                 pb + c[b].pos, (size_t)(c[b].next - c[b].pos));
+        const sorted_t *sa = &m->part[a], *sb = &m->part[b];
+        int t = rkey_order(&sa->rk, sa->base + c[a].pos, merge_keylen(sa, &c[a]),
+                           sb->base + c[b].pos, merge_keylen(sb, &c[b]));
         if (t)
             return t < 0;
     }
@@ -203,15 +214,23 @@ static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int
         merge_down(m, c, heap, k, i);
     uint64_t total = 0, last = 0;
     int any = 0, unique = m->set->unique;
+    const char *last_rec = NULL;   /* -u of keys compared in full: the last kept */
+    size_t last_len = 0;
     while (k > 0) {
         int j = heap[0];
         cursor_t *x = &c[j];
-        if (!unique || !any || x->key != last) {   /* -u: the first of a key alone */
+        const sorted_t *pt = &m->part[j];
+        /* -u: the first of a key alone (the parts stay mapped while they merge) */
+        int repeat = unique && any && x->key == last &&
+                     (!m->ties || rkey_cmp(&pt->rk, last_rec, last_len, pt->base + x->pos,
+                                           merge_keylen(pt, x)) == 0);
+        if (!repeat) {
             size_t len = (size_t)(x->next - x->pos);
-            const sorted_t *pt = &m->part[j];
             sink_put(s, pt->base + x->pos, len, pt->base + pt->size);
             total += len;
             last = x->key;
+            last_rec = pt->base + x->pos;
+            last_len = merge_keylen(pt, x);
             any = 1;
         }
         x->pos = x->next;
@@ -322,7 +341,11 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     m->set = set;
     m->n = n;
     m->wfd = -1;
-    m->ties = settings_records(set) && !set->record_size && !set->stable && !set->unique;
+    if (settings_records(set)) {
+        rkey_t rk;
+        rkey_init(&rk, set);
+        m->ties = !rk.exact || rk.last_resort;
+    }
     m->resort = !settings_records(set) && !set->unique;
     int threads = set->threads > 0 ? set->threads : 1;
     m->part = calloc((size_t)n, sizeof *m->part);

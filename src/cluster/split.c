@@ -17,8 +17,9 @@ int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t size)
     s->set = set;
     s->size = size;
     s->term = set->zero_terminated ? '\0' : '\n';
-    int descending = set->reverse ^ (settings_records(set) && set->key_reverse);
-    key_map_init(&s->km, set->type, descending);
+    key_map_init(&s->km, set->type, set->reverse);
+    if (settings_records(set))
+        rkey_init(&s->rk, set);
     if (set->record_size)
         s->item = set->record_size;
     else if (!settings_records(set) && set->out_format == FMT_BINARY)
@@ -55,16 +56,16 @@ static uint64_t sorted_key_of(const sorted_t *s, const char *rec, size_t len)
 {
     const settings_t *set = s->set;
     uint64_t raw = 0;
+    if (set->record_size)
+        return rkey_word_binary(&s->rk, rec);
     if (s->item) {
-        key_decode(rec + (set->record_size ? set->key_offset : 0), &raw, 1, &s->km,
-                   set->big_endian);
+        key_decode(rec, &raw, 1, &s->km, set->big_endian);
         return key_get(&raw, 0, s->km.width);
     }
-    size_t b, e;
     if (settings_records(set)) {
-        if (field_key(rec, len, set->key_field, set->field_sep, set->type, &raw, &b, &e) !=
-            FIELD_OK)
-            return 0;
+        rkey_bad_t bad;
+        uint64_t w;
+        return rkey_word(&s->rk, rec, len, &w, &bad) == RKEY_OK ? w : 0;
     } else {
         while (len && tn_is_space((unsigned char)rec[len - 1]))
             len--;

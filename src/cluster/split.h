@@ -4,8 +4,8 @@
  * After its local sort, a rank holds its records in order in one file: lines (bare
  * integers, or records by a field) or fixed-size binary items. This finds records'
  * starts and reads their keys as order keys: unsigned, ascending in the output's
- * order (keys.h's mapping, -r and a key's r folded in), so that every rank cuts by
- * the same numbers. Regular samples of them choose the splitters; a rank's part j is
+ * order (bare numbers: keys.h's mapping, -r folded in; records: their words,
+ * rkey.h), so that every rank cuts by the same numbers. Regular samples of them choose the splitters; a rank's part j is
  * its records whose order keys lie in (splitter j-1, splitter j], so all the records
  * of one key go to one rank.
  */
@@ -17,12 +17,14 @@
 
 #include "core/keys.h"
 #include "core/settings.h"
+#include "records/rkey.h"
 
 typedef struct {
     const char *base;   /* the file mapped (NULL where empty) */
     uint64_t size;
     const settings_t *set;
-    keymap_t km;        /* raw key -> order key */
+    keymap_t km;        /* bare numbers: raw key -> order key */
+    rkey_t rk;          /* records: their keys; the order key is their word */
     size_t item;        /* binary: bytes a record or key; 0: lines */
     char term;          /* lines: their end */
 } sorted_t;

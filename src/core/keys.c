@@ -7,7 +7,7 @@
 
 #include "core/keys.h"
 
-static const char *const key_names[] = { "i32", "u32", "i64", "u64" };
+static const char *const key_names[] = { "i32", "u32", "i64", "u64", "f32", "f64", "bytes" };
 
 void key_map_init(keymap_t *km, key_type_t type, int reverse)
 {
@@ -30,6 +30,32 @@ int key_type_parse(const char *s, key_type_t *type)
     return -1;
 }
 
+int key_type_parse_any(const char *s, key_type_t *type, size_t *nbytes)
+{
+    *nbytes = 0;
+    if (key_type_parse(s, type) == 0)
+        return 0;
+    for (int t = KEY_F32; t <= KEY_F64; t++) {
+        if (strcmp(s, key_names[t]) == 0) {
+            *type = (key_type_t)t;
+            return 0;
+        }
+    }
+    if (strncmp(s, "bytes", 5) != 0 || s[5] < '1' || s[5] > '9')
+        return -1;
+    size_t n = 0;
+    for (const char *p = s + 5; *p; p++) {
+        if (*p < '0' || *p > '9' || n > KEY_BYTES_MAX)
+            return -1;
+        n = n * 10 + (size_t)(*p - '0');
+    }
+    if (n > KEY_BYTES_MAX)
+        return -1;
+    *type = KEY_BYTES;
+    *nbytes = n;
+    return 0;
+}
+
 const char *key_type_name(key_type_t type)
 {
     return key_names[type];
@@ -37,7 +63,7 @@ const char *key_type_name(key_type_t type)
 
 const char *key_type_names(void)
 {
-    return "i32, u32, i64, u64";
+    return "i32, u32, i64, u64, and for binary keys f32, f64, bytes1 to bytes64";
 }
 
 /* 1 where the integer of magnitude mag (negative: neg) lies in type's range. */

@@ -12,7 +12,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { KEY_I32, KEY_U32, KEY_I64, KEY_U64 } key_type_t;
+/* The integer types come first: the bare keys' engine knows only them. The others
+ * are binary keys of records alone (records/rkey.h): f32 and f64 (IEEE), bytes (N
+ * bytes in memcmp order, N kept beside the type: settings_t.key_bytes). */
+typedef enum { KEY_I32, KEY_U32, KEY_I64, KEY_U64, KEY_F32, KEY_F64, KEY_BYTES } key_type_t;
+
+/* The most bytes of a bytesN key. */
+#define KEY_BYTES_MAX 64
+
+/* 1 for the integer types. */
+static inline int key_type_is_int(key_type_t t)
+{
+    return t <= KEY_U64;
+}
+
+/* A key's bytes: 4 or 8, or nbytes for bytesN. */
+static inline size_t key_type_width(key_type_t t, size_t nbytes)
+{
+    return t == KEY_BYTES ? nbytes : (t == KEY_I32 || t == KEY_U32 || t == KEY_F32) ? 4 : 8;
+}
 
 typedef struct {
     key_type_t type;   /* the user's type */
@@ -26,6 +44,10 @@ void key_map_init(keymap_t *km, key_type_t type, int reverse);
 
 /* Parse "i32", "u32", "i64", "u64"; return 0 and set *type, or -1. */
 int key_type_parse(const char *s, key_type_t *type);
+
+/* The same, and "f32", "f64" and "bytesN" (N from 1 to KEY_BYTES_MAX: *nbytes; 0
+ * for the others): --type of binary records. */
+int key_type_parse_any(const char *s, key_type_t *type, size_t *nbytes);
 
 /* The canonical name of a type ("i64", ...). */
 const char *key_type_name(key_type_t type);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/keydef.h"
 #include "core/keys.h"
 
 typedef enum { FMT_TEXT, FMT_BINARY } format_t;
@@ -35,7 +36,9 @@ typedef enum { COMPRESS_AUTO, COMPRESS_LZ4, COMPRESS_NONE } compress_t;
 typedef struct {
     run_mode_t mode;            /* sort (default), -m, -c or -C */
     /* the keys */
-    key_type_t type;            /* --type (default i64) */
+    key_type_t type;            /* --type (default i64): bare keys and n keys take the
+                                   integer types; binary records any */
+    size_t key_bytes;           /* --type=bytesN: N */
     int reverse;                /* -r */
     int unique;                 /* -u */
     /* formats */
@@ -66,11 +69,11 @@ typedef struct {
                                    works); GS_GPU_MEMORY_FREE: most of what is free */
     int gpu_memory_percent;     /* 0..100: instead, that share of each GPU's memory,
                                    which only the device knows; -1: bytes, as above */
-    /* records (records/records.h): a key inside each line or binary record */
-    int key_field;              /* -k F: the key's field, 1-based; 0: bare integers */
+    /* records (records/rkey.h): keys inside each line, or one in each binary record */
+    keydef_t keys[GS_MAX_KEYS]; /* -k, in order, the global -b -r -n -g inherited by
+                                   those without letters of their own */
+    int nkeys;                  /* 0: bare numbers (or binary records) */
     int field_sep;              /* -t SEP: the separating byte; -1: sort's blank runs */
-    int key_reverse;            /* r on the key (-k2,2nr): the keys descending, the
-                                   last-resort comparison not */
     int stable;                 /* -s: equal keys in input order, no last resort */
     int zero_terminated;        /* -z: lines end with NUL */
     int header;                 /* --header: each text input's first line */
@@ -85,7 +88,7 @@ typedef struct {
  * the records engine sorts, checks and merges (records/records.h). */
 static inline int settings_records(const settings_t *s)
 {
-    return s->key_field > 0 || s->record_size > 0;
+    return s->nkeys > 0 || s->record_size > 0;
 }
 
 #endif

@@ -209,9 +209,12 @@ int stream_run(ctx_t *c, int *done)
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     sorter_records_t rec;
     if (set->record_size) {
-        /* Records, read as they are; a partial one is the reader's error. */
+        /* Records of an integer key (the GPU takes those out: kernels/records.cu),
+         * read as they are; a partial one is the reader's error. */
+        if (!key_type_is_int(set->type))
+            return GS_OK;
         keymap_t km;
-        key_map_init(&km, set->type, set->reverse || set->key_reverse);
+        key_map_init(&km, set->type, set->reverse);
         rec = (sorter_records_t){ .size = set->record_size, .off = set->key_offset,
                                   .width = km.width, .big_endian = set->big_endian,
                                   .mask = km.mask };

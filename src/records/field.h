@@ -14,8 +14,8 @@
 #include "core/keys.h"
 #include "io/textnum.h"
 
-/* field_key()'s results. */
-enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE };
+/* field_key()'s results (FIELD_NOT_FLOAT: rkey.h's g keys). */
+enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE, FIELD_NOT_FLOAT };
 
 /* Field f (1-based) of line[0..len) into [*b, *e): with sep >= 0, the bytes between
  * the (f-1)th and the f-th sep (or the line's ends); with sep < 0, as sort splits a

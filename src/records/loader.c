@@ -504,7 +504,7 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     t->pool = pool;
     t->term = set->zero_terminated ? '\0' : '\n';
     t->rsize = set->record_size;
-    key_map_init(&t->km, set->type, set->reverse || set->key_reverse);
+    rkey_init(&t->rk, set);
     rloader_t *ld = calloc(1, sizeof *ld);
     t->seg = calloc((size_t)set->ninputs + 1, sizeof *t->seg);
     if (ld)

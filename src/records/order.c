@@ -13,31 +13,37 @@
 
 #define ORDER_PARALLEL_MIN ((size_t)1 << 16)   /* fewer records: one thread */
 
-/* ---- the last resort --------------------------------------------------------------- */
+/* ---- records of equal words ------------------------------------------------------- */
 
-int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
-                     size_t lb)
+/* Lines a and b of t as rkey.h takes them (text without its terminator). */
+static void order_pair(const rtable_t *t, size_t a, size_t b, const char **pa, size_t *la,
+                       const char **pb, size_t *lb)
 {
-    if (set->stable || set->unique || set->record_size)
-        return 0;
-    la--;   /* the terminators left out */
-    lb--;
-    int c = memcmp(a, b, la < lb ? la : lb);
-    if (c == 0)
-        c = la < lb ? -1 : la > lb;
-    else
-        c = c < 0 ? -1 : 1;
-    return set->reverse ? -c : c;
+    *pa = rtable_line(t, a, la);
+    *pb = rtable_line(t, b, lb);
+    if (!t->rsize) {
+        (*la)--;
+        (*lb)--;
+    }
 }
 
 int rorder_tie(const rtable_t *t, size_t a, size_t b)
 {
-    const settings_t *set = t->set;
-    if (set->stable || set->unique || t->rsize)
+    if (t->rk.exact && !t->rk.last_resort)
         return 0;
+    const char *pa, *pb;
     size_t la, lb;
-    const char *pa = rtable_line(t, a, &la), *pb = rtable_line(t, b, &lb);
-    return rorder_tie_lines(set, pa, la, pb, lb);
+    order_pair(t, a, b, &pa, &la, &pb, &lb);
+    return rkey_order(&t->rk, pa, la, pb, lb);
+}
+
+/* 1 where lines a and b, of equal words, have keys that differ. */
+static int order_keys_differ(const rtable_t *t, size_t a, size_t b)
+{
+    const char *pa, *pb;
+    size_t la, lb;
+    order_pair(t, a, b, &pa, &la, &pb, &lb);
+    return rkey_cmp(&t->rk, pa, la, pb, lb) != 0;
 }
 
 /* The runs of equal keys in order[]: either line numbers, their keys in the table,
@@ -60,11 +66,14 @@ static inline uint64_t ties_key(const ties_job_t *j, size_t r)
     return j->bits ? j->order[r] >> j->bits : j->t->key[j->order[r]];
 }
 
+/* Records of equal words: their keys in full, the last resort, then input order
+ * (qsort_r is not stable; the lines' numbers make it so). */
 static int order_tie_cmp(const void *x, const void *y, void *arg)
 {
     const ties_job_t *j = arg;
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return rorder_tie(j->t, (size_t)(a & j->mask), (size_t)(b & j->mask));
+    size_t a = (size_t)(*(const uint64_t *)x & j->mask), b = (size_t)(*(const uint64_t *)y & j->mask);
+    int c = rorder_tie(j->t, a, b);
+    return c ? c : (a > b) - (a < b);
 }
 
 /* Thread i's share, settled in one pass: its runs of equal keys each put in
@@ -147,32 +156,43 @@ static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
 }
 
 /* -u: the first record of each run of equal keys (the line numbers ascend within
- * a run, as do packed words). The new count. */
-static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bits)
+ * a run, as do packed words). Where words are not whole keys (full), order[] holds
+ * lines whose runs of equal words are in key order already, and records of equal
+ * words are compared. The new count. */
+static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bits, int full)
 {
     ties_job_t j = { .t = t, .order = order, .bits = bits };
     size_t m = 0;
     for (size_t r = 0; r < n; r++)
-        if (m == 0 || ties_key(&j, r) != ties_key(&j, m - 1))
+        if (m == 0 || ties_key(&j, r) != ties_key(&j, m - 1) ||
+            (full && order_keys_differ(t, (size_t)order[m - 1], (size_t)order[r])))
             order[m++] = order[r];
     return m;
 }
 
-/* Equal keys' records in the order the options ask for: -u keeps the first of each
- * run, -s and binary records keep input order, else sort's last resort (the whole
+/* Equal words' records in the order the options ask for: their keys compared in
+ * full where words are not whole keys; then -u keeps the first of each run of equal
+ * keys, -s and binary records keep input order, else sort's last resort (the whole
  * lines, bytewise); and packed words (bits > 0) made their lines, or, where sh asks
  * and the table allows, where words with the shares' bytes. *n the new count. */
 static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
                             int bits, rorder_shares_t *sh)
 {
-    if (t->set->unique)
-        *n = order_unique(t, order, *n, bits);
+    int full = !t->rk.exact, unique = t->set->unique;
+    if (unique && !full)
+        *n = order_unique(t, order, *n, bits, 0);
     ties_job_t j = { .t = t, .order = order, .n = *n, .bits = bits,
-                     .ties = !t->set->unique && !t->set->stable && !t->rsize,
-                     .where = sh && rtable_can_where(t) };
+                     .ties = full || t->rk.last_resort,
+                     .where = sh && rtable_can_where(t) && !(unique && full) };
     if (!j.ties && !j.where && bits == 0)
         return GS_OK;   /* lines already, in their order */
-    return order_settle(pool, &j, sh);
+    int rc = order_settle(pool, &j, j.where ? sh : NULL);
+    if (rc || !(unique && full))
+        return rc;
+    /* -u of keys compared in full: the runs in key order first, then the firsts. */
+    *n = order_unique(t, order, *n, 0, 1);
+    ties_job_t w = { .t = t, .order = order, .n = *n, .where = sh && rtable_can_where(t) };
+    return w.where ? order_settle(pool, &w, sh) : GS_OK;
 }
 
 /* ---- keys with their line numbers ---------------------------------------------------- */

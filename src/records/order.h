@@ -59,13 +59,9 @@ void rorder_mem_keep(rorder_mem_t *mem, const uint64_t *order);
 
 void rorder_mem_free(rorder_mem_t *mem);
 
-/* -1, 0 or 1 as record a goes before, with or after record b when both have equal
- * keys: the last resort (lines bytewise, their terminators left out; descending with
- * -r), or 0 under -s or -u and for binary records. */
+/* -1, 0 or 1 as table line a goes before, with or after line b when both have
+ * equal words: rkey_order() (their keys in full, then the last resort where it
+ * applies); 0 where neither decides. */
 int rorder_tie(const rtable_t *t, size_t a, size_t b);
-
-/* The same for two records given by their bytes (terminators included). */
-int rorder_tie_lines(const settings_t *set, const char *a, size_t la, const char *b,
-                     size_t lb);
 
 #endif

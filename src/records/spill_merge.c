@@ -46,7 +46,7 @@ typedef struct {
     ends_t ends;           /* by masks: the block's terminators and separators */
     const char *rec;       /* the record at hand (NULL: the run's part is done), */
     size_t len;            /* its length, terminator included, */
-    uint64_t key;          /* its mapped key */
+    uint64_t key;          /* its word (rkey.h) */
     int run;
 } scur_t;
 
@@ -54,10 +54,11 @@ typedef struct {
 typedef struct {
     rspill_t *s;
     output_t *out;
-    keymap_t km;
+    rkey_t rk;             /* the keys (rkey.h) */
     char term;
-    int by_masks;          /* lines split by one byte (-t) other than term: ends.h */
-    uint64_t pos_max;      /* field_pos_max() of the key's type */
+    int by_masks;          /* the quick key (rkey.h), lines split by one byte (-t)
+                              other than term: found by ends.h's masks */
+    uint64_t pos_max;      /* field_pos_max() of the quick key's type */
     uint64_t *split;       /* npieces - 1 keys, increasing */
     size_t npieces;
     int nthreads;          /* the pool's threads that take part */
@@ -89,6 +90,9 @@ typedef struct {
     uint64_t at;           /* with m->fd: where the buffer's bytes go */
     char *released;        /* with m->map: the piece's pages let go of up to here, */
     char *mark;            /* and counted as placed up to here */
+    char *last;            /* -u where words are not the whole keys: the last record
+                              written, its keys compared with the next one's */
+    size_t last_len, last_cap;
 } sthread_t;
 
 static int spill_damaged(const rspill_t *s, const sblock_t *b)
@@ -188,14 +192,13 @@ static int spill_advance(sthread_t *t, scur_t *c)
         if (left < set->record_size)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = set->record_size;
-        key_decode(p + set->key_offset, &raw, 1, &m->km, set->big_endian);
-        c->key = m->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
+        c->key = rkey_word_binary(&m->rk, p);
     } else if (m->by_masks) {
         /* As the table indexes a line (table.c): field f lies between the line's
          * (f-1)th separator and the next separator or its terminator. */
         const char *base = c->raw + c->base;
         size_t s = c->pos - c->base, e, fb = 0, fe = SIZE_MAX;
-        int f = set->key_field, field = 1;
+        int f = set->keys[0].sfield, field = 1;
         for (;;) {
             e = ends_next(&c->ends);
             if (e == c->ends.len)
@@ -210,18 +213,18 @@ static int spill_advance(sthread_t *t, scur_t *c)
         if (fe == SIZE_MAX)
             fe = e - s;   /* the key is the line's last field */
         if (field < f ||
-            field_parse_quick(p, fb, fe, m->km.type, m->pos_max, &raw) != FIELD_OK)
+            field_parse_quick(p, fb, fe, m->rk.km.type, m->pos_max, &raw) != FIELD_OK)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = e - s + 1;
-        c->key = key_map(&m->km, raw);
+        c->key = key_map(&m->rk.km, raw);
+        if (m->rk.km.width == 4)
+            c->key &= 0xFFFFFFFFull;
     } else {
         const char *e = memchr(p, m->term, left);
-        size_t b, fe;
-        if (!e || field_key(p, (size_t)(e - p), set->key_field, set->field_sep, m->km.type,
-                            &raw, &b, &fe) != FIELD_OK)
+        rkey_bad_t bad;
+        if (!e || rkey_word(&m->rk, p, (size_t)(e - p), &c->key, &bad) != RKEY_OK)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
         c->len = (size_t)(e - p) + 1;
-        c->key = key_map(&m->km, raw);
     }
     c->rec = p;
     c->pos += c->len;
@@ -346,13 +349,47 @@ static int merge_put(sthread_t *t, const char *rec, size_t len)
 
 /* ---- merging a piece ---------------------------------------------------------------- */
 
+/* A cursor's record's length as rkey.h takes it: text without its terminator. */
+static inline size_t spill_keylen(const smerge_t *m, size_t len)
+{
+    return m->s->set->record_size ? len : len - 1;
+}
+
 /* 1 where cursor a's record goes before b's. */
 static int spill_before(const smerge_t *m, const scur_t *a, const scur_t *b)
 {
     if (a->key != b->key)
         return a->key < b->key;
-    int c = rorder_tie_lines(m->s->set, a->rec, a->len, b->rec, b->len);
+    int c = rkey_order(&m->rk, a->rec, spill_keylen(m, a->len), b->rec,
+                       spill_keylen(m, b->len));
     return c ? c < 0 : a->run < b->run;
+}
+
+/* -u: 1 where cursor c's record has the keys of the last one written (key: its
+ * word). */
+static int spill_repeats(sthread_t *t, const scur_t *c, uint64_t last)
+{
+    if (c->key != last)
+        return 0;
+    if (t->m->rk.exact)
+        return 1;
+    return rkey_cmp(&t->m->rk, t->last, t->last_len, c->rec, spill_keylen(t->m, c->len)) == 0;
+}
+
+/* -u where words are not whole keys: keep the record written, for spill_repeats(). */
+static int spill_keep_last(sthread_t *t, const scur_t *c)
+{
+    size_t len = spill_keylen(t->m, c->len);
+    if (len > t->last_cap) {
+        char *x = realloc(t->last, len);
+        if (!x)
+            return err_set(GS_ENOMEM, "out of memory");
+        t->last = x;
+        t->last_cap = len;
+    }
+    memcpy(t->last, c->rec, len);
+    t->last_len = len;
+    return GS_OK;
 }
 
 /* The loser tree over a thread's cursors (t->cur[0..k), k the runs): node[i], for
@@ -431,8 +468,11 @@ static int merge_piece(sthread_t *t, size_t p)
     while (rc == GS_OK && k > 0 && t->cur[t->node[0]].rec) {
         int w = t->node[0];
         scur_t *c = &t->cur[w];
-        if (!(s->set->unique && any && c->key == last)) {
-            rc = merge_put(t, c->rec, c->len);
+        if (!(s->set->unique && any && spill_repeats(t, c, last))) {
+            if (s->set->unique && !m->rk.exact)
+                rc = spill_keep_last(t, c);
+            if (rc == GS_OK)
+                rc = merge_put(t, c->rec, c->len);
             any = 1;
             last = c->key;
         }
@@ -483,6 +523,7 @@ static void merge_thread(void *arg, int i, int nt)
     free(t.node);
     free(t.keys);
     free(t.obuf);
+    free(t.last);
     free(t.comp);
 }
 
@@ -626,10 +667,9 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
     smerge_t m = { .s = s, .out = out, .term = s->set->zero_terminated ? '\0' : '\n',
                    .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
                    .cond = PTHREAD_COND_INITIALIZER };
-    key_map_init(&m.km, s->set->type, s->set->reverse || s->set->key_reverse);
-    m.by_masks = !s->set->record_size && s->set->field_sep >= 0 &&
-                 (char)s->set->field_sep != m.term;
-    m.pos_max = field_pos_max(m.km.type);
+    rkey_init(&m.rk, s->set);
+    m.by_masks = m.rk.quick && s->set->field_sep >= 0 && (char)s->set->field_sep != m.term;
+    m.pos_max = field_pos_max(m.rk.km.type);
     merge_threads(&m);
     int nt = m.nthreads, placed = 0;
     uint64_t base = 0, total = 0;

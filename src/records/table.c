@@ -12,6 +12,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ typedef struct {
     /* its first bad key, if any */
     size_t bad_line;       /* SIZE_MAX: none */
     int bad_status;
+    int bad_key;           /* which key (from 1) */
     size_t bad_b, bad_e;   /* the field, within the line */
     uint64_t kmin, kmax;
     int any;               /* 1: a record's key is in kmin..kmax */
@@ -141,30 +143,58 @@ static inline void table_kept(tpart_t *p, const trange_t *r)
     p->kmax = r->kmax;
 }
 
-/* The binary records of part p: their keys. */
+/* The binary records of part p: their keys' words. */
 static void table_index_binary(rtable_t *t, tpart_t *p)
 {
-    const settings_t *set = t->set;
     const char *s = t->arena + p->lo;
     trange_t r = { UINT64_MAX, 0 };
     for (size_t l = p->first; l < p->first + p->lines; l++, s += t->rsize) {
-        uint64_t k = 0;
-        key_decode(s + set->key_offset, &k, 1, &t->km, set->big_endian);
-        if (t->km.width == 4)
-            k &= 0xFFFFFFFFull;   /* key_decode wrote 4 bytes: the low ones */
+        uint64_t k = rkey_word_binary(&t->rk, s);
         t->key[l] = k;
         table_keep(&r, k);
     }
     table_kept(p, &r);
 }
 
-/* Note line l's bad key (st, its field [b, fe) within the line) in part p. */
-static inline void table_bad(tpart_t *p, size_t l, int st, size_t b, size_t fe)
+/* Note line l's bad key (key, st, its field [b, fe) within the line) in part p. */
+static inline void table_bad(tpart_t *p, size_t l, int key, int st, size_t b, size_t fe)
 {
     p->bad_line = l;
+    p->bad_key = key;
     p->bad_status = st;
     p->bad_b = b;
     p->bad_e = fe;
+}
+
+/* The lines of part p, keys of any kind (rkey_word): their starts and words, up to
+ * the first bad key. */
+static void table_index_keys(rtable_t *t, tpart_t *p)
+{
+    const rseg_t *sg = &t->seg[p->seg];
+    const char *base = t->arena + p->lo;
+    ends_t ends;
+    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, t->term);
+    trange_t r = { UINT64_MAX, 0 };
+    size_t s = 0, end = p->first + p->lines;
+    size_t header = sg->header ? sg->first : SIZE_MAX;
+    for (size_t l = p->first; l < end; l++) {
+        size_t e = ends_next(&ends);
+        t->start[l] = p->lo + s;
+        if (l == header) {
+            t->key[l] = 0;
+        } else {
+            rkey_bad_t bad;
+            uint64_t w;
+            if (rkey_word(&t->rk, base + s, e - s, &w, &bad) != RKEY_OK) {
+                table_bad(p, l, bad.key, bad.status, bad.b, bad.e);
+                break;
+            }
+            t->key[l] = w;
+            table_keep(&r, w);
+        }
+        s = e + 1;
+    }
+    table_kept(p, &r);
 }
 
 /* The lines of part p: their starts and keys, up to the first bad key. Where fields
@@ -177,9 +207,10 @@ static void table_index_text(rtable_t *t, tpart_t *p)
     const settings_t *set = t->set;
     const rseg_t *sg = &t->seg[p->seg];
     const char *base = t->arena + p->lo;
-    int f = set->key_field, sep = set->field_sep;
+    int f = set->keys[0].sfield, sep = set->field_sep;
     int by_masks = sep >= 0 && (char)sep != t->term;
-    uint64_t pos_max = field_pos_max(t->km.type);
+    const keymap_t *km = &t->rk.km;
+    uint64_t pos_max = field_pos_max(km->type);
     ends_t ends;
     ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term,
               by_masks ? (char)sep : t->term);
@@ -217,15 +248,15 @@ static void table_index_text(rtable_t *t, tpart_t *p)
             if (by_masks && field >= f) {
                 if (fe == SIZE_MAX)
                     fe = e - s;   /* the key is the last field */
-                st = field_parse_quick(line, b, fe, t->km.type, pos_max, &raw);
+                st = field_parse_quick(line, b, fe, km->type, pos_max, &raw);
             } else {
-                st = field_key(line, e - s, f, sep, t->km.type, &raw, &b, &fe);
+                st = field_key(line, e - s, f, sep, km->type, &raw, &b, &fe);
             }
             if (st != FIELD_OK) {
-                table_bad(p, l, st, b, fe);
+                table_bad(p, l, 1, st, b, fe);
                 break;
             }
-            key[l] = key_map(&t->km, raw);
+            key[l] = km->width == 4 ? key_map(km, raw) & 0xFFFFFFFFull : key_map(km, raw);
             table_keep(&r, key[l]);
         }
         s = e + 1;
@@ -249,8 +280,10 @@ static void table_job(void *arg, int i, int n)
             p->lines = table_count(j->t, p);
         } else if (j->t->rsize) {
             table_index_binary(j->t, p);
-        } else {
+        } else if (j->t->rk.quick) {
             table_index_text(j->t, p);
+        } else {
+            table_index_keys(j->t, p);
         }
     }
 }
@@ -270,26 +303,31 @@ static int table_bad_key(const rtable_t *t, const tpart_t *p)
 {
     const rseg_t *sg = &t->seg[p->seg];
     unsigned long long line = (unsigned long long)(p->bad_line - sg->first + sg->line0);
-    int f = t->set->key_field;
+    int f = t->set->keys[p->bad_key - 1].sfield;
+    /* With several keys, the one at fault is named; its field is named in any case. */
+    char which[48] = "";
+    if (t->set->nkeys > 1)
+        snprintf(which, sizeof which, "key %d, ", p->bad_key);
     if (p->bad_status == FIELD_MISSING)
-        return err_set(GS_EINPUT, "%s:%llu: no field %d", sg->name, line, f);
+        return err_set(GS_EINPUT, "%s:%llu: %sno field %d", sg->name, line, which, f);
     if (p->bad_status == FIELD_EMPTY)
-        return err_set(GS_EINPUT, "%s:%llu: field %d is empty", sg->name, line, f);
+        return err_set(GS_EINPUT, "%s:%llu: %sfield %d is empty", sg->name, line, which, f);
     char q[256], hint[64];
     const char *key = t->arena + t->start[p->bad_line] + p->bad_b;
     size_t len = p->bad_e - p->bad_b;
     err_escape(q, sizeof q, key, len, 40);
     if (p->bad_status == FIELD_RANGE)
-        return err_set(GS_EINPUT, "%s:%llu: field %d: out of range for %s: '%s'%s", sg->name,
-                       line, f, key_type_name(t->km.type), q,
-                       key_range_hint(hint, sizeof hint, key, len, t->km.type));
+        return err_set(GS_EINPUT, "%s:%llu: %sfield %d: out of range for %s: '%s'%s", sg->name,
+                       line, which, f, key_type_name(t->set->type), q,
+                       key_range_hint(hint, sizeof hint, key, len, t->set->type));
     /* A word where line 1's key should be: most likely the names of the columns. */
     size_t b = 0;
     while (b < len && (key[b] == ' ' || key[b] == '\t'))
         b++;
     unsigned char c = b < len ? (unsigned char)key[b] : 0;
     int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    return err_set(GS_EINPUT, "%s:%llu: field %d: not an integer: '%s'%s", sg->name, line, f, q,
+    return err_set(GS_EINPUT, "%s:%llu: %sfield %d: not %s: '%s'%s", sg->name, line, which, f,
+                   p->bad_status == FIELD_NOT_FLOAT ? "a number" : "an integer", q,
                    word && line == 1 && !t->set->header ? "; is line 1 a header? (--header)"
                                                         : "");
 }

@@ -9,8 +9,8 @@
  *
  * A chunk holds a segment of each input it reaches: the indexer (table.c) indexes
  * the segments' lines, line l being [start[l], start[l + 1]), its terminator
- * included, and key[l] its mapped key (keys.h), the mapping descending where the key
- * is. With --header, the first line of each input is a line of the table but not a
+ * included, and key[l] its word (rkey.h: its normalized key, or the first 8 bytes
+ * of it). With --header, the first line of each input is a line of the table but not a
  * record (rtable_is_header()); the first of them is kept for the output.
  *
  * Binary records need no index: record l is the rsize bytes at l * rsize.
@@ -25,6 +25,7 @@
 #include "core/keys.h"
 #include "core/pool.h"
 #include "core/settings.h"
+#include "records/rkey.h"
 
 /* The part of one input in a chunk. */
 typedef struct {
@@ -41,7 +42,7 @@ typedef struct rloader rloader_t;
 
 typedef struct {
     const settings_t *set;
-    keymap_t km;           /* the key's mapping (descending with -r or a key's r) */
+    rkey_t rk;             /* the keys, and how a line's word is made (rkey.h) */
     pool_t *pool;
     char term;             /* the lines' terminator: '\n', or NUL with -z */
     size_t rsize;          /* binary records: their size; 0 for text */
@@ -54,10 +55,10 @@ typedef struct {
     size_t n;              /* lines (text) or records (binary) */
     size_t nrec;           /* of them, records (the headers left out) */
     uint64_t *start;       /* text: n + 1 offsets */
-    uint64_t *key;         /* n mapped keys (a header's: 0) */
+    uint64_t *key;         /* n words (a header's: 0) */
     size_t index_cap;      /* lines key[] (and start[], less one) have room for: kept
                               from chunk to chunk, their pages faulted in once */
-    uint64_t kmin, kmax;   /* the least and the greatest key of the records */
+    uint64_t kmin, kmax;   /* the least and the greatest word of the records */
     size_t bad;            /* the line of the chunk's first bad key (rtable_next()'s
                               error), the lines before it indexed; SIZE_MAX: none */
     /* the first header of the inputs (--header), once a chunk has met it */

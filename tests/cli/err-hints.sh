@@ -75,7 +75,7 @@ gs_ok out.txt --type=u64 u.txt
 same u.txt out.txt "--type=u64, as the hint says"
 
 # Options of a few words list them.
-expect_usage_error "^invalid argument 'i16' for '--type'; valid arguments: i32, u32, i64, u64\$" \
+expect_usage_error "^invalid argument 'i16' for '--type'; valid arguments: i32, u32, i64, u64, and for binary keys f32, f64, bytes1 to bytes64\$" \
     -- "$GPUSORT" --type=i16 u.txt
 expect_usage_error "^invalid argument 'gpu' for '--device'; valid arguments: auto, cpu, all, or distinct GPU numbers N\\[,N\\.\\.\\.\\]\$" \
     -- "$GPUSORT" --device=gpu u.txt

@@ -151,7 +151,7 @@ if [ -x "${GSREC:-}" ]; then
                 -t, -k2,2 in/rec.csv
         done
         run_cmd env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=tdir GS_FAULT_READ_MAX=1000 \
-            "$GPUSORT" --type=u32 -S 1M -T tdir --compress-temp="$c" -t, -k2,2 in/rec.csv
+            "$GPUSORT" --type=u32 -S 1M -T tdir --compress-temp="$c" -t, -k2,2n in/rec.csv
         { [ "$STATUS" -eq 0 ] && [ ! -s "$RUN_ERR" ]; } || fail "short reads of records' runs ($c): exited $STATUS: $(cat "$RUN_ERR")"
         same exp-rec.csv "$RUN_OUT" "spilled records read 1000 bytes at a time ($c)"
         dir_empty tdir "short reads of records' runs ($c)"

@@ -36,7 +36,7 @@ rec_mapped() {
     # shellcheck disable=SC2086 # the options are words on purpose
     LC_ALL=C sort -t, $so -- "$f" >exp.out || fail "the oracle failed: sort $so"
     # shellcheck disable=SC2086
-    "$GPUSORT" -t, $gs --stats -- "$f" >got.out 2>"$RUN_ERR" || st=$?
+    "$GPUSORT" -t, -n $gs --stats -- "$f" >got.out 2>"$RUN_ERR" || st=$?
     [ "$st" -eq 0 ] || fail "$what: exited $st: $(cat "$RUN_ERR")"
     stats_only "$RUN_ERR"
     same exp.out got.out "$what (gpusort -t, $gs; sort -t, $so)"
@@ -86,36 +86,36 @@ rec_mapped "-z, no final NUL on a page's end" z.csv '-z -k2,2' '-z -k2,2 -n'
 # --header: the first line written first, the others sorted.
 "$GSREC" -s 504 --bench -n 40000 --header='id,key,payload' >head.csv
 { head -n 1 head.csv; tail -n +2 head.csv | LC_ALL=C sort -t, -k2,2 -n; } >exp.out
-run_cmd "$GPUSORT" -t, -k2,2 --header --stats head.csv
+run_cmd "$GPUSORT" -t, -k2,2n --header --stats head.csv
 [ "$STATUS" -eq 0 ] || fail "--header: exited $STATUS: $(cat "$RUN_ERR")"
 same exp.out "$RUN_OUT" "--header, mapped"
 mapped_ok "--header" head.csv
 
 # -c on a mapped file: in order, then a disorder on its last line.
 LC_ALL=C sort -t, -k2,2 -n in.csv >sorted.csv
-run_cmd "$GPUSORT" -c -t, -k2,2 sorted.csv
+run_cmd "$GPUSORT" -c -t, -k2,2n sorted.csv
 [ "$STATUS" -eq 0 ] || fail "-c of a sorted mapped file: exited $STATUS: $(cat "$RUN_ERR")"
 n=$(wc -l <sorted.csv)
 { cat sorted.csv; echo '0,0,last'; } >disorder.csv
 expect_error 1 "^disorder\.csv:$((n + 1)): disorder: 0,0,last$" -- \
-    "$GPUSORT" -c -t, -k2,2 disorder.csv
+    "$GPUSORT" -c -t, -k2,2n disorder.csv
 
 # A bad key on the last line, without its newline: its line number.
 { cat in.csv; printf '5,x5,bad'; } >bad.csv
 expect_error 2 "^bad\.csv:$(($(wc -l <in.csv) + 1)): field 2: not an integer: 'x5'$" -- \
-    "$GPUSORT" -t, -k2,2 bad.csv
+    "$GPUSORT" -t, -k2,2n bad.csv
 
 # Standard input that is the file is mapped too; a pipe or two inputs are read.
 LC_ALL=C sort -t, -k2,2 -n in.csv >exp.out
-run_cmd "$GPUSORT" -t, -k2,2 --stats <in.csv
+run_cmd "$GPUSORT" -t, -k2,2n --stats <in.csv
 same exp.out "$RUN_OUT" "standard input, a regular file"
 mapped_ok "standard input, a regular file" in.csv
 # shellcheck disable=SC2002  # a pipe is the point
-cat in.csv | "$GPUSORT" -t, -k2,2 --stats >got.out 2>"$RUN_ERR"
+cat in.csv | "$GPUSORT" -t, -k2,2n --stats >got.out 2>"$RUN_ERR"
 same exp.out got.out "standard input, a pipe"
 not_mapped "a pipe"
 LC_ALL=C sort -t, -k2,2 -n in.csv nonl.csv >exp2.out
-run_cmd "$GPUSORT" -t, -k2,2 --stats in.csv nonl.csv
+run_cmd "$GPUSORT" -t, -k2,2n --stats in.csv nonl.csv
 same exp2.out "$RUN_OUT" "two inputs"
 not_mapped "two inputs"
 mkdir tdir
@@ -136,21 +136,21 @@ rec_mapped "windows, -z" z.csv '-z -k2,2 -S 1M -T tdir' '-z -k2,2 -n'
 { head -n 20000 in.csv; printf '4,77,'; head -c 1500000 /dev/zero | tr '\0' y; echo
   tail -n +20001 in.csv; } >long.csv
 rec_mapped "windows, a line of 1.5 MB" long.csv '-k2,2 -S 1M -T tdir' '-k2,2 -n'
-run_cmd "$GPUSORT" -t, -k2,2 --header -S 1M -T tdir --stats head.csv
+run_cmd "$GPUSORT" -t, -k2,2n --header -S 1M -T tdir --stats head.csv
 { head -n 1 head.csv; tail -n +2 head.csv | LC_ALL=C sort -t, -k2,2 -n; } >exp.out
 same exp.out "$RUN_OUT" "--header, windows"
 mapped_ok "--header, windows" head.csv
 expect_error 2 "^bad\.csv:$(($(wc -l <in.csv) + 1)): field 2: not an integer: 'x5'$" -- \
-    "$GPUSORT" -t, -k2,2 -S 1M -T tdir bad.csv
+    "$GPUSORT" -t, -k2,2n -S 1M -T tdir bad.csv
 { head -n 50000 sorted.csv; echo '0,0,late'; tail -n +50001 sorted.csv; } >late.csv
 expect_error 1 "^late\.csv:50001: disorder: 0,0,late$" -- \
-    "$GPUSORT" -c -t, -k2,2 -S 1M late.csv
+    "$GPUSORT" -c -t, -k2,2n -S 1M late.csv
 dir_empty tdir "windows"
 LC_ALL=C sort -t, -k2,2 -n in.csv >exp.out
 
 # -o naming the input: the sorted bytes replace it; the mapping held the old ones.
 cp in.csv self.csv
-gs_ok /dev/null -t, -k2,2 -o self.csv self.csv
+gs_ok /dev/null -t, -k2,2n -o self.csv self.csv
 same exp.out self.csv "-o naming its mapped input"
 
 # Binary records on the CPU (a GPU would stream them: stream.c), against recsort.py.

@@ -42,7 +42,7 @@ rec_same() {
     # shellcheck disable=SC2086 # the options are words on purpose
     LC_ALL=C sort "${SEP_ARGS[@]}" $so -- "$@" >exp.out || fail "the oracle failed: sort $so"
     # shellcheck disable=SC2086
-    gs_ok got.out "${SEP_ARGS[@]}" $gs -- "$@"
+    gs_ok got.out "${SEP_ARGS[@]}" -n $gs -- "$@"
     same exp.out got.out "$what (gpusort ${SEP_ARGS[*]} $gs; sort ${SEP_ARGS[*]} $so)"
 }
 
@@ -70,12 +70,12 @@ rec_same "--field-separator" blank '--field-separator=, -k2,2' '-t , -k2,2 -n' h
 # '+5' is 5 to gpusort (sort would read no number); -0 is valid for unsigned types.
 printf 'a,+5\nb,4\nc,6\nd,+05\n' >plus.csv
 printf 'b,4\na,+5\nd,+05\nc,6\n' >exp.out
-gs_ok got.out -t, -k2,2 plus.csv
+gs_ok got.out -t, -k2,2n plus.csv
 same exp.out got.out "a key with a '+'"
 printf 'a,1\nb,-0\nc,0\nd,-00\n' >mzero.csv
 printf 'b,-0\nc,0\nd,-00\na,1\n' >exp.out
 for t in u32 u64 i32 i64; do
-    gs_ok got.out --type="$t" -t, -k2,2 mzero.csv
+    gs_ok got.out --type="$t" -t, -k2,2n mzero.csv
     same exp.out got.out "-0 as a key of type $t"
 done
 
@@ -129,7 +129,7 @@ gen heavy.txt -n 4000 -F blank -f 3 -k 3 -t u32 -d dups --range=5 -w 2
 gen light.csv -n 4000 -f 4 -k 3 -t i32 -d dups --range=1000 --pad
 
 for opts in '' -s -r -u '-s -r' '-r -u' '-s -u' '-s -r -u'; do
-    rec_same "heavy duplicates, CSV, $opts" , "-k2,2n $opts" "-k2,2 -n $opts" heavy.csv
+    rec_same "heavy duplicates, CSV, $opts" , "-k2,2n $opts" "-k2,2n $opts" heavy.csv
     rec_same "heavy duplicates, blanks, $opts" blank "--type=u32 -k3,3 $opts" \
         "-k3,3 -n $opts" heavy.txt
     rec_same "light duplicates, CSV, $opts" , "--type=i32 -k3 $opts" "-k3,3 -n $opts" light.csv
@@ -143,13 +143,12 @@ for opts in '' -s -u; do
     rec_same "-k2,2nr $opts" , "-k2,2nr $opts" "-k2,2nr $opts" heavy.csv
     rec_same "-k3,3nr $opts, blanks" blank "--type=u32 -k3,3nr $opts" "-k3,3nr $opts" heavy.txt
 done
-# A global -r reverses both, even with letters on the key (sort -r -k2,2n would keep
-# that key ascending; the contract says gpusort's -r always applies).
-rec_same "-r -k2,2n" , '-r -k2,2n' '-r -n -k2,2' heavy.csv
-rec_same "-r -k2,2bn" , '-r -k2,2bn' '-r -n -k2,2' heavy.csv
-# Both: the key descending, and the last resort too (the contract leaves it open
-# whether the two reversals cancel; we take it as sort does, -r -k2,2nr being
-# descending, the same as -r -k2,2n).
+# A global -r, as sort: inherited by a key without letters (-r -n -k2,2: the key
+# descending), not by one with letters of its own (-r -k2,2n: the key ascending);
+# the last resort descending either way.
+rec_same "-r -n -k2,2" , '-r -k2,2' '-r -n -k2,2' heavy.csv
+rec_same "-r -k2,2n" , '-r -k2,2n' '-r -k2,2n' heavy.csv
+rec_same "-r -k2,2bn" , '-r -k2,2bn' '-r -k2,2bn' heavy.csv
 rec_same "-r -k2,2nr" , '-r -k2,2nr' '-r -k2,2nr' heavy.csv
 
 # --------------------------------------------------------------------------------
@@ -194,28 +193,28 @@ gen in3.csv -n 2500 -d dups --range=40 --crlf
 rec_same "four files" , '-k2,2' '-k2,2 -n' in1.csv empty.csv in2.csv in3.csv
 rec_same "four files, -s" , '-k2,2 -s' '-k2,2 -n -s' in2.csv in1.csv in3.csv empty.csv
 rec_same "four files, -u" , '-k2,2 -u' '-k2,2 -n -u' in3.csv in2.csv in1.csv empty.csv
-LC_ALL=C sort -t, -k2,2 -n in1.csv - in3.csv <in2.csv >exp.out
-gs_ok got.out -t, -k2,2 in1.csv - in3.csv <in2.csv
+LC_ALL=C sort -t, -k2,2n in1.csv - in3.csv <in2.csv >exp.out
+gs_ok got.out -t, -k2,2n in1.csv - in3.csv <in2.csv
 same exp.out got.out "standard input among the files"
 
 # -o to a file, and -o naming one of its inputs.
-LC_ALL=C sort -t, -k2,2 -n -s in1.csv in3.csv >exp.out
-gs_ok got.out -t, -k2,2 -s -o sorted.csv in1.csv in3.csv
+LC_ALL=C sort -t, -k2,2n -s in1.csv in3.csv >exp.out
+gs_ok got.out -t, -k2,2n -s -o sorted.csv in1.csv in3.csv
 empty got.out "stdout with -o"
 same exp.out sorted.csv "-o FILE"
 cp in1.csv self.csv
-gs_ok got.out -t, -k2,2 -s -o self.csv self.csv in3.csv
+gs_ok got.out -t, -k2,2n -s -o self.csv self.csv in3.csv
 same exp.out self.csv "-o naming an input"
 
 # --------------------------------------------------------------------------------
 # -m: inputs each sorted already
 # --------------------------------------------------------------------------------
 
-LC_ALL=C sort -t, -k2,2 -n in1.csv >m1.csv
-LC_ALL=C sort -t, -k2,2 -n in3.csv >m3.csv
+LC_ALL=C sort -t, -k2,2n in1.csv >m1.csv
+LC_ALL=C sort -t, -k2,2n in3.csv >m3.csv
 rec_same "-m of two sorted files" , '-m -k2,2' '-m -k2,2 -n' m1.csv m3.csv
-LC_ALL=C sort -t, -k2,2 -n -s in1.csv >m1s.csv
-LC_ALL=C sort -t, -k2,2 -n -s in3.csv >m3s.csv
+LC_ALL=C sort -t, -k2,2n -s in1.csv >m1s.csv
+LC_ALL=C sort -t, -k2,2n -s in3.csv >m3s.csv
 rec_same "-m -s of two sorted files" , '-m -s -k2,2' '-m -s -k2,2 -n' m1s.csv m3s.csv
 
 # --------------------------------------------------------------------------------
@@ -235,8 +234,8 @@ for f in wide.csv narrow.csv few.csv; do
     [ "$f" = wide.csv ] && t=u64
     for opts in '' '-s' '-r -u'; do
         # shellcheck disable=SC2086 # the options are words on purpose
-        LC_ALL=C sort -t, -k2,2 -n $opts "$f" >exp.out
-        gs=(--parallel=4 -t, -k2,2 --type="$t")
+        LC_ALL=C sort -t, -k2,2n $opts "$f" >exp.out
+        gs=(--parallel=4 -t, -k2,2n --type="$t")
         # shellcheck disable=SC2086
         gs_ok got.out "${gs[@]}" $opts "$f"
         same exp.out got.out "$f $opts, standard output a file"
@@ -258,15 +257,15 @@ done
     cat narrow.csv
     printf '7,123,%s\n' "$(head -c 1200000 /dev/zero | tr '\0' x)"
 } >longl.csv
-LC_ALL=C sort -t, -k2,2 -n longl.csv >exp.out
-gs_ok /dev/null --parallel=4 -t, -k2,2 longl.csv -o got.out
+LC_ALL=C sort -t, -k2,2n longl.csv >exp.out
+gs_ok /dev/null --parallel=4 -t, -k2,2n longl.csv -o got.out
 same exp.out got.out "a 1.2 MB line among 150,000, -o"
-"$GPUSORT" --parallel=4 -t, -k2,2 longl.csv 2>"$RUN_ERR" | cat >got.out
+"$GPUSORT" --parallel=4 -t, -k2,2n longl.csv 2>"$RUN_ERR" | cat >got.out
 [ ! -s "$RUN_ERR" ] || fail "a 1.2 MB line among 150,000, to a pipe: $(head -c 2000 "$RUN_ERR")"
 same exp.out got.out "a 1.2 MB line among 150,000, to a pipe"
 # Spilled: the runs' packing makes its lines where words too (records/spill.c).
 mkdir -p tdir
-run_cmd "$GPUSORT" --parallel=4 -t, -k2,2 -S 4M -T tdir --stats longl.csv
+run_cmd "$GPUSORT" --parallel=4 -t, -k2,2n -S 4M -T tdir --stats longl.csv
 same exp.out "$RUN_OUT" "a 1.2 MB line among 150,000, spilled"
 spilled_clean "$RUN_ERR" tdir "a 1.2 MB line among 150,000, spilled"
 
@@ -278,9 +277,9 @@ for spill in '' '-S 1M -T tdir'; do
         st=0
         # shellcheck disable=SC2086 # the options are words on purpose
         case $to in
-            -o) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ||
+            -o) "$GPUSORT" --parallel=4 -t, -k2,2n $spill narrow.csv -o /dev/null 2>"$RUN_ERR" ||
                     st=$? ;;
-            stdout) "$GPUSORT" --parallel=4 -t, -k2,2 $spill narrow.csv >/dev/null 2>"$RUN_ERR" ||
+            stdout) "$GPUSORT" --parallel=4 -t, -k2,2n $spill narrow.csv >/dev/null 2>"$RUN_ERR" ||
                     st=$? ;;
         esac
         [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] ||
@@ -295,13 +294,13 @@ can_falloc=0
 command -v fallocate >/dev/null && fallocate -l 4096 probe.bin 2>/dev/null && can_falloc=1
 if [ "$can_falloc" = 1 ]; then
     { echo "key,header"; cat narrow.csv; } >hnarrow.csv
-    { echo "key,header"; LC_ALL=C sort -t, -k2,2 -n narrow.csv; } >exp.out
+    { echo "key,header"; LC_ALL=C sort -t, -k2,2n narrow.csv; } >exp.out
     for to in -o file; do
         rm -f got.out
         case $to in
-            -o) "$GPUSORT" --parallel=4 --header -t, -k2,2 --stats hnarrow.csv -o got.out \
+            -o) "$GPUSORT" --parallel=4 --header -t, -k2,2n --stats hnarrow.csv -o got.out \
                     2>"$RUN_ERR" ;;
-            file) "$GPUSORT" --parallel=4 --header -t, -k2,2 --stats hnarrow.csv >got.out \
+            file) "$GPUSORT" --parallel=4 --header -t, -k2,2n --stats hnarrow.csv >got.out \
                     2>"$RUN_ERR" ;;
         esac
         same exp.out got.out "--header, 150,000 lines to $to"
@@ -327,7 +326,7 @@ spilled() {
     LC_ALL=C sort -t, $so "$file" >exp.out
     for p in 1 4; do
         # shellcheck disable=SC2086
-        run_cmd "$GPUSORT" -t, $gs -S 1M -T tdir --parallel=$p --stats "$file"
+        run_cmd "$GPUSORT" -t, -n $gs -S 1M -T tdir --parallel=$p --stats "$file"
         [ "$STATUS" -eq 0 ] || fail "$what, --parallel=$p: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
         same exp.out "$RUN_OUT" "$what, --parallel=$p"
         spilled_clean "$RUN_ERR" tdir "$what, --parallel=$p"
@@ -352,7 +351,7 @@ while read -r sep nf key t opts; do
     what="spilled, -F $sep, $nf fields, key $key, $t, $opts"
     LC_ALL=C sort "${SEP_ARGS[@]}" "${z[@]}" -k"$key,$key" -n shape.txt >exp.out
     for p in 1 4; do
-        run_cmd "$GPUSORT" "${SEP_ARGS[@]}" "${z[@]}" -k"$key,$key" --type="$t" -S 1M -T tdir \
+        run_cmd "$GPUSORT" "${SEP_ARGS[@]}" "${z[@]}" -k"$key,${key}n" --type="$t" -S 1M -T tdir \
             --parallel=$p --stats shape.txt
         [ "$STATUS" -eq 0 ] || fail "$what, --parallel=$p: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
         same exp.out "$RUN_OUT" "$what, --parallel=$p"
@@ -374,9 +373,9 @@ SHAPES
 gen rand.csv -n 200000 --bench
 awk -F, '{ print $1 "," $2 ",aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }' rand.csv >rep.csv
 for f in rand.csv rep.csv; do
-    LC_ALL=C sort -t, -k2,2 -n "$f" >exp.out
+    LC_ALL=C sort -t, -k2,2n "$f" >exp.out
     for c in none auto lz4; do
-        run_cmd "$GPUSORT" -t, -k2,2 -S 1M -T tdir --parallel=2 --compress-temp=$c --stats "$f"
+        run_cmd "$GPUSORT" -t, -k2,2n -S 1M -T tdir --parallel=2 --compress-temp=$c --stats "$f"
         [ "$STATUS" -eq 0 ] || fail "$f, $c: gpusort exited $STATUS: $(head -c 2000 "$RUN_ERR")"
         same exp.out "$RUN_OUT" "$f spilled, --compress-temp=$c"
         spilled_clean "$RUN_ERR" tdir "$f, --compress-temp=$c"
@@ -397,8 +396,8 @@ done
 gen huge.csv -n 300000 -t u64 -w 4 -d uniform
 for opts in '' '-s' '-r -u'; do
     # shellcheck disable=SC2086 # the options are words on purpose
-    LC_ALL=C sort -t, -k2,2 -n $opts huge.csv >exp.out
-    gs=(-t, -k2,2 --type=u64 -S 8M -T tdir --parallel=4)
+    LC_ALL=C sort -t, -k2,2n $opts huge.csv >exp.out
+    gs=(-t, -k2,2n --type=u64 -S 8M -T tdir --parallel=4)
     for to in file -o pipe; do
         rm -f got.out
         # shellcheck disable=SC2086
@@ -431,9 +430,9 @@ cat short.csv long.csv >shrink.csv
 for f in grow.csv shrink.csv; do
     for opts in '' '-s' '-u'; do
         # shellcheck disable=SC2086 # the options are words on purpose
-        LC_ALL=C sort -t, -k2,2 -n $opts "$f" >exp.out
+        LC_ALL=C sort -t, -k2,2n $opts "$f" >exp.out
         # shellcheck disable=SC2086
-        run_cmd "$GPUSORT" -t, -k2,2 --type=u64 -S 4M -T tdir --parallel=3 --stats $opts "$f"
+        run_cmd "$GPUSORT" -t, -k2,2n --type=u64 -S 4M -T tdir --parallel=3 --stats $opts "$f"
         [ "$STATUS" = 0 ] || fail "$f $opts: exit $STATUS: $(head -c 2000 "$RUN_ERR")"
         same exp.out "$RUN_OUT" "$f $opts: chunks of more (and fewer) lines than the first"
         spilled_clean "$RUN_ERR" tdir "$f $opts"
@@ -489,24 +488,24 @@ for files in 'h1.csv h2.csv' 'empty.csv h2.csv h1.csv' 'h1.csv h3.csv h4.csv h2.
              'h3.csv h1.csv' 'h4.csv'; do
     for opts in '' '-s' '-r -u'; do
         # shellcheck disable=SC2086 # the file names are words on purpose
-        header_expect , "-k2,2 -n $opts" $files >exp.out
+        header_expect , "-k2,2n $opts" $files >exp.out
         # shellcheck disable=SC2086
-        gs_ok got.out --header -t, -k2,2 $opts $files
+        gs_ok got.out --header -t, -k2,2n $opts $files
         same exp.out got.out "--header $opts on $files"
     done
 done
 # From standard input.
 header_expect , '-k2,2 -n' h2.csv h1.csv >exp.out
-gs_ok got.out --header -t, -k2,2 - h1.csv <h2.csv
+gs_ok got.out --header -t, -k2,2n - h1.csv <h2.csv
 same exp.out got.out "--header with standard input first"
 # Only empty inputs: no header, no output.
-gs_ok got.out --header -t, -k2,2 empty.csv empty.csv
+gs_ok got.out --header -t, -k2,2n empty.csv empty.csv
 empty got.out "--header of empty inputs"
 # NUL-terminated.
 gen hz1.csv -n 700 -z -d dups --range=30 --header=zhead
 gen hz2.csv -n 300 -z -d dups --range=30 --header=zdropped
 header_expect , '-k2,2 -n -z' hz1.csv hz2.csv >exp.out
-gs_ok got.out --header -z -t, -k2,2 hz1.csv hz2.csv
+gs_ok got.out --header -z -t, -k2,2n hz1.csv hz2.csv
 same exp.out got.out "--header -z"
 # Blank-separated fields.
 gen hb.txt -n 900 -F blank -k 2 -d dups --range=30 --header='  name   key rest'
@@ -514,7 +513,7 @@ header_expect blank '-k2,2 -n' hb.txt >exp.out
 sed -n 1p hb.txt >exp2.out
 LC_ALL=C sort -k2,2 -n <(tail -n +2 hb.txt) >>exp2.out
 same exp2.out exp.out "the --header oracles"
-gs_ok got.out --header -k2,2 hb.txt
+gs_ok got.out --header -k2,2n hb.txt
 same exp.out got.out "--header, blank-separated fields"
 # Without -k: a header above plain numbers (lines-z-header.sh has more).
 printf 'count\n3\n-1\n 20 7\n' >hn1.txt

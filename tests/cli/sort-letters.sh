@@ -30,9 +30,10 @@ printf -- '-3\n9\n10\n' >exp-blanks.txt
 gs_ok out.txt -b blanks.txt
 same exp-blanks.txt out.txt "-b with leading blanks"
 
-# Orderings of other things than integers: refused, naming the option both ways.
+# Orderings gpusort does not make (it compares text bytewise, integers and
+# floating-point numbers): refused, naming the option both ways.
 refused() {   # LETTER LONG: both spellings refused with the same message
-    expect_usage_error "^-$1 \(--$2\) .*: gpusort compares integers only; use sort\(1\)$" \
+    expect_usage_error "^-$1 \(--$2\) .*: gpusort compares text bytewise, integers and floating-point numbers; use sort\(1\)$" \
         -- "$GPUSORT" "-$1" -o "$TARGET" in.txt
     target_check
     expect_usage_error "^-$1 \(--$2\) " -- "$GPUSORT" "--$2" in.txt
@@ -40,14 +41,13 @@ refused() {   # LETTER LONG: both spellings refused with the same message
 }
 refused d dictionary-order
 refused f ignore-case
-refused g general-numeric-sort
 refused h human-numeric-sort
 refused i ignore-nonprinting
 refused M month-sort
 refused R random-sort
 refused V version-sort
 expect_usage_error "^--random-source shuffles: .*use sort\(1\)$" -- "$GPUSORT" --random-source=in.txt in.txt
-for w in general-numeric:g human-numeric:h month:M random:R version:V; do
+for w in human-numeric:h month:M random:R version:V; do
     expect_usage_error "^-${w#*:} \(" -- "$GPUSORT" --sort="${w%:*}" in.txt
 done
 expect_usage_error "^invalid argument 'alpha' for '--sort'$" -- "$GPUSORT" --sort=alpha in.txt
@@ -59,7 +59,7 @@ target_check
 expect_usage_error "^-t u32: the field separator is one byte; the key type is --type=u32$" \
     -- "$GPUSORT" -t u32 -k1 in.txt
 expect_usage_error "^-z \(--zero-terminated\) takes text" -- "$GPUSORT" -z -B in.txt
-expect_usage_error "^-k 2,2f: the key letter f compares text: gpusort compares integers only; use sort\(1\)$" \
+expect_usage_error "^-k 2,2f: the key letter f folds lower case to upper: gpusort compares text, integers and floating-point numbers; use sort\(1\)$" \
     -- "$GPUSORT" -k2,2f in.txt
 
 # Abbreviations: a unique one works, an ambiguous one lists every candidate.

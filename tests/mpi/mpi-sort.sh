@@ -44,7 +44,7 @@ mpi_same_as_gpusort "csv -u" -u -t, -k2,2n a.csv b.csv
 mpi_same_as_gpusort "csv -s -u -r" -s -u -r -t, -k2,2n a.csv b.csv
 mpi_same_as_gpusort "csv key r" -t, -k2,2nr a.csv
 mpi_same_as_gpusort tsv -t "$(printf '\t')" -k3,3n --type=u32 c.tsv
-mpi_same_as_gpusort blanks -k2 --type=i32 d.txt
+mpi_same_as_gpusort blanks -k2n --type=i32 d.txt
 mpi_same_as_gpusort "-z" -z -t, -k2,2n e.txt
 mpi_same_as_gpusort header --header -t, -k2,2n h1.csv h2.csv
 mpi_same_as_gpusort "header, empty first" --header -t, -k2,2n empty.csv h2.csv h1.csv

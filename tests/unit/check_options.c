@@ -190,7 +190,7 @@ static void check_defaults(const opts_t *o)
     ck_assert_int_eq(o->progress, 0);
     ck_assert_int_eq(o->stats, 0);
     ck_assert_int_eq(o->nfiles, 0);
-    ck_assert_int_eq(o->key_field, 0);
+    ck_assert_int_eq(o->nkeys, 0);
     ck_assert_int_eq(o->field_sep, -1);
     ck_assert_int_eq(o->zero_terminated, 0);
     ck_assert_int_eq(o->header, 0);
@@ -233,17 +233,23 @@ START_TEST(test_options_type)
 }
 END_TEST
 
-/* sort's letters that change nothing on integers: accepted, the defaults kept. */
+/* sort's global -b, -n and -g: kept for the keys that inherit them. */
 START_TEST(test_options_sort_noops)
 {
     opts_t o;
     ck_assert_int_eq(parse(&o, "-b", "-n", NULL), GS_OK);
-    check_defaults(&o);
+    ck_assert(o.blanks == 1 && o.kind == KD_INT);
     ck_assert_int_eq(parse(&o, "-bn", NULL), GS_OK);
-    check_defaults(&o);
+    ck_assert(o.blanks == 1 && o.kind == KD_INT);
     ck_assert_int_eq(parse(&o, "--numeric-sort", "--ignore-leading-blanks",
                            "--sort=numeric", NULL), GS_OK);
-    check_defaults(&o);
+    ck_assert(o.blanks == 1 && o.kind == KD_INT);
+    ck_assert_int_eq(parse(&o, "-g", NULL), GS_OK);
+    ck_assert_int_eq(o.kind, KD_FLOAT);
+    ck_assert_int_eq(parse(&o, "--sort=general-numeric", NULL), GS_OK);
+    ck_assert_int_eq(o.kind, KD_FLOAT);
+    ck_assert_int_eq(parse(&o, "--general-numeric-sort", NULL), GS_OK);
+    ck_assert_int_eq(o.kind, KD_FLOAT);
     ck_assert_int_eq(parse(&o, "-bns", NULL), GS_OK);   /* -s: stable, for records */
     ck_assert_int_eq(o.stable, 1);
     ck_assert_int_eq(parse(&o, "--stable", NULL), GS_OK);
@@ -270,12 +276,12 @@ END_TEST
 
 /* sort's other orderings, and records' letters alone: usage errors. */
 static const char *refused_args[] = {
-    "-d", "-f", "-g", "-h", "-i", "-M", "-R", "-V", "-t,",
-    "--dictionary-order", "--ignore-case", "--general-numeric-sort",
+    "-d", "-f", "-h", "-i", "-M", "-R", "-V", "-t,",
+    "--dictionary-order", "--ignore-case",
     "--human-numeric-sort", "--ignore-nonprinting", "--month-sort", "--random-sort",
     "--version-sort", "--random-source=x", "--field-separator=,",
     "--sort=month", "--sort=version", "--sort=random",
-    "--sort=general-numeric", "--sort=human-numeric", "--sort=bogus",
+    "--sort=human-numeric", "--sort=bogus",
     "--p", "--st", "--ign",   /* ambiguous */
 };
 
@@ -287,28 +293,68 @@ START_TEST(test_options_sort_refused)
 }
 END_TEST
 
-/* -k: a field and sort's letters n, b and r (r: the key reversed). */
+/* -k KEYDEF as sort reads it: F[.C][OPTS][,F2[.C2][OPTS]], the letters b (on the
+ * start or the end), r, and n or g; plain: no letters at all. */
 static const struct {
     const char *arg;
-    int field, reverse;
+    keydef_t d;
+    int plain;
 } good_keys[] = {
-    { "-k2", 2, 0 }, { "-k2,2", 2, 0 }, { "-k2,2n", 2, 0 }, { "-k2n", 2, 0 },
-    { "-k2,2bn", 2, 0 }, { "-k2n,2", 2, 0 }, { "-k2,2nr", 2, 1 }, { "-k1r", 1, 1 },
-    { "--key=12,12", 12, 0 }, { "-k007", 7, 0 },
+    { "-k2", { 2, 1, 0, 0, 0, 0, 0, KD_TEXT }, 1 },
+    { "-k2,2", { 2, 1, 2, 0, 0, 0, 0, KD_TEXT }, 1 },
+    { "-k2,2n", { 2, 1, 2, 0, 0, 0, 0, KD_INT }, 0 },
+    { "-k2n", { 2, 1, 0, 0, 0, 0, 0, KD_INT }, 0 },
+    { "-k2,2bn", { 2, 1, 2, 0, 0, 1, 0, KD_INT }, 0 },
+    { "-k2b,3", { 2, 1, 3, 0, 1, 0, 0, KD_TEXT }, 0 },
+    { "-k2,2nr", { 2, 1, 2, 0, 0, 0, 1, KD_INT }, 0 },
+    { "-k1gr", { 1, 1, 0, 0, 0, 0, 1, KD_FLOAT }, 0 },
+    { "-k2.3,4.5", { 2, 3, 4, 5, 0, 0, 0, KD_TEXT }, 1 },
+    { "-k2.3b,4.0", { 2, 3, 4, 0, 1, 0, 0, KD_TEXT }, 0 },
+    { "-k3,2", { 3, 1, 2, 0, 0, 0, 0, KD_TEXT }, 1 },
+    { "--key=12,12", { 12, 1, 12, 0, 0, 0, 0, KD_TEXT }, 1 },
+    { "-k007", { 7, 1, 0, 0, 0, 0, 0, KD_TEXT }, 1 },
 };
 
 START_TEST(test_options_key_good)
 {
     opts_t o;
     ck_assert_int_eq(parse(&o, good_keys[_i].arg, NULL), GS_OK);
-    ck_assert_int_eq(o.key_field, good_keys[_i].field);
-    ck_assert_int_eq(o.key_reverse, good_keys[_i].reverse);
+    ck_assert_int_eq(o.nkeys, 1);
+    const keydef_t *d = &o.keys[0], *w = &good_keys[_i].d;
+    ck_assert_msg(d->sfield == w->sfield && d->schar == w->schar && d->efield == w->efield &&
+                  d->echar == w->echar && d->skip_sblanks == w->skip_sblanks &&
+                  d->skip_eblanks == w->skip_eblanks && d->reverse == w->reverse &&
+                  d->kind == w->kind, "%s: parsed as %d.%d,%d.%d b%d/%d r%d kind %d",
+                  good_keys[_i].arg, d->sfield, d->schar, d->efield, d->echar,
+                  d->skip_sblanks, d->skip_eblanks, d->reverse, (int)d->kind);
+    ck_assert_int_eq(o.key_plain[0], good_keys[_i].plain);
+}
+END_TEST
+
+/* Several keys, in order; the global -b -r -n -g inherited by the plain ones only
+ * (opt_settings). */
+START_TEST(test_options_keys_inherit)
+{
+    opts_t o;
+    settings_t s;
+    ck_assert_int_eq(parse(&o, "-r", "-b", "-n", "-k3", "-k1,1r", "-k2g", NULL), GS_OK);
+    ck_assert_int_eq(o.nkeys, 3);
+    ck_assert_int_eq(opt_settings(&o, &s), GS_OK);
+    ck_assert_int_eq(s.nkeys, 3);
+    ck_assert(s.keys[0].reverse && s.keys[0].skip_sblanks && s.keys[0].skip_eblanks &&
+              s.keys[0].kind == KD_INT);
+    ck_assert(s.keys[1].reverse && !s.keys[1].skip_sblanks && s.keys[1].kind == KD_TEXT);
+    ck_assert(!s.keys[2].reverse && !s.keys[2].skip_sblanks && s.keys[2].kind == KD_FLOAT);
+    ck_assert_int_eq(s.reverse, 1);   /* the last resort's */
+    ck_assert_int_eq(parse(&o, "-g", "-k1", NULL), GS_OK);
+    ck_assert_int_eq(opt_settings(&o, &s), GS_OK);
+    ck_assert_int_eq(s.keys[0].kind, KD_FLOAT);
 }
 END_TEST
 
 static const char *bad_keys[] = {
-    "-k0", "-k", "-kx", "-k2,3", "-k2,", "-k2,0", "-k2.3", "-k2,2.1", "-k2,2f", "-k2,2x",
-    "-k2,2nq", "-k2,2,2", "-k99999999999", "-k2 -k3",
+    "-k0", "-k", "-kx", "-k2,", "-k2,0", "-k2.0", "-k2.", "-k2,2.", "-k2,2f", "-k2,2x",
+    "-k2,2nq", "-k2,2,2", "-k99999999999", "-k2ng", "-k2g,2n", "-n -g", "-k2,2M",
 };
 
 START_TEST(test_options_key_bad)
@@ -713,6 +759,7 @@ Suite *make_options_suite(void)
                         (int)(sizeof refused_args / sizeof refused_args[0]));
     tcase_add_loop_test(tc, test_options_key_good, 0,
                         (int)(sizeof good_keys / sizeof good_keys[0]));
+    tcase_add_test(tc, test_options_keys_inherit);
     tcase_add_loop_test(tc, test_options_key_bad, 0,
                         (int)(sizeof bad_keys / sizeof bad_keys[0]));
     tcase_add_test(tc, test_options_records);

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* rkey.c: a record's normalized key (see rkey.h).
+ *
+ * Where a key lies in a line is sort's begfield and limfield: the start skips
+ * sfield - 1 fields (a field: up to and past the next -t byte; without -t, a run of
+ * blanks then of non-blanks), then its blanks where the key has b, then schar - 1
+ * bytes; the end likewise, a whole field where echar is 0; an end before the start
+ * is an empty key. A number (n, g) is read from the key's first field alone, after
+ * its blanks, and must fill it but for blanks.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/textnum.h"
+#include "records/field.h"
+#include "records/rkey.h"
+
+/* sort's blanks: space, tab, and LF (which a line holds only under -z). */
+static inline int rk_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* ---- where a key lies ----------------------------------------------------------------- */
+
+/* Past n fields from p: to just past the n-th separator, or past n runs of blanks
+ * and non-blanks; the line's end at most. keep_last: with a separator, stop on the
+ * last one instead of past it (limfield's end of a whole field). */
+static size_t rk_skip_fields(const rkey_t *k, const char *line, size_t len, size_t p, int n,
+                             int stop_on_last)
+{
+    while (p < len && n > 0) {
+        n--;
+        if (k->sep >= 0) {
+            const char *s = memchr(line + p, k->sep, len - p);
+            p = s ? (size_t)(s - line) : len;
+            if (p < len && (n > 0 || !stop_on_last))
+                p++;
+        } else {
+            while (p < len && rk_blank((unsigned char)line[p]))
+                p++;
+            while (p < len && !rk_blank((unsigned char)line[p]))
+                p++;
+        }
+    }
+    return p;
+}
+
+static size_t rk_skip_blanks(const char *line, size_t len, size_t p)
+{
+    while (p < len && rk_blank((unsigned char)line[p]))
+        p++;
+    return p;
+}
+
+void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, size_t *e)
+{
+    const keydef_t *d = &k->keys[i];
+    size_t p = rk_skip_fields(k, line, len, 0, d->sfield - 1, 0);
+    if (d->skip_sblanks)
+        p = rk_skip_blanks(line, len, p);
+    p = (size_t)(d->schar - 1) < len - p ? p + (size_t)(d->schar - 1) : len;
+    size_t q = len;
+    if (d->efield > 0) {
+        /* echar 0: past the whole end field, stopping on its separator */
+        q = rk_skip_fields(k, line, len, 0, d->echar ? d->efield - 1 : d->efield,
+                           d->echar == 0);
+        if (d->echar) {
+            if (d->skip_eblanks)
+                q = rk_skip_blanks(line, len, q);
+            q = (size_t)d->echar < len - q ? q + (size_t)d->echar : len;
+        }
+    }
+    *b = p;
+    *e = q > p ? q : p;
+}
+
+/* The key's first field, where a number is read: [b, end of the field b is in, or
+ * e), *b and *e narrowed to it. 0 where the line has no field sfield. */
+static int rk_number_span(const rkey_t *k, const keydef_t *d, const char *line, size_t len,
+                          size_t *b, size_t *e)
+{
+    size_t fb, fe;
+    if (!field_find(line, len, d->sfield, k->sep, &fb, &fe))
+        return 0;
+    if (*b > fe)
+        *e = *b;   /* the key starts past its field: empty */
+    else if (fe < *e)
+        *e = fe;
+    return 1;
+}
+
+/* ---- one key's encoding ------------------------------------------------------------- */
+
+/* The sort key of a binary64 value: NaN 0, -0 as 0, the bits of others with all of
+ * them flipped where negative and the sign bit where not. */
+static uint64_t rk_double_key(double v)
+{
+    if (v != v)
+        return 0;
+    if (v == 0)
+        v = 0.0;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | 1ull << 63;
+}
+
+static uint32_t rk_float_key(float v)
+{
+    if (v != v)
+        return 0;
+    if (v == 0)
+        v = 0.0f;
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 31 ? ~u : u | 1u << 31;
+}
+
+/* line[b..e) read as a floating-point number whole (blanks and CR around it): 1 and
+ * *v, or 0. */
+static int rk_parse_double(const char *line, size_t b, size_t e, double *v)
+{
+    while (b < e && (rk_blank((unsigned char)line[b]) || line[b] == '\r'))
+        b++;
+    while (e > b && (rk_blank((unsigned char)line[e - 1]) || line[e - 1] == '\r'))
+        e--;
+    if (b == e)
+        return 0;
+    char small[128], *s = small;
+    if (e - b >= sizeof small && !(s = malloc(e - b + 1)))
+        return 0;
+    memcpy(s, line + b, e - b);
+    s[e - b] = '\0';
+    char *end;
+    *v = strtod(s, &end);
+    int ok = end == s + (e - b) && (s[0] != '+' || (s[1] != '-' && s[1] != '+'));
+    if (s != small)
+        free(s);
+    return ok;
+}
+
+/* A numeric key (n or g) of line: its sort key (not yet reversed) into *key, its
+ * width in bytes; RKEY_OK, or RKEY_BAD with bad set. */
+static int rk_number(const rkey_t *k, int i, const char *line, size_t len, uint64_t *key,
+                     int *width, rkey_bad_t *bad)
+{
+    const keydef_t *d = &k->keys[i];
+    size_t b, e;
+    rkey_span(k, i, line, len, &b, &e);
+    int st;
+    *bad = (rkey_bad_t){ .key = i + 1, .field = d->sfield, .b = b, .e = e };
+    if (!rk_number_span(k, d, line, len, &b, &e)) {
+        st = FIELD_MISSING;
+    } else if (d->kind == KD_INT) {
+        uint64_t raw;
+        st = field_parse(line, b, e, k->type, &raw);
+        if (st == FIELD_OK) {
+            keymap_t km;
+            key_map_init(&km, k->type, 0);
+            *width = km.width;
+            *key = km.width == 4 ? key_map(&km, raw) & 0xFFFFFFFFull : key_map(&km, raw);
+            return RKEY_OK;
+        }
+    } else {
+        double v;
+        size_t s = b;
+        while (s < e && (rk_blank((unsigned char)line[s]) || line[s] == '\r'))
+            s++;
+        st = s == e ? FIELD_EMPTY : FIELD_NOT_FLOAT;
+        if (s < e && rk_parse_double(line, b, e, &v)) {
+            *width = 8;
+            *key = rk_double_key(v);
+            return RKEY_OK;
+        }
+    }
+    bad->status = st;
+    bad->b = b;
+    bad->e = e;
+    return RKEY_BAD;
+}
+
+/* ---- compiling ------------------------------------------------------------------------- */
+
+void rkey_init(rkey_t *k, const settings_t *set)
+{
+    memset(k, 0, sizeof *k);
+    k->keys = set->keys;
+    k->nkeys = set->nkeys;
+    k->sep = set->field_sep;
+    k->type = set->type;
+    k->rsize = set->record_size;
+    k->koff = set->key_offset;
+    k->big_endian = set->big_endian;
+    k->last_resort = !set->record_size && !set->stable && !set->unique;
+    k->last_reverse = set->reverse;
+    if (k->rsize) {
+        /* One binary key, descending with -r: exact where its encoding is 8 bytes or
+         * fewer. */
+        k->kbytes = key_type_width(set->type, set->key_bytes);
+        k->exact = k->kbytes <= 8;
+        k->reverse = set->reverse;
+        if (key_type_is_int(set->type))
+            key_map_init(&k->km, set->type, set->reverse);
+        return;
+    }
+    int width = 0;
+    k->exact = 1;
+    for (int i = 0; i < k->nkeys; i++) {
+        const keydef_t *d = &k->keys[i];
+        if (d->kind == KD_TEXT)
+            k->exact = 0;
+        else
+            width += d->kind == KD_FLOAT ? 8 : (set->type == KEY_I32 || set->type == KEY_U32) ? 4 : 8;
+    }
+    if (width > 8)
+        k->exact = 0;
+    const keydef_t *d = &k->keys[0];
+    k->quick = k->nkeys == 1 && d->kind == KD_INT && d->schar == 1 && d->echar == 0 &&
+               (d->efield == 0 || d->efield >= d->sfield);
+    if (k->quick)
+        key_map_init(&k->km, set->type, d->reverse);
+}
+
+/* ---- words ------------------------------------------------------------------------------ */
+
+/* The first bytes of a normalized key, gathered into one big-endian word. */
+typedef struct {
+    uint64_t word;
+    int have;                /* bytes in word (8 at most) */
+} rk_acc_t;
+
+static inline void rk_put(rk_acc_t *a, unsigned char byte)
+{
+    if (a->have < 8)
+        a->word |= (uint64_t)byte << (8 * (7 - a->have++));
+}
+
+/* width bytes of v (big-endian), inverted where rev. */
+static void rk_put_number(rk_acc_t *a, uint64_t v, int width, int rev)
+{
+    if (rev)
+        v = ~v;
+    for (int s = 8 * (width - 1); s >= 0 && a->have < 8; s -= 8)
+        rk_put(a, (unsigned char)(v >> s));
+}
+
+/* Text line[b..e), escaped and ended (rkey.h), inverted where rev. */
+static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int rev)
+{
+    unsigned char x = rev ? 0xFF : 0;
+    for (size_t p = b; p < e && a->have < 8; p++) {
+        unsigned char c = (unsigned char)line[p];
+        if (c <= 1) {
+            rk_put(a, 1 ^ x);
+            rk_put(a, (unsigned char)(c + 1) ^ x);
+        } else {
+            rk_put(a, c ^ x);
+        }
+    }
+    rk_put(a, x);
+}
+
+int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad)
+{
+    rk_acc_t a = { 0, 0 };
+    int total = 0;
+    /* Every numeric key is read, to report the first bad one, even once the word is
+     * full. */
+    for (int i = 0; i < k->nkeys; i++) {
+        const keydef_t *d = &k->keys[i];
+        if (d->kind == KD_TEXT) {
+            if (a.have < 8) {
+                size_t b, e;
+                rkey_span(k, i, line, len, &b, &e);
+                rk_put_text(&a, line, b, e, d->reverse);
+            }
+            continue;
+        }
+        uint64_t v;
+        int width;
+        if (rk_number(k, i, line, len, &v, &width, bad) != RKEY_OK)
+            return RKEY_BAD;
+        rk_put_number(&a, v, width, d->reverse);
+        total += width;
+    }
+    /* An exact key is a number of total bytes, not the first bytes of a longer one. */
+    *word = k->exact ? (total == 8 ? a.word : a.word >> (8 * (8 - total))) : a.word;
+    return RKEY_OK;
+}
+
+/* A binary float or bytes key's bytes in big-endian order (most significant first). */
+static uint64_t rk_load(const unsigned char *p, int width, int big_endian)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < width; i++)
+        v = v << 8 | p[big_endian ? i : width - 1 - i];
+    return v;
+}
+
+uint64_t rkey_word_binary(const rkey_t *k, const char *rec)
+{
+    const unsigned char *p = (const unsigned char *)rec + k->koff;
+    uint64_t w;
+    size_t width = k->kbytes < 8 ? k->kbytes : 8;
+    switch (k->type) {
+    case KEY_F32: {
+        uint32_t u = (uint32_t)rk_load(p, 4, k->big_endian);
+        float f;
+        memcpy(&f, &u, 4);
+        w = rk_float_key(f);
+        break;
+    }
+    case KEY_F64: {
+        uint64_t u = rk_load(p, 8, k->big_endian);
+        double v;
+        memcpy(&v, &u, 8);
+        w = rk_double_key(v);
+        break;
+    }
+    case KEY_BYTES:   /* memcmp order: the first byte most significant */
+        w = rk_load(p, (int)width, 1);
+        break;
+    default: {   /* the mapping takes -r in */
+        uint64_t raw = 0;
+        key_decode(p, &raw, 1, &k->km, k->big_endian);
+        return k->km.width == 4 ? raw & 0xFFFFFFFFull : raw;
+    }
+    }
+    if (k->reverse)
+        w = width == 8 ? ~w : ~w & ((1ull << (8 * width)) - 1);
+    return w;
+}
+
+void rkey_format_binary(const rkey_t *k, const char *rec, char *buf, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)rec + k->koff;
+    if (k->type == KEY_F32 || k->type == KEY_F64) {
+        int w = k->type == KEY_F32 ? 4 : 8;
+        uint64_t u = rk_load(p, w, k->big_endian);
+        double v;
+        if (w == 4) {
+            uint32_t u32 = (uint32_t)u;
+            float f;
+            memcpy(&f, &u32, 4);
+            v = f;
+        } else {
+            memcpy(&v, &u, 8);
+        }
+        snprintf(buf, size, w == 4 ? "%.9g" : "%.17g", v);
+    } else if (k->type == KEY_BYTES) {
+        size_t o = 0;
+        for (size_t i = 0; i < k->kbytes && o + 3 <= size; i++)
+            o += (size_t)snprintf(buf + o, size - o, "%02x", p[i]);
+    } else {
+        uint64_t raw = 0;
+        keymap_t plain;
+        key_map_init(&plain, k->type, 0);
+        key_decode(p, &raw, 1, &plain, k->big_endian);
+        raw = key_map(&plain, raw);   /* the value's own bits again */
+        buf[tn_format(raw, k->type, buf)] = '\0';
+    }
+}
+
+/* ---- comparisons --------------------------------------------------------------------- */
+
+static int rk_sign(long long c)
+{
+    return (c > 0) - (c < 0);
+}
+
+int rkey_cmp(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb)
+{
+    if (k->exact)
+        return 0;
+    if (k->rsize) {   /* bytesN, N > 8: the bytes after the word's */
+        int c = memcmp(a + k->koff + 8, b + k->koff + 8, k->kbytes - 8);
+        c = rk_sign(c);
+        return k->reverse ? -c : c;
+    }
+    for (int i = 0; i < k->nkeys; i++) {
+        const keydef_t *d = &k->keys[i];
+        int c;
+        if (d->kind == KD_TEXT) {
+            size_t ab, ae, bb, be;
+            rkey_span(k, i, a, la, &ab, &ae);
+            rkey_span(k, i, b, lb, &bb, &be);
+            size_t na = ae - ab, nb = be - bb;
+            c = memcmp(a + ab, b + bb, na < nb ? na : nb);
+            c = c ? rk_sign(c) : rk_sign((long long)(na > nb) - (long long)(na < nb));
+        } else {
+            uint64_t va = 0, vb = 0;
+            int w;
+            rkey_bad_t bad;
+            rk_number(k, i, a, la, &va, &w, &bad);
+            rk_number(k, i, b, lb, &vb, &w, &bad);
+            c = (va > vb) - (va < vb);
+        }
+        if (c)
+            return d->reverse ? -c : c;
+    }
+    return 0;
+}
+
+int rkey_order(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb)
+{
+    int c = rkey_cmp(k, a, la, b, lb);
+    if (c || !k->last_resort)
+        return c;
+    c = memcmp(a, b, la < lb ? la : lb);
+    c = c ? rk_sign(c) : (la > lb) - (la < lb);
+    return k->last_reverse ? -c : c;
+}
