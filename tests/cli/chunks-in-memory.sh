@@ -13,6 +13,7 @@
 . "$srcdir/extlib.sh"
 need_gscheck
 not_under_tsan "on the CPU its commands sort one chunk each, as sort-large.sh's do"
+leaks_checked_elsewhere "the chunks' paths are sort-large.sh's and spill.sh's"
 
 N=20000000
 seed=900

@@ -10,6 +10,7 @@
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 not_under_tsan "its subject is how large a chunk is made; the chunks' threads are sort-large.sh's"
+leaks_checked_elsewhere "the chunks' paths are sort-large.sh's and spill.sh's"
 
 # merged_bytes: the first number on the merge row of the --stats table in $RUN_ERR.
 merged_bytes() {

@@ -10,6 +10,7 @@
 . "$srcdir/extlib.sh"
 need_gscheck
 not_under_tsan "the external sort's threads are external-many-runs.sh's, spill.sh's and external-merge-volume.sh's"
+leaks_checked_elsewhere "the external sort's paths are external-many-runs.sh's and spill.sh's"
 
 # Sizes: 2M text keys against -S 2M is 8 MB (u32) to 16 MB (i64) of keys, 6 to 16
 # full chunks, so dozens of runs; sort -n of them takes a second or two. The binary

@@ -19,6 +19,7 @@ case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 not_under_tsan "records' threads (the index, the order, the copy, the spill) are records-mapped.sh's, records-binary.sh's and records-merge-check.sh's"
 
 need_gsrec
+leaks_checked_elsewhere "records' sorts, spills, merges and checks are records-mapped.sh's, records-merge-check.sh's and output-over-input.sh's"
 
 TAB=$(printf '\t')
 

@@ -3,6 +3,7 @@
 # sort-distributions.sh: equal, sorted, reversed and few-valued inputs, against sort -n.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+leaks_checked_elsewhere "the in-memory sort's paths are sort-large.sh's"
 
 for t in i32 u64 i64; do
     for d in equal sorted reversed few; do

@@ -3,6 +3,7 @@
 # sort-sizes.sh: empty input, one key, and sizes around powers of two, against sort -n.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+leaks_checked_elsewhere "the in-memory sort's paths are sort-large.sh's"
 
 # No keys: an empty file, empty stdin, white space only.
 : >empty.txt

@@ -15,6 +15,7 @@
 orig_dir=$PWD
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
+leaks_checked_elsewhere "the modes and formats it draws are each run with it by the tests of that mode"
 
 cases=${GS_STRESS_CASES:-$(scaled 300)}
 seed=${GS_STRESS_SEED:-1}

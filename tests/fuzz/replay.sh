@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # replay.sh: each fuzz target over its seed corpus (tests/fuzz/corpus/<target>/),
 # then, for GS_FUZZ_SECONDS each (default 10), over inputs made from it: random
-# mutants (replay.c) in a plain build, libFuzzer's own search in a --enable-fuzzing
-# build. A target aborts on a crash or a wrong result; that fails the test, and the
+# mutants (replay.c) in a plain build (10 s at GS_TEST_SCALE, 2 at least: under a
+# sanitizer, the search is the fuzzing build's), libFuzzer's own search in a
+# --enable-fuzzing build. A target aborts on a crash or a wrong result; that fails the test, and the
 # input that did it is kept as fuzz-failure-<target> in the build directory.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")/../cli}/lib.sh"
@@ -11,7 +12,9 @@
 : "${FUZZ_BIN:?FUZZ_BIN must name the directory of the fuzz targets}"
 : "${FUZZ_CORPUS:?FUZZ_CORPUS must name tests/fuzz/corpus}"
 : "${FUZZ_KIND:=replay}"
-seconds=${GS_FUZZ_SECONDS:-10}
+seconds=10
+[ "$FUZZ_KIND" = libfuzzer ] || seconds=$(scaled 10 2)
+seconds=${GS_FUZZ_SECONDS:-$seconds}
 build_dir=$(dirname "$(dirname "$FUZZ_BIN")")
 
 for t in text binary runs fields; do
