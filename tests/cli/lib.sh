@@ -66,12 +66,15 @@ export TMPDIR
 # SAN_NAME): every program the test runs writes its reports to a file under .san/
 # rather than to a stderr the test may have captured or ignored, and lib_cleanup
 # fails the test if there is any. Leaks are reported too (LeakSanitizer, with ASan).
+# TSan's atexit_sleep_ms is 0: by default it sleeps a second at every exit (to see
+# races with threads still running then; gpusort joins its workers before it
+# returns, and its signal thread only waits), and the tests run thousands of processes.
 : "${SAN_NAME:=}"
 if [ -n "$SAN_NAME" ]; then
     mkdir "$test_dir/.san"
     export ASAN_OPTIONS="detect_leaks=1:log_path=$test_dir/.san/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$test_dir/.san/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$test_dir/.san/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0:log_path=$test_dir/.san/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 fi
 cd "$test_dir"
 

@@ -191,8 +191,10 @@ START_TEST(test_input_text_blocks)
     key_type_t type = (key_type_t)(_i / 2);
     int rev = _i % 2;
     uint64_t seed = 0x74657874 + (uint64_t)_i;
-    enum { N = 3000 };
-    static uint64_t raw[N], line[N];
+    enum { NMAX = 3000 };
+    /* scaled (a block of 64 bytes still cuts 500 keys into some 150 blocks) */
+    const size_t N = ck_scaled(NMAX, 500);
+    static uint64_t raw[NMAX], line[NMAX];
     char *text;
     size_t len = make_text(&text, N, type, &seed, raw, line);
     const char *path = tpath("blocks.txt", 0);
@@ -211,7 +213,7 @@ START_TEST(test_input_text_blocks)
             read_all(path, &cfg, &ra);
             ck_assert_msg(ra.rc == GS_OK, "block %zu: %s", block_sizes[b],
                           err_message() ? err_message() : "?");
-            ck_assert_msg(ra.n == N, "block %zu, %d threads: %zu keys, expected %d",
+            ck_assert_msg(ra.n == N, "block %zu, %d threads: %zu keys, expected %zu",
                           block_sizes[b], t, ra.n, N);
             if (block_sizes[b] == 64)
                 ck_assert_msg(ra.blocks > 1, "block_bytes 64: one block for %zu bytes", len);
@@ -654,7 +656,9 @@ START_TEST(test_input_binary_readahead_end)
     key_map_init(&km, KEY_U64, 0);
     ck_assert_int_eq(pool_create(&pool, 1), 0);
     kreader_cfg_t cfg = { .km = &km, .binary = 1, .pool = pool, .block_bytes = block };
-    for (int rep = 0; rep < 3000; rep++) {
+    /* repeated for the read-ahead's timing (scaled: its threads are the same each time) */
+    const int reps = (int)ck_scaled(3000, 300);
+    for (int rep = 0; rep < reps; rep++) {
         kreader_t *r;
         const void *keys;
         size_t n, total = 0;

@@ -634,7 +634,9 @@ START_TEST(test_pmerge_runs)
         size_t n[PM_TEST_RUNS];
         uint64_t *all;
         size_t total;
-        make_runs(&seed, w, nruns, keys, n, spill ? 24000 : 16000, &all, &total);
+        /* runs in memory scaled (the least budget still cuts 20 of them into pieces);
+         * spilled ones not: several blocks each */
+        make_runs(&seed, w, nruns, keys, n, spill ? 24000 : ck_scaled(16000, 4000), &all, &total);
         run_t *runs[PM_TEST_RUNS];
         make_store(&seed, w, nruns, keys, n, spill, dir, pool, runs);
         for (int r = 0; r < nruns; r++)
