@@ -593,6 +593,9 @@ static int opt_records_check(const opts_t *o)
         return err_set(GS_EUSAGE, "--type=%s takes binary keys and records (-B); text takes "
                        "integers of i32, u32, i64 or u64, and -g for floating-point numbers",
                        o->type_name);
+    if (o->kind == KD_FLOAT && !o->nkeys && binary)
+        return err_set(GS_EUSAGE, "-g reads and writes numbers as text; binary "
+                       "floating-point keys are --type=f32 or --type=f64");
     if (o->field_sep >= 0 && !o->nkeys)
         return err_set(GS_EUSAGE, "-t (--field-separator) needs -k (--key): without a key, "
                        "gpusort sorts bare integers");

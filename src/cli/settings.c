@@ -77,6 +77,20 @@ static void opt_keys(const opts_t *o, settings_t *s)
     }
 }
 
+/* -g without -k: the numbers of text are floats, each written back as it was read,
+ * one a line: records of one number each (the loader splits the text at white
+ * space), sorted by one g key, the whole record, that inherits -r; equal values by
+ * their bytes (sort's last resort). Binary keys have a type instead. */
+static void opt_tokens(const opts_t *o, settings_t *s)
+{
+    if (o->nkeys || o->kind != KD_FLOAT || o->in_format != FMT_TEXT)
+        return;   /* binary: refused by options.c */
+    s->tokens = 1;
+    s->nkeys = 1;
+    s->keys[0] = (keydef_t){ .sfield = 1, .schar = 1, .reverse = o->reverse,
+                             .kind = KD_FLOAT };
+}
+
 /* Where temporary files go: every -T, else $TMPDIR, else /tmp. */
 static void opt_tmpdirs(const opts_t *o, settings_t *s)
 {
@@ -156,6 +170,7 @@ int opt_settings(const opts_t *o, settings_t *s)
     else if (o->gpu_memory.set)
         s->gpu_memory = o->gpu_memory.value;
     opt_keys(o, s);
+    opt_tokens(o, s);
     s->key_bytes = o->key_bytes;
     s->field_sep = o->field_sep;
     s->stable = o->stable;

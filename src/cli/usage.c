@@ -50,6 +50,7 @@ void opt_usage(void)
 "  -m, --merge                merge inputs that are each sorted already\n"
 "  -b, -n, -g                 as in sort, for the keys without letters: skip\n"
 "                             leading blanks, integers, floating-point numbers\n"
+"                             (-g without -k: bare floating-point numbers)\n"
 "\n"
 "Engine:\n"
 "  -a, --algorithm=ALGO       GPU chunk sort: radix (default) or bitonic\n"

@@ -73,6 +73,9 @@ typedef struct {
     keydef_t keys[GS_MAX_KEYS]; /* -k, in order, the global -b -r -n -g inherited by
                                    those without letters of their own */
     int nkeys;                  /* 0: bare numbers (or binary records) */
+    int tokens;                 /* -g on bare numbers of text: each white-space-separated
+                                   number is a record (records/loader.c makes them one
+                                   a line), its one key g */
     int field_sep;              /* -t SEP: the separating byte; -1: sort's blank runs */
     int stable;                 /* -s: equal keys in input order, no last resort */
     int zero_terminated;        /* -z: lines end with NUL */

@@ -119,9 +119,7 @@ static uint32_t rk_float_key(float v)
     return u >> 31 ? ~u : u | 1u << 31;
 }
 
-/* line[b..e) read as a floating-point number whole (blanks and CR around it): 1 and
- * *v, or 0. */
-static int rk_parse_double(const char *line, size_t b, size_t e, double *v)
+int rkey_parse_float(const char *line, size_t b, size_t e, double *v)
 {
     while (b < e && (rk_blank((unsigned char)line[b]) || line[b] == '\r'))
         b++;
@@ -170,7 +168,7 @@ static int rk_number(const rkey_t *k, int i, const char *line, size_t len, uint6
         while (s < e && (rk_blank((unsigned char)line[s]) || line[s] == '\r'))
             s++;
         st = s == e ? FIELD_EMPTY : FIELD_NOT_FLOAT;
-        if (s < e && rk_parse_double(line, b, e, &v)) {
+        if (s < e && rkey_parse_float(line, b, e, &v)) {
             *width = 8;
             *key = rk_double_key(v);
             return RKEY_OK;

@@ -3,8 +3,9 @@
 # mpi-sort.sh: gpusort-mpi on 1 to 4 ranks writes what gpusort writes: bare integers
 # (text and binary) random, all equal, sorted, reversed, skewed (nine in ten keys in
 # a narrow range), a share left empty; records (CSV, TSV, blank-separated, binary)
-# with -s, -r, -u, a key's r, -z, --header; several files, one ending without its
-# newline; and small -S, so that each rank's sort and merge spill.
+# with -s, -r, -u, a key's r, -z, --header, several keys (text, then n); bare
+# floating-point numbers (-g); several files, one ending without its newline; and
+# small -S, so that each rank's sort and merge spill.
 # shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
 { [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
@@ -27,6 +28,8 @@ printf '7\n-3\n' >tiny.txt
 "$GSREC" -n 8000 -s 12 --header=id,key,payload >h1.csv
 "$GSREC" -n 9000 -s 13 --header=ID,KEY,PAYLOAD >h2.csv
 : >empty.csv
+awk 'BEGIN { srand(15); for (i = 0; i < 30000; i++)
+             printf "%de%d\n", int(rand() * 2000) - 1000, int(rand() * 10) - 5 }' >floats.txt
 "$GSGEN" -n 48000 -t u64 -s 14 -b >recs.bin   # 384000 bytes: 24000 16-byte records
 
 mpi_same_as_gpusort random rand.txt
@@ -49,6 +52,10 @@ mpi_same_as_gpusort "-z" -z -t, -k2,2n e.txt
 mpi_same_as_gpusort header --header -t, -k2,2n h1.csv h2.csv
 mpi_same_as_gpusort "header, empty first" --header -t, -k2,2n empty.csv h2.csv h1.csv
 mpi_same_as_gpusort "binary records" -B --record-size=16 --key-offset=8 --type=i64 recs.bin
+# Several keys: text, then a number descending, then the whole payload; prefixes of
+# eight bytes that tie (the words), resolved by the full keys on every rank.
+mpi_same_as_gpusort "several keys" -t, -k3,3 -k2,2nr a.csv b.csv
+mpi_same_as_gpusort "floats, bare (-g)" -g floats.txt
 mpi_same_as_gpusort "binary records, big-endian, -r" -r -B --record-size=16 --key-offset=4 \
     --type=u32 --endian=big recs.bin
 # Each rank's merge cut into a piece a thread (5 here), by keys: equal keys never
