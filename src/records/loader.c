@@ -20,18 +20,14 @@
  * is read to that size.
  *
  * -g on bare numbers (set->tokens): the text is made one number a line as it is
- * read, in place (loader_tokens): each run of white space becomes one terminator,
- * leading white space goes, and each number is checked whole as it ends, so that a
- * bad one is named by its file and line (the table's lines are numbers then). A bad
- * number ends the chunk before it; its error comes once the numbers before it are
- * indexed (-c reports a disorder among them first). Such inputs are read, never
- * mapped.
+ * read (tokens.h); a bad number ends the chunk before it, and its error comes once
+ * the numbers before it are indexed (-c reports a disorder among them first). Such
+ * inputs are read, never mapped.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,6 +42,7 @@
 #include "core/stdfds.h"
 #include "core/tuning.h"
 #include "records/table.h"
+#include "records/tokens.h"
 
 #define LOADER_READ ((size_t)16 << 20)            /* bytes one read(2) asks for */
 #define LOADER_PARALLEL ((uint64_t)64 << 20)      /* pieces read by every thread */
@@ -72,12 +69,7 @@ struct rloader {
     uint64_t map_size;     /* its size when mapped */
     const char *map_name;
     int windows;           /* 1: the open input is mapped a chunk at a time */
-    /* -g on bare numbers (set->tokens): the open input's text made one number a line */
-    size_t tok_len;        /* bytes of the number being read: the arena's last */
-    uint64_t tok_lines;    /* the input's lines (LF; NUL with -z) read so far */
-    uint64_t tok_line;     /* the line the number being read is on */
-    int tok_header;        /* 1: its header line (--header) is being read, kept whole */
-    char *tok_bad;         /* a bad number's message, for after the numbers before it */
+    rtokens_t tok;         /* -g on bare numbers: the open input's numbers, one a line */
 };
 
 /* ---- the arena --------------------------------------------------------------------- */
@@ -276,60 +268,6 @@ static void loader_pread_part(void *arg, int i, int n)
         __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* ---- one number a line (-g on bare numbers) ------------------------------------------ */
-
-/* The number that ends at the arena's end (ld->tok_len bytes): GS_OK where it is
- * one whole; else the arena cut before it and its message kept (ld->tok_bad),
- * GS_EINPUT. */
-static int loader_token_end(rtable_t *t, rloader_t *ld)
-{
-    size_t b = t->bytes - ld->tok_len;
-    double v;
-    if (rkey_parse_float(t->arena, b, t->bytes, &v))
-        return GS_OK;
-    char q[256];
-    err_escape(q, sizeof q, t->arena + b, ld->tok_len, 40);
-    size_t cap = strlen(ld->name) + strlen(q) + 64;
-    if (!(ld->tok_bad = malloc(cap)))
-        return err_set(GS_ENOMEM, "out of memory");
-    snprintf(ld->tok_bad, cap, "%s:%llu: not a number: '%s'", ld->name,
-             (unsigned long long)ld->tok_line, q);
-    t->bytes = b;
-    return GS_EINPUT;
-}
-
-/* The bytes just read, arena[from, t->bytes), made one number a line in place:
- * white space (with -z, NUL too) between numbers becomes one terminator, white
- * space before the first goes (after the header line, kept as it is), each number
- * is checked as it ends. GS_OK, or GS_EINPUT (loader_token_end). */
-static int loader_tokens(rtable_t *t, rloader_t *ld, size_t from)
-{
-    char *a = t->arena;
-    size_t end = t->bytes, w = from;
-    char term = t->term;
-    for (size_t r = from; r < end; r++) {
-        char c = a[r];
-        if (ld->tok_header) {
-            a[w++] = c;
-            ld->tok_header = c != term;
-        } else if (!(c == ' ' || (c >= '\t' && c <= '\r') || c == term)) {
-            if (ld->tok_len++ == 0)
-                ld->tok_line = ld->tok_lines + 1;
-            a[w++] = c;
-        } else if (ld->tok_len) {
-            t->bytes = w;
-            int rc = loader_token_end(t, ld);
-            if (rc)
-                return rc;
-            a[w++] = term;
-            ld->tok_len = 0;
-        }
-        ld->tok_lines += c == term;
-    }
-    t->bytes = w;
-    return GS_OK;
-}
-
 /* Read up to want bytes of the open input onto the arena: *got of them, fewer at
  * its end. */
 static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
@@ -378,7 +316,9 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
     ld->pos += *got;
     t->bytes += *got;
     stats_add(ST_READ, *got, stats_now() - t0);
-    return t->set->tokens ? loader_tokens(t, ld, t->bytes - *got) : GS_OK;
+    return t->set->tokens ? rtokens_take(&ld->tok, t->arena, t->bytes - *got, &t->bytes, t->term,
+                                         ld->name)
+                          : GS_OK;
 }
 
 /* The open input's bytes are not a whole number of binary records: its message. */
@@ -400,9 +340,7 @@ static int loader_open_next(rtable_t *t, rloader_t *ld)
     ld->name = ld->names[i];
     ld->pos = ld->lines = 0;
     ld->regular = 0;
-    ld->tok_len = 0;
-    ld->tok_lines = 0;
-    ld->tok_header = t->set->header;
+    rtokens_start(&ld->tok, t->set->header);
     if (strcmp(path, "-") == 0) {
         if (stdfds_was_closed(STDIN_FILENO))
             return err_sys(GS_EIO, EBADF, "read error on '-'");
@@ -495,10 +433,9 @@ static int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg)
 {
     if (t->rsize && (ld->pos - ld->start) % t->rsize)
         return loader_not_whole(t, ld, ld->pos - ld->start);
-    int rc;
-    if (ld->tok_len && (rc = loader_token_end(t, ld)) != GS_OK)
+    int rc = rtokens_end(&ld->tok, t->arena, &t->bytes, ld->name);
+    if (rc)
         return rc;
-    ld->tok_len = 0;
     if (!t->rsize && t->bytes > sg->off && t->arena[t->bytes - 1] != t->term)
         t->arena[t->bytes++] = t->term;   /* room: loader_reserve() keeps one byte */
     sg->end = t->bytes;
@@ -613,16 +550,16 @@ int rtable_next(rtable_t *t, int *more)
 {
     rloader_t *ld = t->loader;
     rtable_drop_index(t);
-    if (ld->tok_bad)   /* a bad number ended the chunk before */
-        return err_set(GS_EINPUT, "%s", ld->tok_bad);
+    if (ld->tok.bad)   /* a bad number ended the chunk before */
+        return err_set(GS_EINPUT, "%s", ld->tok.bad);
     int rc = loader_fill(t, ld, more);
-    if (rc == GS_EINPUT && ld->tok_bad) {
+    if (rc == GS_EINPUT && ld->tok.bad) {
         /* a bad number: the chunk ends before it, its error once the numbers
          * before it are indexed (-c: a disorder there is reported first) */
         t->seg[t->nseg - 1].end = t->bytes;
         if ((rc = rtable_index(t)) == GS_OK) {
             t->bad = t->n;
-            rc = err_set(GS_EINPUT, "%s", ld->tok_bad);
+            rc = err_set(GS_EINPUT, "%s", ld->tok.bad);
         }
     } else if (rc == GS_OK) {
         rc = rtable_index(t);
@@ -660,7 +597,7 @@ void rtable_close(rtable_t *t)
             free(ld->names[i]);
         free(ld->names);
         free(ld->carry);
-        free(ld->tok_bad);
+        rtokens_free(&ld->tok);
         free(ld);
     }
     free(t->key);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* tokens.c: the text of bare numbers made one number a line (tokens.h). */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "records/rkey.h"
+#include "records/tokens.h"
+
+void rtokens_start(rtokens_t *k, int header)
+{
+    k->len = 0;
+    k->lines = 0;
+    k->header = header;
+}
+
+/* The number that ends at arena[*bytes] (k->len bytes): GS_OK where it is one
+ * whole, as a g key reads it; else *bytes cut before it and its message kept. */
+static int rtokens_check(rtokens_t *k, const char *arena, size_t *bytes, const char *name)
+{
+    size_t b = *bytes - k->len;
+    double v;
+    if (rkey_parse_float(arena, b, *bytes, &v))
+        return GS_OK;
+    char q[256];
+    err_escape(q, sizeof q, arena + b, k->len, 40);
+    size_t cap = strlen(name) + strlen(q) + 64;
+    if (!(k->bad = malloc(cap)))
+        return err_set(GS_ENOMEM, "out of memory");
+    snprintf(k->bad, cap, "%s:%llu: not a number: '%s'", name, (unsigned long long)k->line, q);
+    *bytes = b;
+    return GS_EINPUT;
+}
+
+int rtokens_take(rtokens_t *k, char *arena, size_t from, size_t *bytes, char term,
+                 const char *name)
+{
+    size_t end = *bytes, w = from;
+    for (size_t r = from; r < end; r++) {
+        char c = arena[r];
+        if (k->header) {
+            arena[w++] = c;
+            k->header = c != term;
+        } else if (!(c == ' ' || (c >= '\t' && c <= '\r') || c == term)) {
+            if (k->len++ == 0)
+                k->line = k->lines + 1;
+            arena[w++] = c;
+        } else if (k->len) {
+            *bytes = w;
+            int rc = rtokens_check(k, arena, bytes, name);
+            if (rc)
+                return rc;
+            arena[w++] = term;
+            k->len = 0;
+        }
+        k->lines += c == term;
+    }
+    *bytes = w;
+    return GS_OK;
+}
+
+int rtokens_end(rtokens_t *k, char *arena, size_t *bytes, const char *name)
+{
+    int rc = k->len ? rtokens_check(k, arena, bytes, name) : GS_OK;
+    k->len = 0;
+    return rc;
+}
+
+void rtokens_free(rtokens_t *k)
+{
+    free(k->bad);
+    k->bad = NULL;
+}

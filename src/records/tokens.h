@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* tokens.h: -g on bare numbers (settings_t.tokens): the text made one number a line
+ * as the records' loader reads it, so that each number is a record (its one key g).
+ *
+ * In place, as each read lands in the arena: every run of white space (with -z, NUL
+ * too) between numbers becomes one terminator, white space before the first goes
+ * (after the header line, kept whole with --header), and each number is checked
+ * whole as it ends, so that a bad one is named by its file and line (the table's
+ * lines are numbers by then). The state runs on from one read to the next, across
+ * chunks: the number being read is always the arena's last bytes (the carry into
+ * the next chunk is exactly those).
+ */
+#ifndef GS_TOKENS_H
+#define GS_TOKENS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    size_t len;            /* bytes of the number being read: the arena's last */
+    uint64_t lines;        /* the input's lines (LF; NUL with -z) read so far */
+    uint64_t line;         /* the line the number being read is on */
+    int header;            /* 1: the header line is being read, kept whole */
+    char *bad;             /* a bad number's message (malloc'ed), or NULL */
+} rtokens_t;
+
+/* A new input begins (header: 1 with --header). */
+void rtokens_start(rtokens_t *k, int header);
+
+/* arena[from, *bytes), just read, made one number a line in place (*bytes its new
+ * end). GS_OK; GS_EINPUT where a number is bad: *bytes then ends before it and
+ * k->bad holds its message, naming the input name; GS_ENOMEM. */
+int rtokens_take(rtokens_t *k, char *arena, size_t from, size_t *bytes, char term,
+                 const char *name);
+
+/* The input ended: its last number, if any, checked (as rtokens_take). The caller
+ * ends it with its terminator. */
+int rtokens_end(rtokens_t *k, char *arena, size_t *bytes, const char *name);
+
+void rtokens_free(rtokens_t *k);
+
+#endif
