@@ -82,7 +82,10 @@ with open('f32be.bin', 'wb') as f:
         f.write(struct.pack('>I', i) + struct.pack('>f', val()))
 with open('sb.bin', 'wb') as f:   # the Sort Benchmark's records: a 10-byte key
     for i in range(3000):
-        k = bytes(rnd.choice(b'AB\x00\xff') for _ in range(8)) + bytes(rnd.randrange(3) for _ in range(2))
+        # skewed: two in five share their first 8 bytes (one word), told apart by
+        # the last two alone
+        pre = b'SAMEPREF' if rnd.random() < 0.4 else bytes(rnd.choice(b'AB\x00\xff') for _ in range(8))
+        k = pre + bytes(rnd.choice(b'\x00\x01\x02\xff') for _ in range(2))
         f.write(k + struct.pack('<Q', i) + bytes(82))
 with open('bare.bin', 'wb') as f:
     for i in range(2000):
