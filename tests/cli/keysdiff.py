@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # keysdiff.py: gpusort's keys against LC_ALL=C sort, differentially: seeded random
 # text records (fields of integers, floating-point numbers and words; -t or blank
-# runs; -z) and random key definitions (several -k, F.C and F2.C2 positions, b on
-# either end, r, n, g; global -b -r -s -u -n -g inherited by keys without letters),
-# sorted, merged (-m of inputs sort sorted first), checked (-c, -C) and spilled
-# (-S 1M), every output and exit status compared with sort's.
+# runs; -z; now and then a long field) and random key definitions (several -k, F.C
+# and F2.C2 positions, b on either end, r, n, g; global -b -r -s -u -n -g inherited
+# by keys without letters), sorted, merged (-m of inputs sort sorted first), checked
+# (-c, -C), spilled (-S 1M) and with --header (each input given a header line, which
+# sort is not), every output and exit status compared with sort's.
 #
 # python3 keysdiff.py SEED CASES: prints each case that differs (its command line
 # and files kept under keysdiff-fail-SEED-K/) and exits 1 if any did. GPUSORT names
@@ -57,6 +58,8 @@ def make_line(rng, kinds, sep):
             f = rand_float(rng)
         else:
             f = rng.choice(WORDS)
+            if rng.random() < 0.02:   # a long field: past the copies' fixed 64 bytes
+                f = ''.join(rng.choice('abAB') for _ in range(rng.randint(60, 300)))
             if sep is None or f == 'a,b' and sep == ',':
                 f = f.replace(' ', '').replace(',', '') or 'w'
         if sep is None or rng.random() < 0.2:
@@ -153,6 +156,9 @@ def one_case(rng, case, workdir):
             f.write(text)
         files.append(name)
     mode = rng.choice(['sort'] * 6 + ['merge', 'check'])
+    # --header (sort has none): each input opens with a header line, which gpusort
+    # writes first (the first input's) and sort is given the inputs without.
+    header = mode != 'check' and rng.random() < 0.1
     gs_opts = list(opts)
     if big and rng.random() < 0.7:
         gs_opts += ['-S', '1M']
@@ -173,7 +179,19 @@ def one_case(rng, case, workdir):
         opts.append(c)
         gs_opts.append(c)
     want = run(['sort'] + opts + files)
-    got = run([GPUSORT] + gs_opts + files)
+    gs_files = files
+    if header:
+        gs_files = []
+        for i, name in enumerate(files):
+            with open(name, 'rb') as f:
+                body = f.read()
+            with open(name + '.h', 'wb') as f:
+                f.write(b'key header %d' % i + term.encode() + body)
+            gs_files.append(name + '.h')
+        gs_opts.append('--header')
+        if want[0] == 0:
+            want = (0, b'key header 0' + term.encode() + want[1], want[2])
+    got = run([GPUSORT] + gs_opts + gs_files)
     same = want[0] == got[0] and want[1] == got[1]
     if same and mode == 'check' and want[0] == 1:
         # the same first disorder: the message less the program's name
