@@ -3,7 +3,8 @@
  *
  * Messages are our own (opterr = 0), so every usage error reads "gpusort: ..."
  * whatever argv[0] is. Values are checked here; what depends on the machine (a GPU
- * that does not exist, say) is checked by run().
+ * that does not exist, say) is checked by run(). The keys' options (-k, -t) are
+ * parsed by keyopt.c, SIZE arguments by size.c.
  */
 #include <config.h>
 
@@ -18,6 +19,7 @@
 
 #include "core/error.h"
 #include "cli/options.h"
+#include "cli/options_impl.h"
 
 /* Long-only options, numbered above CHAR_MAX. */
 enum {
@@ -89,50 +91,6 @@ static const struct option long_options[] = {
     { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
 };
-
-/* ---- SIZE ------------------------------------------------------------------------ */
-
-int opt_parse_size(const char *s, size_arg_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno == ERANGE)
-        return -1;
-    uint64_t mult;
-    int percent = 0;
-    switch (*end) {
-    case '\0': mult = 1ull << 10; break;
-    case 'b': mult = 1; break;
-    case 'k': case 'K': mult = 1ull << 10; break;
-    case 'm': case 'M': mult = 1ull << 20; break;
-    case 'g': case 'G': mult = 1ull << 30; break;
-    case 't': case 'T': mult = 1ull << 40; break;
-    case '%': mult = 1; percent = 1; break;
-    default: return -1;
-    }
-    if (*end && end[1] != '\0')
-        return -1;
-    if (percent && v > 100)
-        return -1;
-    if (!percent && v > (1ull << 63) / mult)
-        return -1;
-    out->set = 1;
-    out->percent = percent;
-    out->value = percent ? v : v * mult;
-    return 0;
-}
-
-uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt)
-{
-    if (!s->set)
-        return dflt;
-    if (s->percent)
-        return (uint64_t)((unsigned __int128)total * s->value / 100);
-    return s->value;
-}
 
 /* ---- option values -------------------------------------------------------------- */
 
@@ -213,12 +171,8 @@ static int opt_threads(const char *v, int *threads)
 }
 
 /* sort's options that order other things than integers: each refused with a message
- * naming both spellings. */
-static const struct {
-    int c;                 /* the short letter, or the long-only option's number */
-    const char *name;      /* "-f (--ignore-case)" */
-    const char *why;
-} opt_refused[] = {
+ * naming both spellings (opt_refused_t, options_impl.h). */
+const opt_refused_t opt_refused[] = {
     { 'd', "-d (--dictionary-order)", "compares text by its letters and blanks only" },
     { 'f', "-f (--ignore-case)", "folds lower case to upper" },
     { 'h', "-h (--human-numeric-sort)", "compares sizes such as 2K and 1G" },
@@ -228,6 +182,7 @@ static const struct {
     { OPT_RANDOM_SOURCE, "--random-source", "shuffles" },
     { 'V', "-V (--version-sort)", "compares version strings" },
 };
+const size_t opt_nrefused = sizeof opt_refused / sizeof opt_refused[0];
 
 /* The refusal of c, or GS_OK where c is not refused. */
 static int opt_refuse(int c)
@@ -238,124 +193,6 @@ static int opt_refuse(int c)
                            "floating-point numbers; use sort(1)", opt_refused[i].name,
                            opt_refused[i].why);
     return GS_OK;
-}
-
-/* The number at *p (digits), moving *p past it, into *v: 1, or 0 where there are no
- * digits or it is past INT_MAX. */
-static int opt_key_number(const char **p, int *v)
-{
-    long f = 0;
-    if (!isdigit((unsigned char)**p))
-        return 0;
-    while (isdigit((unsigned char)**p)) {
-        f = f * 10 + (**p - '0');
-        if (f > INT_MAX)
-            return 0;
-        (*p)++;
-    }
-    *v = (int)f;
-    return 1;
-}
-
-/* The letters after a position of -k: sort's b (on the start or the end), r, and
- * one kind, n or g; every other letter refused. *letters set where there were any. */
-static int opt_key_letters(const char **p, const char *spec, keydef_t *d, int end,
-                           int *letters)
-{
-    for (; **p && **p != ','; (*p)++) {
-        char c = **p;
-        *letters = 1;
-        if (c == 'b') {
-            if (end)
-                d->skip_eblanks = 1;
-            else
-                d->skip_sblanks = 1;
-        } else if (c == 'r') {
-            d->reverse = 1;
-        } else if (c == 'n' || c == 'g') {
-            kd_kind_t k = c == 'n' ? KD_INT : KD_FLOAT;
-            if (d->kind != KD_TEXT && d->kind != k)
-                return err_set(GS_EUSAGE, "-k %s: the key letters n and g are incompatible",
-                               spec);
-            d->kind = k;
-        } else {
-            if (c == '.')
-                return err_set(GS_EUSAGE, "-k %s: invalid field specification", spec);
-            for (size_t i = 0; i < sizeof opt_refused / sizeof opt_refused[0]; i++)
-                if (opt_refused[i].c == c)
-                    return err_set(GS_EUSAGE, "-k %s: the key letter %c %s: gpusort compares "
-                                   "text, integers and floating-point numbers; use sort(1)",
-                                   spec, c, opt_refused[i].why);
-            return err_set(GS_EUSAGE, "-k %s: invalid key letter '%c' (gpusort takes b, n, g "
-                           "and r)", spec, c);
-        }
-    }
-    return GS_OK;
-}
-
-/* -k F[.C][OPTS][,F2[.C2][OPTS]] (sort's KEYDEF): one more key. */
-static int opt_key(const char *spec, opts_t *o)
-{
-    if (o->nkeys == GS_MAX_KEYS)
-        return err_set(GS_EUSAGE, "-k %s: more than %d keys", spec, GS_MAX_KEYS);
-    keydef_t d = { .schar = 1, .kind = KD_TEXT };
-    int letters = 0;
-    const char *p = spec;
-    if (!opt_key_number(&p, &d.sfield) || d.sfield == 0)
-        return err_set(GS_EUSAGE, "-k %s: invalid field specification (a field number "
-                       "from 1, as in -k 2 or -k 2,2)", spec);
-    if (*p == '.' && (p++, !opt_key_number(&p, &d.schar) || d.schar == 0))
-        return err_set(GS_EUSAGE, "-k %s: invalid field specification (a character "
-                       "position from 1 after the '.')", spec);
-    int rc = opt_key_letters(&p, spec, &d, 0, &letters);
-    if (rc)
-        return rc;
-    if (*p == ',') {
-        p++;
-        if (!opt_key_number(&p, &d.efield) || d.efield == 0)
-            return err_set(GS_EUSAGE, "-k %s: invalid field specification (a field number "
-                           "from 1 after the ',')", spec);
-        if (*p == '.' && (p++, !opt_key_number(&p, &d.echar)))
-            return err_set(GS_EUSAGE, "-k %s: invalid field specification (a character "
-                           "position after the '.')", spec);
-        if ((rc = opt_key_letters(&p, spec, &d, 1, &letters)) != GS_OK)
-            return rc;
-        if (*p)
-            return err_set(GS_EUSAGE, "-k %s: invalid field specification", spec);
-    }
-    o->key_plain[o->nkeys] = !letters;
-    o->keys[o->nkeys++] = d;
-    return GS_OK;
-}
-
-/* -t SEP once more where one was given: the same is fine, another is an error, as
- * in sort ("incompatible tabs"), which names both. */
-static int opt_separator_again(opts_t *o, int sep)
-{
-    if (o->field_sep < 0 || o->field_sep == sep) {
-        o->field_sep = sep;
-        return GS_OK;
-    }
-    char a[8], b[8], ca = (char)o->field_sep, cb = (char)sep;
-    err_escape(a, sizeof a, &ca, 1, 0);
-    err_escape(b, sizeof b, &cb, 1, 0);
-    return err_set(GS_EUSAGE, "incompatible tabs: -t '%s' and -t '%s'", a, b);
-}
-
-/* -t SEP: one byte ("\0" for NUL, as sort takes it). */
-static int opt_separator(const char *arg, opts_t *o)
-{
-    key_type_t type;
-    if (strcmp(arg, "\\0") == 0)
-        return opt_separator_again(o, 0);
-    if (strlen(arg) == 1)
-        return opt_separator_again(o, (unsigned char)arg[0]);
-    if (!*arg)
-        return err_set(GS_EUSAGE, "-t: empty field separator");
-    if (key_type_parse(arg, &type) == 0)   /* gpusort 0.1's -t TYPE */
-        return err_set(GS_EUSAGE, "-t %s: the field separator is one byte; the key type "
-                       "is --type=%s", arg, arg);
-    return err_set(GS_EUSAGE, "-t '%s': the field separator must be one byte", arg);
 }
 
 /* A byte count for --record-size or --key-offset: digits only. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* reader.c: key readers (see reader.h): sources, blocks, binary keys.
+/* reader.c: key readers (see reader.h): sources, blocks, the open/close API.
  *
  * Two raw buffers take turns: while the pool parses the block in one, a job reads
  * ahead into the other. A block ends at the last white space (text) or the last
@@ -9,7 +9,7 @@
  * thread. A regular file is read by a pool of its own, each thread copying pieces
  * of READ_PIECE bytes from the page cache at its own offset: one thread copies at
  * well under the memory's bandwidth. Text blocks are scanned by reader_text.c;
- * binary keys are decoded in place.
+ * binary keys are decoded in place by reader_binary.c.
  */
 #include <config.h>
 
@@ -193,7 +193,7 @@ static void kreader_fill_share(void *arg, int t, int nt)
 /* Fill dst[0..len) of a regular file from r->off, on the read pool where the file
  * holds more than a piece. The bytes read are the pieces' prefix up to the first
  * short one (the end of the file). Sets *got and r->eof. */
-static int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
+int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
 {
     *got = 0;
     uint64_t left = r->size > r->off ? r->size - r->off : 0;
@@ -443,131 +443,6 @@ int kreader_advance(kreader_t *r)
     if (!r->eof && r->cfg.block_bytes >= READ_AHEAD_MIN) {
         r->ahead_posted = 1;
         job_post(&r->ahead, kreader_ahead_fill, r);
-    }
-    return GS_OK;
-}
-
-/* ---- binary ------------------------------------------------------------------------ */
-
-/* Decoding binary keys in place, a share per pool thread. */
-typedef struct {
-    kreader_t *r;
-    char *keys;
-    size_t n;
-} decode_job_t;
-
-static void kreader_decode_share(void *arg, int t, int nt)
-{
-    decode_job_t *j = arg;
-    size_t w = (size_t)j->r->width;
-    size_t lo, hi;
-    pool_share(j->n, t, nt, &lo, &hi);
-    char *p = j->keys + lo * w;
-    key_decode(p, p, hi - lo, j->r->cfg.km, j->r->cfg.big_endian);
-}
-
-/* Decode keys[0..n) in place, on the pool where there are many; counted as parsing.
- * Unsigned keys in the host's order are their own mapping: nothing to do. */
-static void kreader_decode(kreader_t *r, char *keys, size_t n)
-{
-    if (r->cfg.record_size || key_identity(r->cfg.km, r->cfg.big_endian))
-        return;
-    double t0 = stats_now();
-    if (n * (size_t)r->width < READ_PARALLEL_MIN) {
-        key_decode(keys, keys, n, r->cfg.km, r->cfg.big_endian);
-    } else {
-        decode_job_t j = { r, keys, n };
-        pool_run(r->cfg.pool, kreader_decode_share, &j);
-    }
-    stats_add(ST_PARSE, n * (size_t)r->width, stats_now() - t0);
-}
-
-/* A partial key of part bytes at p ends the input: carried to the next input, or an
- * error reported after the whole keys before it (r->pending). */
-static void kreader_partial(kreader_t *r, const char *p, size_t part)
-{
-    if (r->cfg.record_size) {
-        r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte records",
-                             r->name, (unsigned long long)r->bytes, r->width);
-    } else if (r->cfg.carry) {
-        r->cfg.carry->n = (int)part;
-        memcpy(r->cfg.carry->bytes, p, part);
-    } else {
-        r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                             r->name, (unsigned long long)r->bytes, r->width);
-    }
-}
-
-static int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)
-{
-    size_t w = (size_t)r->width;
-    r->keys_before += r->block_keys;
-    r->block_keys = 0;
-    int rc = kreader_advance(r);
-    if (rc)
-        return rc;
-    if (r->last && r->have[r->cur] > r->used) {
-        kreader_partial(r, r->buf + r->used, r->have[r->cur] - r->used);
-        r->have[r->cur ^ 1] = 0;
-        if (r->used == 0 && r->pending) {
-            int rc = r->pending;
-            r->pending = 0;
-            return rc;
-        }
-    }
-    size_t whole = r->used / w;
-    kreader_decode(r, r->buf, whole);
-    r->block_keys = whole;
-    *keys = r->buf;
-    *n = whole;
-    return GS_OK;
-}
-
-int kreader_direct(const kreader_t *r)
-{
-    return r->cfg.binary && r->regular;
-}
-
-uint64_t kreader_left(const kreader_t *r)
-{
-    return (r->size > r->off ? r->size - r->off : 0) + r->have[0];
-}
-
-int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n)
-{
-    size_t w = (size_t)r->width;
-    *n = 0;
-    if (r->pending) {
-        int rc = r->pending;
-        r->pending = 0;
-        return rc;
-    }
-    if (max == 0 || r->eof)
-        return GS_OK;
-    /* Bytes carried from the input before (kreader_open put them in bufs[0]) begin
-     * the first key. */
-    char *d = dst;
-    size_t pre = r->have[0];
-    memcpy(d, r->bufs[0], pre);
-    r->have[0] = 0;
-    double t0 = stats_now();
-    size_t got;
-    int rc = kreader_pread(r, d + pre, max * w - pre, &got);
-    if (rc)
-        return rc;
-    r->bytes += got;
-    stats_add(ST_READ, got, stats_now() - t0);
-    size_t total = pre + got, keys = total / w;
-    if (total % w)   /* only at the end of the file */
-        kreader_partial(r, d + keys * w, total % w);
-    kreader_decode(r, d, keys);
-    r->keys_before += r->block_keys;
-    r->block_keys = keys;
-    *n = keys;
-    if (keys == 0 && r->pending) {
-        rc = r->pending;
-        r->pending = 0;
-        return rc;
     }
     return GS_OK;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* reader_impl.h: the reader's state, shared by reader.c (sources, blocks, binary
- * keys) and reader_text.c (text blocks scanned in parallel). Not for other modules:
- * their interface is reader.h.
+/* reader_impl.h: the reader's state, shared by reader.c (sources, blocks),
+ * reader_text.c (text blocks scanned in parallel) and reader_binary.c (binary keys).
+ * Not for other modules: their interface is reader.h.
  */
 #ifndef GS_READER_IMPL_H
 #define GS_READER_IMPL_H
@@ -61,6 +61,16 @@ struct kreader {
 
 /* Make r->buf the next block (reader.c): r->used its bytes, 0 at the end. */
 int kreader_advance(kreader_t *r);
+
+/* Fill dst[0..len) of a regular file from r->off, on the read pool where the file
+ * holds more than a piece (reader.c). Sets *got and r->eof; GS_OK, or GS_ENOMEM or
+ * GS_EIO with the message set. */
+int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got);
+
+/* The next block of binary keys, decoded in place (reader_binary.c): *n of them, 0
+ * at the end; a partial key at the end carried, or its error returned once the
+ * whole keys before it were. */
+int kreader_next_binary(kreader_t *r, const void **keys, size_t *n);
 
 /* The memory for a block's keys that the caller of kreader_next_into() gives. */
 typedef struct {

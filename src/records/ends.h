@@ -2,7 +2,7 @@
 /* ends.h: the terminators (and field separators) of a run of lines, found 64 bytes
  * at a time: a bit mask of them (SSE2 where there is, else a byte at a time), walked
  * bit by bit, rather than a memchr(3) call a line (lines are tens of bytes). The
- * table (table.c) indexes a chunk's lines so, the spill's merge (spill_merge.c)
+ * table (table.c) indexes a chunk's lines so, the spill's merge (spill_cursor.c)
  * takes each spilled line's end and key field so.
  */
 #ifndef GS_ENDS_H

@@ -12,7 +12,7 @@
  * its bytes, and writes the records in order: by key, then (as order.h) by sort's
  * last resort, or, with -s and -u, by run, which is input order; -u keeps the first
  * record of each run of equal keys. The pool's threads share it by ranges of keys
- * (spill_merge.c).
+ * (spill_merge.c; each run read back by spill_cursor.c).
  */
 #ifndef GS_SPILL_H
 #define GS_SPILL_H

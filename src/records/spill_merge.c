@@ -12,259 +12,28 @@
  * which the index and one block a run and piece measure), every piece is written
  * at its offset. Otherwise a piece's bytes go out only on its turn, a buffer that
  * fills before then waiting for it, so memory stays bounded, and the thread
- * holding the turn, the lowest piece not yet out, never waits.
+ * holding the turn, the lowest piece not yet out, never waits. Each run is read by a
+ * cursor of spill_cursor.c; the cursors, the threads and the merge: spill_impl.h.
  */
 #include <config.h>
 
 #include <errno.h>
-#include <lz4.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/keys.h"
 #include "core/stats.h"
 #include "records/ends.h"
 #include "records/field.h"
 #include "records/order.h"
 #include "records/spill_impl.h"
-#include "store/codec.h"
 
 #define MERGE_OUT_MAX ((size_t)4 << 20)   /* a thread's output buffer, at most */
 #define MERGE_OUT_MIN ((size_t)64 << 10)  /* and at least */
 #define MERGE_PIECES 4                    /* pieces a thread, for balance */
 #define MERGE_PARALLEL_MIN ((uint64_t)1 << 20) /* fewer bytes spilled: one piece */
-
-/* A run's cursor inside one piece. */
-typedef struct {
-    size_t blk, bend;      /* the run's blocks still to read, in the index */
-    uint64_t rawoff;       /* the run's records' bytes before the block being read */
-    char *raw;             /* the block being read: its records from raw + base */
-    size_t raw_len, raw_cap, pos, base;
-    ends_t ends;           /* by masks: the block's terminators and separators */
-    const char *rec;       /* the record at hand (NULL: the run's part is done), */
-    size_t len;            /* its length, terminator included, */
-    uint64_t key;          /* its word (rkey.h) */
-    int run;
-} scur_t;
-
-/* The merge, shared by its threads. */
-typedef struct {
-    rspill_t *s;
-    output_t *out;
-    rkey_t rk;             /* the keys (rkey.h) */
-    char term;
-    int by_masks;          /* the quick key (rkey.h), lines split by one byte (-t)
-                              other than term: found by ends.h's masks */
-    uint64_t pos_max;      /* field_pos_max() of the quick key's type */
-    uint64_t *split;       /* npieces - 1 keys, increasing */
-    size_t npieces;
-    int nthreads;          /* the pool's threads that take part */
-    size_t outcap;         /* a thread's output buffer */
-    int fd;                /* written at offsets: the output's descriptor; else -1 */
-    uint64_t *at;          /* with fd: piece p's bytes at [at[p], at[p + 1]) */
-    char *map;             /* placed: the file mapped from offset map_pos (with fd) */
-    uint64_t map_pos, map_len;
-    size_t next;           /* the next piece to take (atomic) */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    size_t turn;           /* the piece whose bytes go out now */
-    int failed, rc;
-} smerge_t;
-
-/* A thread's part of the merge. */
-typedef struct {
-    smerge_t *m;
-    scur_t *cur;           /* a cursor a run */
-    int *node;             /* the loser tree over them: node[0] the winner */
-    uint64_t *keys;        /* cur[r].key, side by side for the tree's matches */
-    char *comp;            /* a block as stored */
-    size_t comp_cap;
-    char *obuf;
-    size_t olen;
-    size_t piece;
-    uint64_t hi;           /* the piece's keys are below hi, */
-    int has_hi;            /* where it has one */
-    uint64_t at;           /* with m->fd: where the buffer's bytes go */
-    char *released;        /* with m->map: the piece's pages let go of up to here, */
-    char *mark;            /* and counted as placed up to here */
-    char *last;            /* -u where words are not the whole keys: the last record
-                              written, its keys compared with the next one's */
-    size_t last_len, last_cap;
-} sthread_t;
-
-static int spill_damaged(const rspill_t *s, const sblock_t *b)
-{
-    return err_set(GS_EIO, "read error on temporary file '%s': its contents are damaged",
-                   s->files[b->file].path);
-}
-
-/* ---- reading a run ------------------------------------------------------------------ */
-
-/* Bytes a block's buffer holds past its records, zeroed: field_parse_quick() reads
- * 16 bytes from a key's start. */
-#define SPILL_SLACK 16
-
-/* *buf, of *cap bytes, grown to at least n + SPILL_SLACK: 1, or 0 when out of
- * memory. */
-static int spill_reserve(char **buf, size_t *cap, size_t n)
-{
-    n += SPILL_SLACK;
-    if (n <= *cap)
-        return 1;
-    char *b = realloc(*buf, n);
-    if (!b)
-        return 0;
-    *buf = b;
-    *cap = n;
-    return 1;
-}
-
-/* The next block of cursor c: its records from c->raw + c->pos up to c->raw_len (0 at
- * the run's end). A block and its header come in one read, at the offset and
- * of the length the index gives; a block stored as it is stays where it was read,
- * after its header, and a compressed one is decompressed into c->raw. */
-static int spill_load(sthread_t *t, scur_t *c)
-{
-    rspill_t *s = t->m->s;
-    c->rawoff += c->raw_len - c->base;
-    c->raw_len = c->pos = c->base = 0;
-    if (c->blk == c->bend)
-        return GS_OK;
-    const sblock_t *b = &s->blocks[c->blk];
-    size_t want = SPILL_HEAD + (size_t)b->stored, got;
-    if (!spill_reserve(&t->comp, &t->comp_cap, want))
-        return err_set(GS_ENOMEM, "out of memory");
-    int e = fdio_read(s->files[b->file].fd, t->comp, want, (int64_t)b->off, &got);
-    if (e)
-        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->files[b->file].path);
-    const char *h = t->comp;
-    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
-    if (got < want || len == 0 || stored != b->stored || stored > len ||
-        codec_checksum(h + SPILL_HEAD, stored) != sum)
-        return spill_damaged(s, b);
-    if (stored == len) {   /* the records as they are: read where they lie */
-        char *x = c->raw;
-        size_t xc = c->raw_cap;
-        c->raw = t->comp;
-        c->raw_cap = t->comp_cap;
-        t->comp = x;
-        t->comp_cap = xc;
-        c->base = c->pos = SPILL_HEAD;
-        c->raw_len = SPILL_HEAD + len;
-    } else {
-        if (!spill_reserve(&c->raw, &c->raw_cap, len))
-            return err_set(GS_ENOMEM, "out of memory");
-        if (LZ4_decompress_safe(h + SPILL_HEAD, c->raw, (int)stored, (int)len) != (int)len)
-            return spill_damaged(s, b);
-        c->raw_len = len;
-    }
-    memset(c->raw + c->raw_len, 0, SPILL_SLACK);
-    if (t->m->by_masks)
-        ends_init(&c->ends, c->raw + c->base, c->raw_len - c->base, t->m->term,
-                  (char)s->set->field_sep);
-    c->blk++;
-    return GS_OK;
-}
-
-/* Move cursor c to its next record and take its key: GS_OK, c->rec NULL at the
- * run's end or at the piece's (a key at hi or above). */
-static int spill_advance(sthread_t *t, scur_t *c)
-{
-    smerge_t *m = t->m;
-    const settings_t *set = m->s->set;
-    if (c->pos == c->raw_len) {
-        int rc = spill_load(t, c);
-        if (rc)
-            return rc;
-        if (c->raw_len == 0) {
-            c->rec = NULL;
-            c->key = UINT64_MAX;   /* done: see spill_replay() */
-            return GS_OK;
-        }
-    }
-    const char *p = c->raw + c->pos;
-    size_t left = c->raw_len - c->pos;
-    uint64_t raw = 0;
-    if (set->record_size) {
-        if (left < set->record_size)
-            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = set->record_size;
-        c->key = rkey_word_binary(&m->rk, p);
-    } else if (m->by_masks) {
-        /* As the table indexes a line (table.c): field f lies between the line's
-         * (f-1)th separator and the next separator or its terminator. */
-        const char *base = c->raw + c->base;
-        size_t s = c->pos - c->base, e, fb = 0, fe = SIZE_MAX;
-        int f = set->keys[0].sfield, field = 1;
-        for (;;) {
-            e = ends_next(&c->ends);
-            if (e == c->ends.len)
-                return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-            if (base[e] == m->term)
-                break;
-            if (field == f)
-                fe = e - s;
-            if (++field == f)
-                fb = e + 1 - s;
-        }
-        if (fe == SIZE_MAX)
-            fe = e - s;   /* the key is the line's last field */
-        if (field < f ||
-            field_parse_quick(p, fb, fe, m->rk.km.type, m->pos_max, &raw) != FIELD_OK)
-            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = e - s + 1;
-        c->key = key_map(&m->rk.km, raw);
-        if (m->rk.km.width == 4)
-            c->key &= 0xFFFFFFFFull;
-    } else {
-        const char *e = memchr(p, m->term, left);
-        rkey_bad_t bad;
-        if (!e || rkey_word(&m->rk, p, (size_t)(e - p), &c->key, &bad) != RKEY_OK)
-            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = (size_t)(e - p) + 1;
-    }
-    c->rec = p;
-    c->pos += c->len;
-    if (t->has_hi && c->key >= t->hi) {
-        c->rec = NULL;
-        c->key = UINT64_MAX;
-    }
-    return GS_OK;
-}
-
-/* Cursor c at run r's first record of key lo or above (has_lo; else its first), and
- * *at (where not NULL) the run's bytes before that record. */
-static int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo,
-                      uint64_t *at)
-{
-    rspill_t *s = t->m->s;
-    const srun_t *run = &s->runs[r];
-    const sblock_t *b = s->blocks + run->block0;
-    /* The last block whose first key is below lo: the records before it are too. */
-    size_t a = 0, z = run->nblocks;
-    while (has_lo && z - a > 1) {
-        size_t mid = a + (z - a) / 2;
-        if (b[mid].key < lo)
-            a = mid;
-        else
-            z = mid;
-    }
-    c->blk = run->block0 + a;
-    c->bend = run->block0 + run->nblocks;
-    c->raw_len = c->pos = c->base = 0;
-    c->rawoff = run->nblocks ? b[a].raw : 0;
-    c->run = (int)r;
-    int rc;
-    do
-        rc = spill_advance(t, c);
-    while (rc == GS_OK && c->rec && has_lo && c->key < lo);
-    if (at)
-        *at = c->rec ? c->rawoff + (c->pos - c->base) - c->len : run->raw;
-    return rc;
-}
 
 /* ---- the output: a piece's bytes on its turn ---------------------------------------- */
 

@@ -137,7 +137,7 @@ for c in none lz4; do
             GS_FAULT_DIR=tdir GS_FAULT_READ_AFTER="$after" -- -S 1M --compress-temp="$c" in/in.txt
     done
 done
-# The same for spilled records (records/spill_merge.c: each block and its header in
+# The same for spilled records (records/spill_cursor.c: each block and its header in
 # one read, the runs spread over files of their own), and short reads of them
 # change nothing: 100K CSV lines (4.5 MB) against -S 1M.
 if [ -x "${GSREC:-}" ]; then

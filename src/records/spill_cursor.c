@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* spill_cursor.c: a run's cursor for the merge of spilled records (spill_merge.c):
+ * the run's blocks read back from its files (a block and its header in one read,
+ * checked, decompressed where stored with LZ4), each record's end and word found
+ * (by ends.h's masks where -t names a byte), and the seek to the first record of a
+ * piece's key. The cursor and the merge's state: spill_impl.h.
+ */
+#include <config.h>
+
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fdio.h"
+#include "core/keys.h"
+#include "records/ends.h"
+#include "records/field.h"
+#include "records/rkey.h"
+#include "records/spill_impl.h"
+#include "store/codec.h"
+
+static int spill_damaged(const rspill_t *s, const sblock_t *b)
+{
+    return err_set(GS_EIO, "read error on temporary file '%s': its contents are damaged",
+                   s->files[b->file].path);
+}
+
+/* Bytes a block's buffer holds past its records, zeroed: field_parse_quick() reads
+ * 16 bytes from a key's start. */
+#define SPILL_SLACK 16
+
+/* *buf, of *cap bytes, grown to at least n + SPILL_SLACK: 1, or 0 when out of
+ * memory. */
+static int spill_reserve(char **buf, size_t *cap, size_t n)
+{
+    n += SPILL_SLACK;
+    if (n <= *cap)
+        return 1;
+    char *b = realloc(*buf, n);
+    if (!b)
+        return 0;
+    *buf = b;
+    *cap = n;
+    return 1;
+}
+
+/* The next block of cursor c: its records from c->raw + c->pos up to c->raw_len (0 at
+ * the run's end). A block and its header come in one read, at the offset and
+ * of the length the index gives; a block stored as it is stays where it was read,
+ * after its header, and a compressed one is decompressed into c->raw. */
+static int spill_load(sthread_t *t, scur_t *c)
+{
+    rspill_t *s = t->m->s;
+    c->rawoff += c->raw_len - c->base;
+    c->raw_len = c->pos = c->base = 0;
+    if (c->blk == c->bend)
+        return GS_OK;
+    const sblock_t *b = &s->blocks[c->blk];
+    size_t want = SPILL_HEAD + (size_t)b->stored, got;
+    if (!spill_reserve(&t->comp, &t->comp_cap, want))
+        return err_set(GS_ENOMEM, "out of memory");
+    int e = fdio_read(s->files[b->file].fd, t->comp, want, (int64_t)b->off, &got);
+    if (e)
+        return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->files[b->file].path);
+    const char *h = t->comp;
+    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
+    if (got < want || len == 0 || stored != b->stored || stored > len ||
+        codec_checksum(h + SPILL_HEAD, stored) != sum)
+        return spill_damaged(s, b);
+    if (stored == len) {   /* the records as they are: read where they lie */
+        char *x = c->raw;
+        size_t xc = c->raw_cap;
+        c->raw = t->comp;
+        c->raw_cap = t->comp_cap;
+        t->comp = x;
+        t->comp_cap = xc;
+        c->base = c->pos = SPILL_HEAD;
+        c->raw_len = SPILL_HEAD + len;
+    } else {
+        if (!spill_reserve(&c->raw, &c->raw_cap, len))
+            return err_set(GS_ENOMEM, "out of memory");
+        if (LZ4_decompress_safe(h + SPILL_HEAD, c->raw, (int)stored, (int)len) != (int)len)
+            return spill_damaged(s, b);
+        c->raw_len = len;
+    }
+    memset(c->raw + c->raw_len, 0, SPILL_SLACK);
+    if (t->m->by_masks)
+        ends_init(&c->ends, c->raw + c->base, c->raw_len - c->base, t->m->term,
+                  (char)s->set->field_sep);
+    c->blk++;
+    return GS_OK;
+}
+
+/* Move cursor c to its next record and take its key: GS_OK, c->rec NULL at the
+ * run's end or at the piece's (a key at hi or above). */
+int spill_advance(sthread_t *t, scur_t *c)
+{
+    smerge_t *m = t->m;
+    const settings_t *set = m->s->set;
+    if (c->pos == c->raw_len) {
+        int rc = spill_load(t, c);
+        if (rc)
+            return rc;
+        if (c->raw_len == 0) {
+            c->rec = NULL;
+            c->key = UINT64_MAX;   /* done: see spill_replay() */
+            return GS_OK;
+        }
+    }
+    const char *p = c->raw + c->pos;
+    size_t left = c->raw_len - c->pos;
+    uint64_t raw = 0;
+    if (set->record_size) {
+        if (left < set->record_size)
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+        c->len = set->record_size;
+        c->key = rkey_word_binary(&m->rk, p);
+    } else if (m->by_masks) {
+        /* As the table indexes a line (table.c): field f lies between the line's
+         * (f-1)th separator and the next separator or its terminator. */
+        const char *base = c->raw + c->base;
+        size_t s = c->pos - c->base, e, fb = 0, fe = SIZE_MAX;
+        int f = set->keys[0].sfield, field = 1;
+        for (;;) {
+            e = ends_next(&c->ends);
+            if (e == c->ends.len)
+                return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+            if (base[e] == m->term)
+                break;
+            if (field == f)
+                fe = e - s;
+            if (++field == f)
+                fb = e + 1 - s;
+        }
+        if (fe == SIZE_MAX)
+            fe = e - s;   /* the key is the line's last field */
+        if (field < f ||
+            field_parse_quick(p, fb, fe, m->rk.km.type, m->pos_max, &raw) != FIELD_OK)
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+        c->len = e - s + 1;
+        c->key = key_map(&m->rk.km, raw);
+        if (m->rk.km.width == 4)
+            c->key &= 0xFFFFFFFFull;
+    } else {
+        const char *e = memchr(p, m->term, left);
+        rkey_bad_t bad;
+        if (!e || rkey_word(&m->rk, p, (size_t)(e - p), &c->key, &bad) != RKEY_OK)
+            return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
+        c->len = (size_t)(e - p) + 1;
+    }
+    c->rec = p;
+    c->pos += c->len;
+    if (t->has_hi && c->key >= t->hi) {
+        c->rec = NULL;
+        c->key = UINT64_MAX;
+    }
+    return GS_OK;
+}
+
+/* Cursor c at run r's first record of key lo or above (has_lo; else its first), and
+ * *at (where not NULL) the run's bytes before that record. */
+int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo,
+               uint64_t *at)
+{
+    rspill_t *s = t->m->s;
+    const srun_t *run = &s->runs[r];
+    const sblock_t *b = s->blocks + run->block0;
+    /* The last block whose first key is below lo: the records before it are too. */
+    size_t a = 0, z = run->nblocks;
+    while (has_lo && z - a > 1) {
+        size_t mid = a + (z - a) / 2;
+        if (b[mid].key < lo)
+            a = mid;
+        else
+            z = mid;
+    }
+    c->blk = run->block0 + a;
+    c->bend = run->block0 + run->nblocks;
+    c->raw_len = c->pos = c->base = 0;
+    c->rawoff = run->nblocks ? b[a].raw : 0;
+    c->run = (int)r;
+    int rc;
+    do
+        rc = spill_advance(t, c);
+    while (rc == GS_OK && c->rec && has_lo && c->key < lo);
+    if (at)
+        *at = c->rec ? c->rawoff + (c->pos - c->base) - c->len : run->raw;
+    return rc;
+}
