@@ -33,10 +33,7 @@
 #include "core/cleanup.h"
 #include "core/error.h"
 #include "core/stdfds.h"
-
-#define SAMPLES_A_RANK 64              /* regular samples each rank gives per rank */
-#define ROUND_MIN ((size_t)1 << 20)    /* bytes from one rank to another a round, */
-#define ROUND_MAX ((size_t)64 << 20)   /* at least and at most (-S bounds it between) */
+#include "core/tuning.h"
 
 static int me = 0, nranks = 1;
 

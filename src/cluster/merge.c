@@ -15,14 +15,11 @@
 #include "cluster/split.h"
 #include "core/error.h"
 #include "core/pool.h"
+#include "core/tuning.h"
 #include "io/output.h"
 #include "io/textnum.h"
 #include "records/field.h"
 #include "records/order.h"
-
-#define MERGE_SAMPLES 64                   /* samples of each part per piece */
-#define MERGE_BUF ((size_t)4 << 20)        /* bytes a thread gathers between writes */
-#define MERGE_PIECE_MIN ((uint64_t)64 << 10)   /* fewer bytes a thread: fewer pieces */
 
 /* A sample of a part's keys, standing for the bytes around it. */
 typedef struct {
@@ -181,12 +178,12 @@ static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
         else
             memcpy(s->p, rec, len);
         s->p += len;
-        if ((size_t)(s->p - s->at) >= MERGE_BUF)
+        if ((size_t)(s->p - s->at) >= CLUSTER_MERGE_BUF)
             output_placed(s->m->out, &s->at, s->p, s->end, &s->released);
     } else if (s->buf) {
-        if (s->fill + len > MERGE_BUF)
+        if (s->fill + len > CLUSTER_MERGE_BUF)
             sink_flush(s);
-        if (len > MERGE_BUF) {   /* a record longer than the buffer: as it is */
+        if (len > CLUSTER_MERGE_BUF) {   /* a record longer than the buffer: as it is */
             if (s->rc == GS_OK)
                 s->rc = output_spread_write(s->m->out, s->m->wfd, rec, len, s->off);
             s->off += len;
@@ -260,7 +257,7 @@ static void merge_thread(void *arg, int i, int nt)
         s.end = m->map + m->bytes[i + 1];
     } else if (m->out) {
         s.off = m->wpos + m->bytes[i];
-        if (!(s.buf = malloc(MERGE_BUF))) {
+        if (!(s.buf = malloc(CLUSTER_MERGE_BUF))) {
             m->rc[i] = err_set(GS_ENOMEM, "out of memory");
             goto out;
         }
@@ -295,7 +292,7 @@ static int sample_cmp(const void *x, const void *y)
 static int merge_cut(merge_t *m)
 {
     int n = m->n, np = m->npieces;
-    size_t each = (size_t)MERGE_SAMPLES * (size_t)np, count = 0;
+    size_t each = (size_t)CLUSTER_MERGE_SAMPLES * (size_t)np, count = 0;
     sample_t *smp = np > 1 ? malloc((size_t)n * each * sizeof *smp) : NULL;
     uint64_t *keys = np > 1 ? malloc(each * sizeof *keys) : NULL;
     if (np > 1 && (!smp || !keys)) {
@@ -363,8 +360,8 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     }
     if (rc != GS_OK)
         return rc;
-    /* a piece a thread, none much smaller than MERGE_PIECE_MIN */
-    uint64_t most = all / MERGE_PIECE_MIN + 1;
+    /* a piece a thread, none much smaller than CLUSTER_MERGE_PIECE_MIN */
+    uint64_t most = all / CLUSTER_MERGE_PIECE_MIN + 1;
     m->npieces = (uint64_t)threads < most ? threads : (int)most;
     m->cut = malloc(((size_t)m->npieces + 1) * (size_t)n * sizeof *m->cut);
     m->bytes = calloc((size_t)m->npieces + 1, sizeof *m->bytes);

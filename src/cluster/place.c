@@ -14,9 +14,8 @@
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/pool.h"
+#include "core/tuning.h"
 #include "io/output.h"
-
-#define PLACE_PIECE ((size_t)8 << 20)   /* bytes copied or sent at a time */
 
 /* Open path (NULL: standard output) as gpusort opens its output. */
 static int place_open(output_t **o, const settings_t *set, const char *path, pool_t *pool,

@@ -13,8 +13,7 @@
 #include "cluster/share.h"
 #include "core/error.h"
 #include "core/fdio.h"
-
-#define SHARE_PROBE ((size_t)64 << 10)   /* bytes read at a time looking for a line's end */
+#include "core/tuning.h"
 
 static int share_text(const settings_t *set)
 {

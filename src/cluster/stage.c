@@ -15,9 +15,7 @@
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/pool.h"
-
-#define STAGE_PIECE ((uint64_t)64 << 20)   /* bytes one thread copies at a time */
-#define STAGE_BUF ((size_t)1 << 20)        /* a buffer's bytes, where one is needed */
+#include "core/tuning.h"
 
 struct stage {
     const settings_t *set;

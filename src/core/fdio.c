@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/fdio.h"
+#include "core/tuning.h"
 
 int fdio_write(int fd, const void *buf, size_t len, int64_t off, size_t *done)
 {
@@ -46,9 +47,6 @@ int fdio_read(int fd, void *buf, size_t len, int64_t off, size_t *got)
     }
     return 0;
 }
-
-/* fdio_copy()'s buffer, where the kernel does not copy between the two files. */
-#define FDIO_COPY_BUF ((size_t)1 << 20)
 
 int fdio_copy(int in, uint64_t in_off, int out, int64_t out_off, uint64_t len)
 {

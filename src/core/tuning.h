@@ -16,6 +16,7 @@
 #define MEM_HUGE_MIN ((size_t)8 << 20)          /* buffers this large ask for huge pages */
 #define MEM_PARALLEL_MIN ((size_t)4 << 20)      /* copies and first touches this large are shared out */
 #define PIPE_BYTES (1 << 20)                    /* a pipe at either end is grown to this */
+#define FDIO_COPY_BUF ((size_t)1 << 20)         /* fdio_copy()'s buffer, where the kernel does not copy */
 
 /* ---- reading (io/reader) --------------------------------------------------------- */
 #define READ_BLOCK_DEFAULT ((size_t)16 << 20)   /* a reader's block when its caller names none */
@@ -72,6 +73,24 @@
 #define SM_TASK_KEYS (RUN_BLOCK_KEYS * 32)      /* merge by sorting: keys one gathering task copies */
 #define STREAMS_OUT_KEYS ((size_t)64 << 10)     /* -m: keys merged between two writes */
 
+/* ---- records (records/) ----------------------------------------------------------- */
+#define LOADER_READ ((size_t)16 << 20)          /* bytes one read(2) asks for; the arena's first room */
+#define LOADER_PARALLEL ((uint64_t)64 << 20)    /* reads of a regular file this large: by every thread */
+#define TABLE_PART ((size_t)4 << 20)            /* bytes of a chunk one thread indexes at a time */
+#define ORDER_PARALLEL_MIN ((size_t)1 << 16)    /* fewer records are ordered by one thread */
+/* Gathers read records from random places, so the reads' latency bounds them: they
+ * ask for the record this many ahead (for text, a line's start twice as far) */
+#define RTABLE_AHEAD 16
+#define EMIT_BATCH ((size_t)1 << 18)            /* written in order: records a thread copies a batch */
+#define EMIT_SPREAD_BUF ((size_t)4 << 20)       /* at offsets: a thread's bytes a write (placed: a count) */
+#define EMIT_SPREAD_MIN ((size_t)1 << 16)       /* fewer records are written in order, not at offsets */
+#define SPILL_SHARE ((size_t)4 << 20)           /* a thread's bytes a spilled round (as 64-byte lines) */
+#define SPILL_BLOCK ((size_t)256 << 10)         /* a spilled block's records: about this many bytes */
+#define MERGE_OUT_MAX ((size_t)4 << 20)         /* the spilled merge: a thread's output buffer, at most */
+#define MERGE_OUT_MIN ((size_t)64 << 10)        /*   and at least (a quarter of -S shared by the threads) */
+#define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together */
+#define MERGE_PARALLEL_MIN ((uint64_t)1 << 20)  /*   fewer bytes spilled: one range, one thread */
+
 /* ---- the CPU radix sort (sorter/cpu) --------------------------------------------- */
 #define RADIX_MAX_BITS 11                       /* most bits a digit covers */
 #define RADIX_MIN_BITS 8                        /* least bits an LSD digit covers */
@@ -92,5 +111,17 @@
 #define CUDA_STREAM_RECORD_MAX ((size_t)64 << 10) /* larger binary records are not streamed */
 #define CUDA_SLACK_BYTES ((size_t)16 << 20)     /* device memory left to spare beside the input's */
 #define CUDA_MERGE_BUDGET ((size_t)256 << 20)   /* bytes the CPU merge of a chunk's parts holds */
+
+/* ---- gpusort-mpi (cluster/) ------------------------------------------------------- */
+#define SHARE_PROBE ((size_t)64 << 10)          /* bytes read at a time seeking a share's cut (a line end) */
+#define STAGE_PIECE ((uint64_t)64 << 20)        /* staging a share: bytes one thread copies at a time */
+#define STAGE_BUF ((size_t)1 << 20)             /*   a buffer's bytes, where one is needed */
+#define SAMPLES_A_RANK 64                       /* regular samples each rank gives for each rank */
+#define ROUND_MIN ((size_t)1 << 20)             /* the exchange: a round's bytes from one rank to another, */
+#define ROUND_MAX ((size_t)64 << 20)            /*   at least and at most (-S / 4 / ranks between them) */
+#define CLUSTER_MERGE_SAMPLES 64                /* the parts received merged: samples of each part a piece */
+#define CLUSTER_MERGE_BUF ((size_t)4 << 20)     /*   a thread's bytes a write (placed: a count) */
+#define CLUSTER_MERGE_PIECE_MIN ((uint64_t)64 << 10) /*   fewer bytes a thread: fewer pieces than threads */
+#define PLACE_PIECE ((size_t)8 << 20)           /* a rank's range copied, or sent to rank 0, in pieces this large */
 
 #endif

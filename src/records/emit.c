@@ -26,9 +26,8 @@
 #include "core/mem.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "records/emit.h"
-
-#define EMIT_BATCH ((size_t)1 << 18)   /* records a thread copies between two writes */
 
 typedef struct {
     char *buf;
@@ -81,9 +80,6 @@ static void emit_gather(void *arg, int i, int n)
 }
 
 /* ---- spread: every thread writes its share at its offset of the output file ------- */
-
-#define EMIT_SPREAD_BUF ((size_t)4 << 20)   /* a thread's bytes between two writes */
-#define EMIT_SPREAD_MIN ((size_t)1 << 16)   /* fewer records: written in order */
 
 typedef struct {
     const rtable_t *t;

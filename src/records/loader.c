@@ -44,9 +44,6 @@
 #include "records/table.h"
 #include "records/tokens.h"
 
-#define LOADER_READ ((size_t)16 << 20)            /* bytes one read(2) asks for */
-#define LOADER_PARALLEL ((uint64_t)64 << 20)      /* pieces read by every thread */
-
 struct rloader {
     size_t limit;          /* a chunk's bytes, at most (but for one long line) */
     int next;              /* the input to open next */

@@ -8,10 +8,9 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "records/order.h"
 #include "sorter/sorter.h"
-
-#define ORDER_PARALLEL_MIN ((size_t)1 << 16)   /* fewer records: one thread */
 
 /* ---- records of equal words ------------------------------------------------------- */
 

@@ -24,8 +24,6 @@
 #include "records/spill_impl.h"
 #include "store/codec.h"
 
-#define SPILL_SHARE ((size_t)4 << 20)     /* a thread's records in a round */
-
 static void put32(char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

@@ -23,11 +23,11 @@
 
 #include "core/pool.h"
 #include "core/settings.h"
+#include "core/tuning.h"
 #include "records/ends.h"
 #include "records/rkey.h"
 #include "records/spill.h"
 
-#define SPILL_BLOCK ((size_t)256 << 10)   /* a block's records: about this many bytes */
 #define SPILL_HEAD 16                     /* a block's header */
 
 /* A block: its offset in its file, the mapped key of its first record, the bytes

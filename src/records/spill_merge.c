@@ -25,15 +25,11 @@
 #include "core/error.h"
 #include "core/keys.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "records/ends.h"
 #include "records/field.h"
 #include "records/order.h"
 #include "records/spill_impl.h"
-
-#define MERGE_OUT_MAX ((size_t)4 << 20)   /* a thread's output buffer, at most */
-#define MERGE_OUT_MIN ((size_t)64 << 10)  /* and at least */
-#define MERGE_PIECES 4                    /* pieces a thread, for balance */
-#define MERGE_PARALLEL_MIN ((uint64_t)1 << 20) /* fewer bytes spilled: one piece */
 
 /* ---- the output: a piece's bytes on its turn ---------------------------------------- */
 

@@ -19,11 +19,10 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "records/ends.h"
 #include "records/field.h"
 #include "records/table.h"
-
-#define TABLE_PART ((size_t)4 << 20)    /* bytes of a part that one thread indexes */
 
 /* ---- indexing ---------------------------------------------------------------------- */
 

@@ -25,6 +25,7 @@
 #include "core/keys.h"
 #include "core/pool.h"
 #include "core/settings.h"
+#include "core/tuning.h"
 #include "records/rkey.h"
 
 /* The part of one input in a chunk. */
@@ -123,11 +124,10 @@ static inline void rtable_copy(const rtable_t *t, char *d, const char *dend, con
 #define RTABLE_AHEAD_FN static inline __attribute__((always_inline)) void
 
 /* Gathers read lines from random places, so their latency bounds them: a gather
- * asks for what it will read a few records ahead, as hints. rtable_ahead_start(t,
- * order, r, end): for text, the start of line order[r + 2 * RTABLE_AHEAD] (what
- * finding its bytes, or its length, will need); rtable_ahead(): that, and line
- * order[r + RTABLE_AHEAD]'s first bytes. */
-#define RTABLE_AHEAD 16
+ * asks for what it will read a few records ahead (RTABLE_AHEAD, core/tuning.h), as
+ * hints. rtable_ahead_start(t, order, r, end): for text, the start of line
+ * order[r + 2 * RTABLE_AHEAD] (what finding its bytes, or its length, will need);
+ * rtable_ahead(): that, and line order[r + RTABLE_AHEAD]'s first bytes. */
 
 /* The start of line order[r + 2 * RTABLE_AHEAD], given the table's start[] (a loop
  * that holds it in a local). */
