@@ -3,9 +3,10 @@
 # mpi-sort.sh: gpusort-mpi on 1 to 4 ranks writes what gpusort writes: bare integers
 # (text and binary) random, all equal, sorted, reversed, skewed (nine in ten keys in
 # a narrow range), a share left empty; records (CSV, TSV, blank-separated, binary)
-# with -s, -r, -u, a key's r, -z, --header, several keys (text, then n); bare
-# floating-point numbers (-g); several files, one ending without its newline; and
-# small -S, so that each rank's sort and merge spill.
+# with -s, -r, -u, a key's r, -z, --header, several keys (text, then n), 10-byte
+# keys (Sort Benchmark records); bare floating-point numbers (-g); several files,
+# one ending without its newline; and small -S, so that each rank's sort and merge
+# spill.
 # shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
 { [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
@@ -56,6 +57,19 @@ mpi_same_as_gpusort "binary records" -B --record-size=16 --key-offset=8 --type=i
 # eight bytes that tie (the words), resolved by the full keys on every rank.
 mpi_same_as_gpusort "several keys" -t, -k3,3 -k2,2nr a.csv b.csv
 mpi_same_as_gpusort "floats, bare (-g)" -g floats.txt
+# Sort Benchmark records by their 10-byte keys, two in five sharing their first 8
+# bytes (one word): the ranks' splitters fall among equal words.
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import random, struct, sys
+r = random.Random(9)
+out = sys.stdout.buffer
+for i in range(20000):
+    pre = b"SAMEPREF" if r.random() < 0.4 else bytes(r.randrange(256) for _ in range(8))
+    out.write(pre + bytes(r.randrange(256) for _ in range(2)) + struct.pack("<Q", i) + bytes(82))
+' >sb.bin
+    mpi_same_as_gpusort "bytes10 records" -B --record-size=100 --type=bytes10 sb.bin
+fi
 mpi_same_as_gpusort "binary records, big-endian, -r" -r -B --record-size=16 --key-offset=4 \
     --type=u32 --endian=big recs.bin
 # Each rank's merge cut into a piece a thread (5 here), by keys: equal keys never
