@@ -16,7 +16,7 @@
 #             against the generator's (tests/tools/gscheck).
 #   bin16gf   the same keys file to file (-o, the page cache); outputs compared once.
 #   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
-#             1) by -t, -k2,2, file to file, as text100m; A's and B's outputs
+#             1) by -t, -k2,2n, file to file, as text100m; A's and B's outputs
 #             compared once.
 #   rec16     binary records: REC_MB MiB of 16-byte records with a random u64 key at
 #             byte 0 (gsrec --binary), --record-size=16 --type=u64, file to file
@@ -133,9 +133,9 @@ bin16gf() {
 csv100m() {
     local in=$BENCH_DIR/rec-$CSV_N.csv
     [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
-    files "$in" csv100m -t, -k2,2
+    files "$in" csv100m -t, -k2,2n
     report csv100m "$ta" "$tb" "$(wc -c <"$in")"
-    echo "csv100m: command: gpusort $ARGS -t, -k2,2 $in -o OUT"
+    echo "csv100m: command: gpusort $ARGS -t, -k2,2n $in -o OUT"
 }
 
 rec16() {

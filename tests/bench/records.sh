@@ -5,9 +5,15 @@
 # Text: N lines of `id,key,payload` (tests/tools/gsrec --bench: id a counter, key a
 # random u32, payload 10 to 40 letters), sorted by the key, file to file, the input in
 # the page cache:
-#   gpusort -t, -k2,2 (and -s), and spilled (-S SPILL_S, runs under BENCH_DIR/tmp);
+#   gpusort -t, -k2,2n (and -s), and spilled (-S SPILL_S, runs under BENCH_DIR/tmp);
 #   LC_ALL=C sort -t, -k2,2n --parallel=P -S SORT_S (and -s);
 #   DuckDB (read_csv, ORDER BY key, COPY TO), where DUCKC names its runner.
+# Keys (STEPS "keys"): the same lines by several keys, stably: the payload (text) then
+# the key (-t, -k3,3 -k2,2n -s), against sort -s and DuckDB `ORDER BY payload, key,
+# id`; and by the key read as a floating-point number (-t, -k2,2g -s), against sort
+# -g -s and DuckDB `ORDER BY CAST(key AS DOUBLE), id` (the key read as text, the rows
+# written back as read). With the id as the last key (input order), DuckDB's output
+# is sort -s's byte for byte, and is checked so.
 # Binary: BIN_MB MiB of 16-byte and of 100-byte records (a random u64 key at byte 0,
 # the rest random), gpusort -B --record-size to /dev/null, in GB/s.
 #
@@ -27,7 +33,7 @@
 #   SORT_S     sort's -S (default 50%)         SPILL_S  -S of gpusort's spilled run (64M)
 #   BIN_MB     MiB of each binary input (default 1024; 0 skips the binary part)
 #   DEVICE     gpusort's --device (default auto)
-#   STEPS      "text binary" (default both)
+#   STEPS      "text keys binary" (default "text binary")
 #   BENCH_DIR  data directory, inputs kept for later runs (default ./bench-data)
 #   MACHINE    a name for the machine (default: the host name)
 #   GPUSORT    default ./src/gpusort           GSREC    default ./tests/tools/gsrec
@@ -157,7 +163,7 @@ rounds() {
     for ((i = 1; i <= R; i++)); do
         for key in "${keys[@]}"; do
             case ${verdict[$key]} in FAILED*) continue ;; esac
-            case $key in sort | sort_s) [ "$i" -le "$PEER_R" ] || continue ;; esac
+            case $key in sort | sort_s | sort_k | sort_g) [ "$i" -le "$PEER_R" ] || continue ;; esac
             [ "${out[$key]}" = /dev/null ] || rm -f "${out[$key]}"
             sync
             timed "${cmd[$key]}"
@@ -243,15 +249,15 @@ text_bench() {
     keep[sort]=1
     keep[sort_s]=1
     tool gs "gpusort" "$BENCH_DIR/out-gs.csv" \
-        "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -t, -k2,2 "$in" \
+        "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -t, -k2,2n "$in" \
         -o "$BENCH_DIR/out-gs.csv"
     [ "$PEER_R" -gt 0 ] || keep[gs]=1
     tool gs_s "gpusort -s" "$BENCH_DIR/out-gs-s.csv" \
-        "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -s -t, -k2,2 "$in" \
+        "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -s -t, -k2,2n "$in" \
         -o "$BENCH_DIR/out-gs-s.csv"
     tool gs_spill "gpusort -S $SPILL_S" "$BENCH_DIR/out-gs-spill.csv" \
         "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -S "$SPILL_S" -T "$tmp" \
-        -t, -k2,2 "$in" -o "$BENCH_DIR/out-gs-spill.csv"
+        -t, -k2,2n "$in" -o "$BENCH_DIR/out-gs-spill.csv"
     if [ -n "$DUCKC" ] && [ -x "$DUCKC" ]; then
         duck_sql="SET threads=$P; COPY (SELECT * FROM read_csv('$in', header=false, delim=',', quote='', escape='', columns={'id': 'UBIGINT', 'key': 'UINTEGER', 'payload': 'VARCHAR'}) ORDER BY key) TO '$BENCH_DIR/out-duck.csv' (HEADER false, DELIMITER ',', QUOTE '')"
         tool duck "DuckDB" "$BENCH_DIR/out-duck.csv" "$DUCKC" "$duck_sql"
@@ -291,6 +297,96 @@ text_bench() {
     echo "commands:"
     for key in "${keys[@]}"; do
         case $key in sort | sort_s) printf '  %s: LC_ALL=C %s\n' "${label[$key]}" "${cmd[$key]}" ;;
+            *) printf '  %s: %s\n' "${label[$key]}" "${cmd[$key]}" ;;
+        esac
+    done
+}
+
+# --------------------------------------------------------------------------------
+# Several keys, and a floating-point key: id,key,payload, file to file
+# --------------------------------------------------------------------------------
+
+# check_keys KEY: the first round's check (sort's outputs the references, run first;
+# without sort, gpusort's).
+check_keys() {
+    local ref=sort_${1#*_}
+    [ "$PEER_R" -gt 0 ] || ref=gs_${1#*_}
+    case $1 in
+        sort_*) verdict[$1]="the reference" ;;
+        gs_*) if [ "$ref" = "$1" ]; then
+                verdict[$1]="the reference (sort not run)"
+            else
+                [ -n "${times[$ref]}" ] && same_as "$1" "$ref"
+            fi ;;
+        duck_*) [ -n "${times[$ref]}" ] && same_as "$1" "$ref" ;;
+    esac
+    return 0
+}
+
+keys_bench() {
+    local in=$BENCH_DIR/records-$N.csv bytes key m w
+    if [ ! -s "$in" ]; then
+        echo "generating $N lines of id,key,payload into $in ..." >&2
+        "$GSREC" --bench -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
+        mv "$in.tmp" "$in"
+    fi
+    bytes=$(wc -c <"$in")
+    cat "$in" >/dev/null
+
+    keys=()
+    local csv="read_csv('$in', header=false, delim=',', quote='', escape='', columns={'id': 'UBIGINT', 'key': 'VARCHAR', 'payload': 'VARCHAR'})"
+    local copy="(HEADER false, DELIMITER ',', QUOTE '')"
+    for w in k g; do
+        local kopts=(-k3,3 -k2,2n) order="payload, CAST(key AS UINTEGER), id"
+        if [ $w = g ]; then
+            kopts=(-k2,2g)
+            order="CAST(key AS DOUBLE), id"
+        fi
+        tool "sort_$w" "sort -s ${kopts[*]}" "$BENCH_DIR/out-sort-$w.csv" \
+            sort -s -t, "${kopts[@]}" --parallel="$P" -S "$SORT_S" -T "$tmp" "$in" \
+            -o "$BENCH_DIR/out-sort-$w.csv"
+        keep[sort_$w]=1
+        tool "gs_$w" "gpusort -s ${kopts[*]}" "$BENCH_DIR/out-gs-$w.csv" \
+            "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -s -t, "${kopts[@]}" "$in" \
+            -o "$BENCH_DIR/out-gs-$w.csv"
+        [ "$PEER_R" -gt 0 ] || keep[gs_$w]=1
+        if [ -n "$DUCKC" ] && [ -x "$DUCKC" ]; then
+            tool "duck_$w" "DuckDB, ORDER BY $order" "$BENCH_DIR/out-duck-$w.csv" "$DUCKC" \
+                "SET threads=$P; COPY (SELECT * FROM $csv ORDER BY $order) TO '$BENCH_DIR/out-duck-$w.csv' $copy"
+        fi
+    done
+    [ -n "$DUCKC" ] && [ -x "$DUCKC" ] ||
+        echo "$name: DuckDB skipped: no runner (set DUCKC; see shared/peers/README.md)" >&2
+
+    check_round() { check_keys "$1"; }
+    rounds
+    for key in "${keys[@]}"; do
+        rm -f "${out[$key]}"
+    done
+
+    echo
+    echo "keys: $in: $N lines of id,key,payload, $bytes bytes; stably by the payload then" \
+         "the key, and by the key as a floating-point number; file to file from the page" \
+         "cache; $R rounds, medians; P=$P threads"
+    printf '%-54s %10s  %-28s %s\n' "tool" "median s" "runs s" "check"
+    for key in "${keys[@]}"; do
+        m=$(med "$key")
+        if [ -n "$m" ]; then
+            printf '%-54s %10s  %-28s %s\n' "${label[$key]}" "$m" "${times[$key]# }" "${verdict[$key]}"
+        else
+            printf '%-54s %10s  %s\n' "${label[$key]}" "-" "${verdict[$key]}"
+        fi
+    done
+    echo "ratios (the other's median over gpusort's):"
+    for w in k g; do
+        printf '  %-40s %s\n' "${label[sort_$w]} / gpusort:" "$(ratio "$(med "sort_$w")" "$(med "gs_$w")")"
+        if [ -n "${cmd[duck_$w]:-}" ]; then
+            printf '  %-40s %s\n' "DuckDB / ${label[gs_$w]}:" "$(ratio "$(med "duck_$w")" "$(med "gs_$w")")"
+        fi
+    done
+    echo "commands:"
+    for key in "${keys[@]}"; do
+        case $key in sort_*) printf '  %s: LC_ALL=C %s\n' "${label[$key]}" "${cmd[$key]}" ;;
             *) printf '  %s: %s\n' "${label[$key]}" "${cmd[$key]}" ;;
         esac
     done
@@ -346,6 +442,7 @@ binary_bench() {
 machine_lines "$MACHINE" "$(nproc)" "$version"
 echo "peers: $(sort --version | head -n 1)${DUCKC:+; DuckDB through $DUCKC}"
 step text && text_bench
+step keys && keys_bench
 if step binary && [ "$BIN_MB" -gt 0 ]; then
     binary_bench
 fi
