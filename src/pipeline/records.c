@@ -60,7 +60,7 @@ static int records_disorder(const rtable_t *t, uint64_t ka, const char *a, size_
 static int records_say_disorder(const rtable_t *t, size_t l, int code, int quiet)
 {
     const rseg_t *sg = rtable_seg(t, l);
-    unsigned long long pos = (unsigned long long)(l - sg->first + sg->line0);
+    unsigned long long pos = (unsigned long long)rtable_line_number(t, l);
     size_t len;
     const char *s = rtable_line(t, l, &len);
     char v[256];

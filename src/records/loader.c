@@ -446,6 +446,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
     loader_unmap(t, ld);   /* a mapped input was the whole of the last chunk */
     t->bytes = 0;
     t->nseg = 0;
+    rtokens_chunk(&ld->tok);
     rseg_t *sg = NULL;
     int rc;
     if (ld->fd >= 0) {   /* the input the last chunk stopped in goes on */
@@ -526,6 +527,15 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     ld->fd = -1;
     ld->map_watch = ld->map_fd = -1;
     return GS_OK;
+}
+
+uint64_t rtable_line_number(const rtable_t *t, size_t l)
+{
+    const rloader_t *ld = t->loader;
+    if (t->set->tokens && ld && l < ld->tok.nat)
+        return ld->tok.at[l];
+    const rseg_t *sg = rtable_seg(t, l);
+    return l - sg->first + sg->line0;
 }
 
 int rtable_mapped(const rtable_t *t)

@@ -79,6 +79,9 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit);
  * memory). */
 int rtable_next(rtable_t *t, int *more);
 
+/* The input's line number (from 1) of table line l, for messages: with -g on bare
+ * numbers (tokens.h), the line its number was on. */
+uint64_t rtable_line_number(const rtable_t *t, size_t l);
 /* 1 where the chunk's arena is an input's mapping, not bytes read into memory. */
 int rtable_mapped(const rtable_t *t);
 

@@ -15,6 +15,22 @@ void rtokens_start(rtokens_t *k, int header)
     k->len = 0;
     k->lines = 0;
     k->header = header;
+    k->hlen = 0;
+}
+
+/* A number (or the header) on line `line` is the chunk's next table line. */
+static int rtokens_note(rtokens_t *k, uint64_t line)
+{
+    if (k->nat == k->capat) {
+        size_t cap = k->capat ? 2 * k->capat : 4096;
+        uint64_t *a = realloc(k->at, cap * sizeof *a);
+        if (!a)
+            return err_set(GS_ENOMEM, "out of memory");
+        k->at = a;
+        k->capat = cap;
+    }
+    k->at[k->nat++] = line;
+    return GS_OK;
 }
 
 /* The number that ends at arena[*bytes] (k->len bytes): GS_OK where it is one
@@ -24,7 +40,7 @@ static int rtokens_check(rtokens_t *k, const char *arena, size_t *bytes, const c
     size_t b = *bytes - k->len;
     double v;
     if (rkey_parse_float(arena, b, *bytes, &v))
-        return GS_OK;
+        return rtokens_note(k, k->line);
     char q[256];
     err_escape(q, sizeof q, arena + b, k->len, 40);
     size_t cap = strlen(name) + strlen(q) + 64;
@@ -43,7 +59,13 @@ int rtokens_take(rtokens_t *k, char *arena, size_t from, size_t *bytes, char ter
         char c = arena[r];
         if (k->header) {
             arena[w++] = c;
-            k->header = c != term;
+            k->hlen++;
+            if (c == term) {
+                k->header = 0;
+                int rc = rtokens_note(k, k->lines + 1);
+                if (rc)
+                    return rc;
+            }
         } else if (!(c == ' ' || (c >= '\t' && c <= '\r') || c == term)) {
             if (k->len++ == 0)
                 k->line = k->lines + 1;
@@ -64,13 +86,20 @@ int rtokens_take(rtokens_t *k, char *arena, size_t from, size_t *bytes, char ter
 
 int rtokens_end(rtokens_t *k, char *arena, size_t *bytes, const char *name)
 {
-    int rc = k->len ? rtokens_check(k, arena, bytes, name) : GS_OK;
+    int rc = GS_OK;
+    if (k->header && k->hlen)   /* a header line without its terminator */
+        rc = rtokens_note(k, k->lines + 1);
+    else if (k->len)
+        rc = rtokens_check(k, arena, bytes, name);
     k->len = 0;
+    k->header = 0;
     return rc;
 }
 
 void rtokens_free(rtokens_t *k)
 {
     free(k->bad);
+    free(k->at);
     k->bad = NULL;
+    k->at = NULL;
 }

@@ -21,11 +21,21 @@ typedef struct {
     uint64_t lines;        /* the input's lines (LF; NUL with -z) read so far */
     uint64_t line;         /* the line the number being read is on */
     int header;            /* 1: the header line is being read, kept whole */
+    size_t hlen;           /* its bytes taken so far */
     char *bad;             /* a bad number's message (malloc'ed), or NULL */
+    uint64_t *at;          /* the line of each number (and header) the chunk holds,
+                              in the table's order: for messages (-c, -m) */
+    size_t nat, capat;
 } rtokens_t;
 
 /* A new input begins (header: 1 with --header). */
 void rtokens_start(rtokens_t *k, int header);
+
+/* A new chunk begins: its numbers' lines are noted from its first table line on. */
+static inline void rtokens_chunk(rtokens_t *k)
+{
+    k->nat = 0;
+}
 
 /* arena[from, *bytes), just read, made one number a line in place (*bytes its new
  * end). GS_OK; GS_EINPUT where a number is bad: *bytes then ends before it and

@@ -90,6 +90,31 @@ gs_ok got -g -c as.txt
 [ ! -s got ] || fail "-g -c wrote to standard output"
 printf '1\n2.5\n2\n3\n' >dis.txt
 expect_error 1 "^dis\.txt:3: disorder: 2$" -- "$GPUSORT" -g -c dis.txt
+# The disorder's line, where lines hold several numbers and blank lines, in memory
+# and across chunks (-S 1M).
+python3 - <<'EOF'
+import random
+r = random.Random(3)
+vals = sorted(r.uniform(-1e6, 1e6) for _ in range(200000))
+lines, i, dis = [], 0, None
+while i < len(vals):
+    k = r.randint(1, 4)
+    chunk = ['%.3f' % x for x in vals[i:i + k]]
+    i += k
+    if dis is None and i > 150000:
+        chunk[-1] = '-2e6'
+        dis = len(lines) + 1
+    lines.append(' '.join(chunk))
+    if r.random() < 0.1:
+        lines.append('')
+open('dis-deep.txt', 'w').write('\n'.join(lines) + '\n')
+open('dis-line', 'w').write('%d\n' % dis)
+EOF
+line=$(cat dis-line)
+expect_error 1 "^dis-deep\.txt:$line: disorder: -2e6$" -- "$GPUSORT" -g -c dis-deep.txt
+expect_error 1 "^dis-deep\.txt:$line: disorder: -2e6$" -- "$GPUSORT" -g -c -S 1M -T . dis-deep.txt
+printf 'a header\n1 2\n\n3 2.5\n' >dis-h.txt
+expect_error 1 "^dis-h\.txt:4: disorder: 2\.5$" -- "$GPUSORT" -g -c --header dis-h.txt
 run_cmd "$GPUSORT" -g -C dis.txt
 [ "$STATUS" -eq 1 ] && [ ! -s "$RUN_ERR" ] || fail "-g -C: status $STATUS"
 
