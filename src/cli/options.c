@@ -435,7 +435,7 @@ static int opt_records_check(const opts_t *o)
                        "floating-point keys are --type=f32 or --type=f64");
     if (o->field_sep >= 0 && !o->nkeys)
         return err_set(GS_EUSAGE, "-t (--field-separator) needs -k (--key): without a key, "
-                       "gpusort sorts bare integers");
+                       "gpusort sorts bare numbers");
     if (o->header && binary)
         return err_set(GS_EUSAGE, "--header takes text input and output: binary keys and "
                        "records have no header line");
