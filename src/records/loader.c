@@ -524,6 +524,7 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     if (!ld || !ld->names || !t->seg)
         return err_set(GS_ENOMEM, "out of memory");
     ld->limit = limit ? limit : 1;
+    ld->tok.note = set->mode != MODE_SORT;
     ld->fd = -1;
     ld->map_watch = ld->map_fd = -1;
     return GS_OK;

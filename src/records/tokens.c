@@ -21,6 +21,8 @@ void rtokens_start(rtokens_t *k, int header)
 /* A number (or the header) on line `line` is the chunk's next table line. */
 static int rtokens_note(rtokens_t *k, uint64_t line)
 {
+    if (!k->note)
+        return GS_OK;
     if (k->nat == k->capat) {
         size_t cap = k->capat ? 2 * k->capat : 4096;
         uint64_t *a = realloc(k->at, cap * sizeof *a);

@@ -23,8 +23,10 @@ typedef struct {
     int header;            /* 1: the header line is being read, kept whole */
     size_t hlen;           /* its bytes taken so far */
     char *bad;             /* a bad number's message (malloc'ed), or NULL */
+    int note;              /* 1: each number's line noted (-c and -m, whose messages
+                              name it; a sort names only a bad number's, as it ends) */
     uint64_t *at;          /* the line of each number (and header) the chunk holds,
-                              in the table's order: for messages (-c, -m) */
+                              in the table's order */
     size_t nat, capat;
 } rtokens_t;
 
