@@ -231,15 +231,37 @@ check_text() {
     return 0
 }
 
-text_bench() {
-    local in=$BENCH_DIR/records-$N.csv bytes duck_sql key m
+# csv_input: the N lines of id,key,payload (made once, kept in BENCH_DIR) into the
+# page cache, for every tool alike; prints their path.
+csv_input() {
+    local in=$BENCH_DIR/records-$N.csv
     if [ ! -s "$in" ]; then
         echo "generating $N lines of id,key,payload into $in ..." >&2
         "$GSREC" --bench -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
         mv "$in.tmp" "$in"
     fi
+    cat "$in" >/dev/null
+    printf '%s\n' "$in"
+}
+
+# tool_table WIDTH: each tool's median, runs and check, its label WIDTH wide.
+tool_table() {
+    local key m
+    printf "%-${1}s %10s  %-28s %s\n" "tool" "median s" "runs s" "check"
+    for key in "${keys[@]}"; do
+        m=$(med "$key")
+        if [ -n "$m" ]; then
+            printf "%-${1}s %10s  %-28s %s\n" "${label[$key]}" "$m" "${times[$key]# }" "${verdict[$key]}"
+        else
+            printf "%-${1}s %10s  %s\n" "${label[$key]}" "-" "${verdict[$key]}"
+        fi
+    done
+}
+
+text_bench() {
+    local in bytes duck_sql key
+    in=$(csv_input)
     bytes=$(wc -c <"$in")
-    cat "$in" >/dev/null   # into the page cache, for every tool alike
 
     keys=()
     tool sort "sort" "$BENCH_DIR/out-sort.csv" \
@@ -274,15 +296,7 @@ text_bench() {
     echo
     echo "text: $in: $N lines of id,key,payload, $bytes bytes; sorted by the key (u32)," \
          "file to file from the page cache; $R rounds, medians; P=$P threads"
-    printf '%-22s %10s  %-28s %s\n' "tool" "median s" "runs s" "check"
-    for key in "${keys[@]}"; do
-        m=$(med "$key")
-        if [ -n "$m" ]; then
-            printf '%-22s %10s  %-28s %s\n' "${label[$key]}" "$m" "${times[$key]# }" "${verdict[$key]}"
-        else
-            printf '%-22s %10s  %s\n' "${label[$key]}" "-" "${verdict[$key]}"
-        fi
-    done
+    tool_table 22
     echo "ratios (the other's median over gpusort's):"
     printf '  %-32s %s\n' "sort / gpusort:" "$(ratio "$(med sort)" "$(med gs)")"
     printf '  %-32s %s\n' "sort -s / gpusort -s:" "$(ratio "$(med sort_s)" "$(med gs_s)")"
@@ -324,14 +338,9 @@ check_keys() {
 }
 
 keys_bench() {
-    local in=$BENCH_DIR/records-$N.csv bytes key m w
-    if [ ! -s "$in" ]; then
-        echo "generating $N lines of id,key,payload into $in ..." >&2
-        "$GSREC" --bench -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
-        mv "$in.tmp" "$in"
-    fi
+    local in bytes key w
+    in=$(csv_input)
     bytes=$(wc -c <"$in")
-    cat "$in" >/dev/null
 
     keys=()
     local csv="read_csv('$in', header=false, delim=',', quote='', escape='', columns={'id': 'UBIGINT', 'key': 'VARCHAR', 'payload': 'VARCHAR'})"
@@ -368,15 +377,7 @@ keys_bench() {
     echo "keys: $in: $N lines of id,key,payload, $bytes bytes; stably by the payload then" \
          "the key, and by the key as a floating-point number; file to file from the page" \
          "cache; $R rounds, medians; P=$P threads"
-    printf '%-54s %10s  %-28s %s\n' "tool" "median s" "runs s" "check"
-    for key in "${keys[@]}"; do
-        m=$(med "$key")
-        if [ -n "$m" ]; then
-            printf '%-54s %10s  %-28s %s\n' "${label[$key]}" "$m" "${times[$key]# }" "${verdict[$key]}"
-        else
-            printf '%-54s %10s  %s\n' "${label[$key]}" "-" "${verdict[$key]}"
-        fi
-    done
+    tool_table 54
     echo "ratios (the other's median over gpusort's):"
     for w in k g; do
         printf '  %-40s %s\n' "${label[sort_$w]} / gpusort:" "$(ratio "$(med "sort_$w")" "$(med "gs_$w")")"
