@@ -231,6 +231,15 @@ check_text() {
     return 0
 }
 
+# drop_outputs: every tool's output file removed, the references too (after the
+# rounds; /dev/null is no file of ours).
+drop_outputs() {
+    local key
+    for key in "${keys[@]}"; do
+        [ "${out[$key]}" = /dev/null ] || rm -f "${out[$key]}"
+    done
+}
+
 # csv_input: the N lines of id,key,payload (made once, kept in BENCH_DIR) into the
 # page cache, for every tool alike; prints their path.
 csv_input() {
@@ -289,9 +298,7 @@ text_bench() {
 
     check_round() { check_text "$1"; }
     rounds
-    for key in "${keys[@]}"; do
-        rm -f "${out[$key]}"
-    done
+    drop_outputs
 
     echo
     echo "text: $in: $N lines of id,key,payload, $bytes bytes; sorted by the key (u32)," \
@@ -369,9 +376,7 @@ keys_bench() {
 
     check_round() { check_keys "$1"; }
     rounds
-    for key in "${keys[@]}"; do
-        rm -f "${out[$key]}"
-    done
+    drop_outputs
 
     echo
     echo "keys: $in: $N lines of id,key,payload, $bytes bytes; stably by the payload then" \
