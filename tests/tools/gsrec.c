@@ -45,6 +45,9 @@ typedef struct {
     int no_final;           /* --no-final-newline */
     const char *header;     /* --header: a first line; NULL for none */
     int bench;              /* --bench: id,key,payload lines */
+    int prices;             /* --prices: id,price,payload lines */
+    int sortbench;          /* --sortbench: the Sort Benchmark's 100-byte records */
+    unsigned skew;          /* --skew: percent of --sortbench keys sharing 8 bytes */
     int binary;             /* -b: fixed-size binary records */
     unsigned record_size;   /* --record-size: 0 for the key width */
     unsigned key_offset;    /* --key-offset: default 0 */
@@ -104,13 +107,21 @@ static void usage(FILE *f)
           "                         1, key a uniform u32, payload 10-40 random letters\n"
           "                         (only -n, -s, -z, --crlf, --header and\n"
           "                         --no-final-newline apply)\n"
+          "      --prices           as --bench, with a price for the key: a decimal of\n"
+          "                         1 to 5 digits and 0 to 6 places, one in four\n"
+          "                         negative, one in sixteen with a '+', one in eight\n"
+          "                         with an exponent (e-20 to e+20); never -0\n"
           "Binary records:\n"
           "  -b, --binary           fixed-size records: a key of --type at --key-offset,\n"
           "                         in --endian order (-d as for text), the other bytes\n"
           "                         random\n"
           "      --record-size=N    bytes a record (default: the key's width)\n"
           "      --key-offset=O     the key's first byte in a record (default 0)\n"
-          "      --endian=ORDER     little (default) or big\n", f);
+          "      --endian=ORDER     little (default) or big\n"
+          "      --sortbench        the Sort Benchmark's records: 100 bytes, a key of 10\n"
+          "                         random bytes first (sorted as --type=bytes10)\n"
+          "      --skew=P           with --sortbench: P percent of the keys share their\n"
+          "                         first 8 bytes, told apart by the last 2 (default 0)\n", f);
 }
 
 /* Parse an unsigned decimal number, strictly, at most max. */
@@ -143,7 +154,7 @@ static void parse_options(int argc, char **argv, ropts_t *o)
 {
     enum {
         OPT_RANGE = 256, OPT_ZEROS, OPT_PAD, OPT_CRLF, OPT_NO_FINAL, OPT_HEADER,
-        OPT_BENCH, OPT_RECORD_SIZE, OPT_KEY_OFFSET, OPT_ENDIAN, OPT_HELP
+        OPT_BENCH, OPT_PRICES, OPT_SORTBENCH, OPT_SKEW, OPT_RECORD_SIZE, OPT_KEY_OFFSET, OPT_ENDIAN, OPT_HELP
     };
     static const struct option longopts[] = {
         {"count", required_argument, NULL, 'n'},
@@ -162,6 +173,9 @@ static void parse_options(int argc, char **argv, ropts_t *o)
         {"no-final-newline", no_argument, NULL, OPT_NO_FINAL},
         {"header", required_argument, NULL, OPT_HEADER},
         {"bench", no_argument, NULL, OPT_BENCH},
+        {"prices", no_argument, NULL, OPT_PRICES},
+        {"sortbench", no_argument, NULL, OPT_SORTBENCH},
+        {"skew", required_argument, NULL, OPT_SKEW},
         {"binary", no_argument, NULL, 'b'},
         {"record-size", required_argument, NULL, OPT_RECORD_SIZE},
         {"key-offset", required_argument, NULL, OPT_KEY_OFFSET},
@@ -190,6 +204,9 @@ static void parse_options(int argc, char **argv, ropts_t *o)
         case OPT_NO_FINAL: o->no_final = 1; break;
         case OPT_HEADER: o->header = optarg; break;
         case OPT_BENCH: o->bench = 1; break;
+        case OPT_PRICES: o->bench = o->prices = 1; break;
+        case OPT_SORTBENCH: o->binary = o->sortbench = 1; o->record_size = 100; break;
+        case OPT_SKEW: o->skew = (unsigned)parse_u64(optarg, "bad skew (0 to 100)", 100); break;
         case OPT_RECORD_SIZE:
             o->record_size = (unsigned)parse_u64(optarg, "bad record size", 1u << 20);
             break;
@@ -232,6 +249,8 @@ static void parse_options(int argc, char **argv, ropts_t *o)
         die("--range must be 1 or more", NULL);
     if (o->binary && o->bench)
         die("--binary and --bench exclude each other", NULL);
+    if (o->skew && !o->sortbench)
+        die("--skew needs --sortbench", NULL);
 }
 
 static void tinfo_init(tinfo_t *ti, rtype_t t)
@@ -436,12 +455,50 @@ static void text_line(out_t *w, uint64_t *state, const ropts_t *o, const tinfo_t
     }
 }
 
-/* One line of the benchmark's shape: id,key,payload. */
-static void bench_line(out_t *w, uint64_t *state, const alphabet_t *letters, uint64_t id)
+/* A price: [-+]D[.DDDDDD][e[-+]X] (never a zero with a sign: -0 and 0 are equal to
+ * sort -g, and the peers need not agree on their order). */
+static void out_price(out_t *w, uint64_t *state)
+{
+    uint64_t whole = draw(state, 0, 99999), places = draw(state, 0, 6);
+    uint64_t frac = places ? draw(state, 0, 999999) % (uint64_t)(places == 6 ? 1000000 :
+                    places == 5 ? 100000 : places == 4 ? 10000 : places == 3 ? 1000 :
+                    places == 2 ? 100 : 10) : 0;
+    uint64_t sign = draw(state, 0, 15);
+    if (whole || frac) {
+        if (sign < 4)
+            out_byte(w, '-');
+        else if (sign == 4)
+            out_byte(w, '+');
+    }
+    out_u64(w, whole);
+    if (places) {
+        char digits[8];
+        for (uint64_t i = places; i > 0; i--, frac /= 10)
+            digits[i - 1] = (char)('0' + frac % 10);
+        out_byte(w, '.');
+        out_bytes(w, digits, places);
+    }
+    if (draw(state, 0, 7) == 0) {
+        int64_t e = (int64_t)draw(state, 0, 40) - 20;
+        out_byte(w, 'e');
+        if (e < 0)
+            out_byte(w, '-');
+        else if (draw(state, 0, 1))
+            out_byte(w, '+');
+        out_u64(w, (uint64_t)(e < 0 ? -e : e));
+    }
+}
+
+/* One line of the benchmark's shape: id,key,payload (--prices: id,price,payload). */
+static void bench_line(out_t *w, uint64_t *state, const alphabet_t *letters, uint64_t id,
+                       int prices)
 {
     out_u64(w, id);
     out_byte(w, ',');
-    out_u64(w, draw(state, 0, UINT32_MAX));
+    if (prices)
+        out_price(w, state);
+    else
+        out_u64(w, draw(state, 0, UINT32_MAX));
     out_byte(w, ',');
     out_random(w, state, letters, 10, 40);
 }
@@ -455,6 +512,16 @@ static void binary_record(out_t *w, uint64_t *state, const ropts_t *o, const tin
         uint64_t r = splitmix64(state);
         for (unsigned j = 0; j < 8 && i + j < size; j++)
             rec[i + j] = (char)(r >> (8 * j));
+    }
+    if (o->sortbench) {
+        /* The key: 10 random bytes; --skew of them begin with one 8 bytes. */
+        static const char shared[8] = {'S', 'K', 'E', 'W', 'E', 'D', 0x00, (char)0xff};
+        if (o->skew && draw(state, 0, 99) < o->skew)
+            memcpy(rec, shared, sizeof shared);
+        w->len += size;
+        if (w->len >= OUT_BUF)
+            out_flush(w);
+        return;
     }
     uint64_t raw = draw_key(state, o, ti);
     for (int i = 0; i < ti->width; i++) {
@@ -505,7 +572,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (o.bench)
-            bench_line(&w, &state, &a, i + 1);
+            bench_line(&w, &state, &a, i + 1, o.prices);
         else
             text_line(&w, &state, &o, &ti, &a, pads);
         out_end(&w, &o, i + 1 == o.n);
