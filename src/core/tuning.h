@@ -78,6 +78,13 @@
 #define LOADER_PARALLEL ((uint64_t)64 << 20)    /* reads of a regular file this large: by every thread */
 #define TABLE_PART ((size_t)4 << 20)            /* bytes of a chunk one thread indexes at a time */
 #define ORDER_PARALLEL_MIN ((size_t)1 << 16)    /* fewer records are ordered by one thread */
+/* Runs of equal words (records/ties.h): this many records or fewer are sorted by
+ * comparisons; deeper than this many words into a key or a line, too; a run this
+ * long, and a TIES_SHARES-th of a thread's share of the chunk, is the pool's */
+#define TIES_COMPARE_MAX ((size_t)32)
+#define TIES_DEPTH_MAX ((size_t)16)
+#define TIES_SHARED_MIN ((size_t)1 << 16)
+#define TIES_SHARES ((size_t)4)
 /* Gathers read records from random places, so the reads' latency bounds them: they
  * ask for the record this many ahead (for text, a line's start twice as far) */
 #define RTABLE_AHEAD 16

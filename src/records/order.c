@@ -2,6 +2,8 @@
 /* order.c: the order in which the records of a table are written (see order.h). */
 #include <config.h>
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,8 @@
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "records/order.h"
+#include "records/pairs.h"
+#include "records/ties.h"
 #include "sorter/sorter.h"
 
 /* ---- records of equal words ------------------------------------------------------- */
@@ -54,10 +58,14 @@ typedef struct {
     size_t n;
     int bits;              /* 0: order[] holds lines; else packed words */
     uint64_t mask;         /* a word's line */
-    int ties;              /* 1: runs of equal keys put in last-resort order */
+    int ties;              /* 1: runs of equal keys put in their order (ties.h) */
     int where;             /* 1: the records made where words, each share measured */
     size_t *cut;           /* nthreads + 1 positions, each the start of a run */
     uint64_t *bytes;       /* with where: each share's bytes */
+    size_t shared_min;     /* runs this long are left for the whole pool */
+    size_t (*longer)[3];   /* those: [start, end) and the share they are in */
+    atomic_size_t nlonger;
+    atomic_int failed;
 } ties_job_t;
 
 static inline uint64_t ties_key(const ties_job_t *j, size_t r)
@@ -65,53 +73,116 @@ static inline uint64_t ties_key(const ties_job_t *j, size_t r)
     return j->bits ? j->order[r] >> j->bits : j->t->key[j->order[r]];
 }
 
-/* Records of equal words: their keys in full, the last resort, then input order
- * (qsort_r is not stable; the lines' numbers make it so). */
-static int order_tie_cmp(const void *x, const void *y, void *arg)
+/* The end of the run of equal keys that holds r (the keys ascend: a search). */
+static size_t ties_run_end(const ties_job_t *j, size_t r)
 {
-    const ties_job_t *j = arg;
-    size_t a = (size_t)(*(const uint64_t *)x & j->mask), b = (size_t)(*(const uint64_t *)y & j->mask);
-    int c = rorder_tie(j->t, a, b);
-    return c ? c : (a > b) - (a < b);
+    uint64_t v = ties_key(j, r);
+    size_t a = r + 1, b = j->n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (ties_key(j, m) == v)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
 }
 
-/* Thread i's share, settled in one pass: its runs of equal keys each put in
- * last-resort order (ties), packed words made their lines, and those made where
- * words (where), the share's bytes summed: the passes that emit.c's measure and an
- * unpacking would make, saved. */
+/* order[a..b) made where words (with where; the lines' starts asked for ahead, as
+ * emit.c does) or lines (packed words); their bytes (where). */
+static uint64_t order_lines_of(const ties_job_t *j, size_t a, size_t b)
+{
+    /* The arrays in locals: stores into order[] could change the table's fields. */
+    uint64_t *o = j->order, mask = j->mask, sum = 0;
+    const uint64_t *start = j->t->start;
+    if (j->where) {
+        for (size_t r = a; r < b; r++) {
+            if (r + 2 * RTABLE_AHEAD < b)
+                __builtin_prefetch(&start[o[r + 2 * RTABLE_AHEAD] & mask]);
+            size_t l = (size_t)(o[r] & mask), len = (size_t)(start[l + 1] - start[l]);
+            o[r] = rtable_where_at(start[l], len);
+            sum += len;
+        }
+    } else if (j->bits) {
+        for (size_t r = a; r < b; r++)
+            o[r] &= mask;
+    }
+    return sum;
+}
+
+/* Thread i's share, settled in one pass: its runs of equal keys each put in order
+ * (ties; a run of shared_min or more is left for the pool), packed words made their
+ * lines, and those made where words (where), the share's bytes summed: the passes
+ * that emit.c's measure and an unpacking would make, saved. */
 static void order_settle_part(void *arg, int i, int n)
 {
     (void)n;
     ties_job_t *j = arg;
     size_t a = j->cut[i], end = j->cut[i + 1];
-    /* The arrays in locals: stores into order[] could change the table's fields. */
-    uint64_t *o = j->order, mask = j->mask, sum = 0;
-    const uint64_t *start = j->t->start;
+    rties_t c = { .t = j->t, .mask = j->mask };
+    rties_mem_t mem = { 0 };
+    uint64_t sum = 0;
     while (a < end) {
         size_t b = a + 1;
         if (j->ties) {
             uint64_t k = ties_key(j, a);
-            while (b < end && ties_key(j, b) == k)
+            while (b < end && b - a < j->shared_min && ties_key(j, b) == k)
                 b++;
-            if (b - a > 1)
-                qsort_r(o + a, b - a, sizeof *o, order_tie_cmp, j);
-        }
-        if (j->where) {   /* the lines' starts asked for ahead, as emit.c does */
-            for (size_t r = a; r < b; r++) {
-                if (r + 2 * RTABLE_AHEAD < end)
-                    __builtin_prefetch(&start[o[r + 2 * RTABLE_AHEAD] & mask]);
-                size_t l = (size_t)(o[r] & mask), len = (size_t)(start[l + 1] - start[l]);
-                o[r] = rtable_where_at(start[l], len);
-                sum += len;
+            if (b - a >= j->shared_min && b < end && ties_key(j, b) == k) {
+                b = ties_run_end(j, a);   /* the pool's, later */
+                size_t at = atomic_fetch_add(&j->nlonger, 1);
+                j->longer[at][0] = a;
+                j->longer[at][1] = b;
+                j->longer[at][2] = (size_t)i;
+                a = b;
+                continue;
             }
-        } else if (j->bits) {
-            for (size_t r = a; r < b; r++)
-                o[r] &= mask;
+            if (b - a > 1 && rties_settle(&c, &mem, j->order + a, b - a) != GS_OK)
+                atomic_store(&j->failed, 1);
         }
+        sum += order_lines_of(j, a, b);
         a = b;
     }
+    rties_mem_free(&mem);
     if (j->where)
-        j->bytes[i] = sum;
+        j->bytes[i] += sum;
+}
+
+/* A long run's lines made (order_lines_of), by the pool's threads. */
+typedef struct {
+    const ties_job_t *j;
+    size_t a, b;
+    uint64_t *sum;
+} lines_job_t;
+
+static void order_lines_part(void *arg, int i, int nt)
+{
+    lines_job_t *l = arg;
+    size_t lo, hi;
+    pool_share(l->b - l->a, i, nt, &lo, &hi);
+    l->sum[i] = order_lines_of(l->j, l->a + lo, l->a + hi);
+}
+
+/* The runs left for the pool settled by it, their lines made. */
+static int order_settle_longer(pool_t *pool, ties_job_t *j)
+{
+    int nt = pool_size(pool);
+    uint64_t *sum = calloc((size_t)nt, sizeof *sum);
+    if (!sum)
+        return err_set(GS_ENOMEM, "out of memory");
+    rties_t c = { .t = j->t, .mask = j->mask };
+    int rc = GS_OK;
+    for (size_t k = 0; k < j->nlonger && rc == GS_OK; k++) {
+        lines_job_t l = { .j = j, .a = j->longer[k][0], .b = j->longer[k][1], .sum = sum };
+        rc = rties_settle_shared(&c, pool, j->order + l.a, l.b - l.a, j->n);
+        if (rc)
+            break;
+        pool_run(pool, order_lines_part, &l);
+        for (int i = 0; i < nt && j->where; i++)
+            j->bytes[j->longer[k][2]] += sum[i];
+    }
+    free(sum);
+    return rc;
 }
 
 /* Settle order[0..n) (ties_job_t's steps that j asks for) by the pool's threads,
@@ -121,12 +192,18 @@ static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
 {
     int nt = pool_size(pool);
     size_t n = j->n;
+    int parallel = nt > 1 && n >= ORDER_PARALLEL_MIN;
     j->mask = j->bits == 0 || j->bits == 64 ? ~0ull : (1ull << j->bits) - 1;
+    j->shared_min = parallel ? rties_shared_min(pool, n) : SIZE_MAX;
     j->cut = malloc(sizeof(size_t) * ((size_t)nt + 1));
     j->bytes = j->where ? calloc((size_t)nt, sizeof(uint64_t)) : NULL;
-    if (!j->cut || (j->where && !j->bytes)) {
+    j->longer = parallel && j->ties ? malloc(sizeof *j->longer * (n / j->shared_min + 1)) : NULL;
+    atomic_init(&j->nlonger, 0);
+    atomic_init(&j->failed, 0);
+    if (!j->cut || (j->where && !j->bytes) || (parallel && j->ties && !j->longer)) {
         free(j->cut);
         free(j->bytes);
+        free(j->longer);
         return err_set(GS_ENOMEM, "out of memory");
     }
     /* Even shares, each start moved forward to the start of a run of equal keys. */
@@ -135,23 +212,28 @@ static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
         size_t c = i == nt ? n : n * (size_t)i / (size_t)nt;
         if (c < j->cut[i - 1])
             c = j->cut[i - 1];
-        while (j->ties && c > 0 && c < n && ties_key(j, c) == ties_key(j, c - 1))
-            c++;
+        if (j->ties && c > 0 && c < n && ties_key(j, c) == ties_key(j, c - 1))
+            c = ties_run_end(j, c);
         j->cut[i] = c;
     }
-    if (nt > 1 && n >= ORDER_PARALLEL_MIN)
+    if (parallel)
         pool_run(pool, order_settle_part, j);
     else
         for (int i = 0; i < nt; i++)
             order_settle_part(j, i, nt);
-    if (j->where) {
+    int rc = atomic_load(&j->failed) ? err_set(GS_ENOMEM, "out of memory") : GS_OK;
+    if (rc == GS_OK && j->nlonger)
+        rc = order_settle_longer(pool, j);
+    free(j->longer);
+    if (j->where && rc == GS_OK) {
         sh->n = nt;
         sh->cut = j->cut;
         sh->bytes = j->bytes;
     } else {
         free(j->cut);
+        free(j->bytes);
     }
-    return GS_OK;
+    return rc;
 }
 
 /* -u: the first record of each run of equal keys (the line numbers ascend within
@@ -288,41 +370,6 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
     return GS_OK;
 }
 
-/* Sort the lines by key as pairs (key, line), stably: an LSD radix sort by bytes,
- * only on the bytes where the keys differ, each pass shared by the pool's threads
- * (each counts its slice, then scatters it to its own places in every bucket). For
- * keys whose range leaves no room for the line numbers in one word. */
-typedef struct {
-    uint64_t *k, *o, *kt, *ot;   /* keys and lines, and where a pass writes them */
-    size_t n;
-    int shift;
-    size_t (*count)[256];        /* a thread's counts, then its places */
-} pairs_job_t;
-
-static void pairs_count(void *arg, int i, int nt)
-{
-    pairs_job_t *j = arg;
-    size_t lo, hi;
-    pool_share(j->n, i, nt, &lo, &hi);
-    size_t *c = j->count[i];
-    memset(c, 0, sizeof j->count[i]);
-    for (size_t r = lo; r < hi; r++)
-        c[(j->k[r] >> j->shift) & 0xFF]++;
-}
-
-static void pairs_scatter(void *arg, int i, int nt)
-{
-    pairs_job_t *j = arg;
-    size_t lo, hi;
-    pool_share(j->n, i, nt, &lo, &hi);
-    size_t *at = j->count[i];
-    for (size_t r = lo; r < hi; r++) {
-        size_t d = at[(j->k[r] >> j->shift) & 0xFF]++;
-        j->kt[d] = j->k[r];
-        j->ot[d] = j->o[r];
-    }
-}
-
 /* The pairs sorted by the chunk sorter where it takes them (a GPU's): the keys in
  * order[]'s order (the table's own where order[] is every line), their indices
  * sorted, and order[] permuted by them into new memory, then copied back. *done 0
@@ -396,6 +443,9 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
     return rc;
 }
 
+/* Sort the lines by key as pairs (key, line), stably (records/pairs.h), by the
+ * chunk sorter where it takes them, else by the pool: for keys whose range leaves
+ * no room for the line numbers in one word. */
 static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order)
 {
     size_t n = t->nrec;
@@ -404,51 +454,17 @@ static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64
                                        : GS_OK;
     if (rc || done)
         return rc;
-    int nt = n >= ORDER_PARALLEL_MIN ? pool_size(pool) : 1;
     uint64_t *block = mem_alloc(sizeof *block * n * 3);
-    pairs_job_t j = { .k = block, .kt = block + n, .ot = block + 2 * n, .o = order, .n = n,
-                      .count = malloc(sizeof *j.count * (size_t)nt) };
-    if (!block || !j.count) {
-        free(block);
-        free(j.count);
+    if (!block)
         return err_set(GS_ENOMEM, "out of memory");
-    }
-    uint64_t any = 0, all = ~0ull;
-    for (size_t r = 0; r < n; r++) {
-        j.k[r] = t->key[order[r]];
-        any |= j.k[r];
-        all &= j.k[r];
-    }
-    for (j.shift = 0; j.shift < 64; j.shift += 8) {
-        if ((((any ^ all) >> j.shift) & 0xFF) == 0)
-            continue;   /* a byte every key shares */
-        if (nt > 1)
-            pool_run(pool, pairs_count, &j);
-        else
-            pairs_count(&j, 0, 1);
-        size_t place = 0;
-        for (int d = 0; d < 256; d++)
-            for (int i = 0; i < nt; i++) {
-                size_t c = j.count[i][d];
-                j.count[i][d] = place;
-                place += c;
-            }
-        if (nt > 1)
-            pool_run(pool, pairs_scatter, &j);
-        else
-            pairs_scatter(&j, 0, 1);
-        uint64_t *x = j.k;
-        j.k = j.kt;
-        j.kt = x;
-        x = j.o;
-        j.o = j.ot;
-        j.ot = x;
-    }
-    if (j.o != order)
-        memcpy(order, j.o, sizeof *order * n);
+    index_job_t j = { .order = order, .key = t->key, .dst = block, .n = n };
+    order_run(pool, n, index_gather, &j);
+    int where = rpairs_sort(n >= ORDER_PARALLEL_MIN ? pool : NULL, block, order, block + n,
+                            block + 2 * n, n);
+    if (where == 1)
+        mem_copy(pool, order, block + 2 * n, sizeof *order * n);
     free(block);
-    free(j.count);
-    return GS_OK;
+    return where < 0 ? err_set(GS_ENOMEM, "out of memory") : GS_OK;
 }
 
 void rorder_shares_free(rorder_shares_t *sh)

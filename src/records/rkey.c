@@ -224,16 +224,23 @@ void rkey_init(rkey_t *k, const settings_t *set)
 
 /* ---- words ------------------------------------------------------------------------------ */
 
-/* The first bytes of a normalized key, gathered into one big-endian word. */
+/* Eight bytes of a normalized key from its byte skip on (the first eight where skip
+ * is 0), gathered into one big-endian word; more: the key goes on past them. */
 typedef struct {
     uint64_t word;
     int have;                /* bytes in word (8 at most) */
+    int more;                /* a byte came once the word was full */
+    size_t skip;             /* bytes still to pass over before the word's */
 } rk_acc_t;
 
 static inline void rk_put(rk_acc_t *a, unsigned char byte)
 {
-    if (a->have < 8)
+    if (a->skip)
+        a->skip--;
+    else if (a->have < 8)
         a->word |= (uint64_t)byte << (8 * (7 - a->have++));
+    else
+        a->more = 1;
 }
 
 /* width bytes of v (big-endian), inverted where rev. */
@@ -241,7 +248,7 @@ static void rk_put_number(rk_acc_t *a, uint64_t v, int width, int rev)
 {
     if (rev)
         v = ~v;
-    for (int s = 8 * (width - 1); s >= 0 && a->have < 8; s -= 8)
+    for (int s = 8 * (width - 1); s >= 0 && !a->more; s -= 8)
         rk_put(a, (unsigned char)(v >> s));
 }
 
@@ -249,7 +256,7 @@ static void rk_put_number(rk_acc_t *a, uint64_t v, int width, int rev)
 static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int rev)
 {
     unsigned char x = rev ? 0xFF : 0;
-    for (size_t p = b; p < e && a->have < 8; p++) {
+    for (size_t p = b; p < e && !a->more; p++) {
         unsigned char c = (unsigned char)line[p];
         if (c <= 1) {
             rk_put(a, 1 ^ x);
@@ -263,7 +270,7 @@ static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int r
 
 int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad)
 {
-    rk_acc_t a = { 0, 0 };
+    rk_acc_t a = { 0 };
     int total = 0;
     /* Every numeric key is read, to report the first bad one, even once the word is
      * full. */
@@ -287,6 +294,34 @@ int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rke
     /* An exact key is a number of total bytes, not the first bytes of a longer one. */
     *word = k->exact ? (total == 8 ? a.word : a.word >> (8 * (8 - total))) : a.word;
     return RKEY_OK;
+}
+
+int rkey_word_at(const rkey_t *k, const char *line, size_t len, size_t depth, uint64_t *word)
+{
+    rk_acc_t a = { .skip = k->rsize ? 0 : 8 * depth };
+    if (k->rsize) {   /* bytesN: its bytes from 8 * depth, inverted where -r */
+        const unsigned char *p = (const unsigned char *)line + k->koff;
+        for (size_t i = 8 * depth; i < k->kbytes && !a.more; i++)
+            rk_put(&a, k->reverse ? (unsigned char)~p[i] : p[i]);
+        *word = a.word;
+        return a.more;
+    }
+    for (int i = 0; i < k->nkeys && !a.more; i++) {
+        const keydef_t *d = &k->keys[i];
+        if (d->kind == KD_TEXT) {
+            size_t b, e;
+            rkey_span(k, i, line, len, &b, &e);
+            rk_put_text(&a, line, b, e, d->reverse);
+            continue;
+        }
+        uint64_t v = 0;
+        int width = 8;
+        rkey_bad_t bad;
+        if (rk_number(k, i, line, len, &v, &width, &bad) == RKEY_OK)
+            rk_put_number(&a, v, width, d->reverse);
+    }
+    *word = a.word;
+    return a.more;
 }
 
 /* A binary float or bytes key's bytes in big-endian order (most significant first). */

@@ -74,6 +74,12 @@ enum { RKEY_OK = 0, RKEY_BAD };
  * number, out of range). Pure; any thread. */
 int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad);
 
+/* The normalized key's bytes [8 * depth, 8 * depth + 8) as a big-endian word (zeros
+ * past its end) into *word; 1 where the key goes on past them, else 0 (the word's
+ * bytes are its last). A text record's keys must have given RKEY_OK; a binary
+ * record's key is bytesN. Depth 0 is rkey_word()'s word for a key that is not
+ * exact. Pure; any thread. */
+int rkey_word_at(const rkey_t *k, const char *line, size_t len, size_t depth, uint64_t *word);
 /* The word of a binary record. */
 uint64_t rkey_word_binary(const rkey_t *k, const char *rec);
 

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/* ties.c: runs of equal words put in order (see ties.h). */
+#include <config.h>
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/tuning.h"
+#include "records/order.h"
+#include "records/pairs.h"
+#include "records/ties.h"
+
+/* Where a run stands: the key's words (KEYS) from word depth on, or the lines'
+ * (LINES, the last resort) from 7 * depth bytes on. */
+enum { KEYS, LINES };
+
+/* The word of entry x at (phase, depth); for KEYS, *more: the key goes on. */
+static uint64_t ties_word(const rties_t *c, uint64_t x, int phase, size_t depth, int *more)
+{
+    const rtable_t *t = c->t;
+    size_t len;
+    const char *p = rtable_line(t, (size_t)(x & c->mask), &len);
+    if (!t->rsize)
+        len--;   /* the terminator is no part of the line */
+    uint64_t w = 0;
+    if (phase == KEYS) {
+        *more = rkey_word_at(&t->rk, p, len, depth, &w);
+        return w;
+    }
+    size_t off = 7 * depth, have = len > off ? len - off : 0;
+    size_t take = have > 7 ? 7 : have;
+    for (size_t i = 0; i < take; i++)
+        w |= (uint64_t)(unsigned char)p[off + i] << (8 * (7 - i));
+    w |= have > 7 ? 8 : have;
+    return t->rk.last_reverse ? ~w : w;
+}
+
+/* What follows a run of equal words at (phase, depth), its first entry x: 1 and
+ * the next (phase, depth), or 0 where its records are in order already (equal
+ * keys and no last resort, or equal lines). */
+static int ties_next(const rties_t *c, uint64_t x, uint64_t w, int *phase, size_t *depth)
+{
+    if (*phase == KEYS) {
+        int more;
+        ties_word(c, x, KEYS, *depth, &more);
+        if (more) {
+            (*depth)++;
+            return 1;
+        }
+        if (!c->t->rk.last_resort)
+            return 0;
+        *phase = LINES;
+        *depth = 0;
+        return 1;
+    }
+    uint64_t said = (c->t->rk.last_reverse ? ~w : w) & 0xFF;
+    if (said != 8)
+        return 0;   /* the lines end here, equal */
+    (*depth)++;
+    return 1;
+}
+
+/* Entries of equal words compared in full (the last resort included), then by
+ * their lines: qsort_r is not stable. */
+static int ties_cmp(const void *x, const void *y, void *arg)
+{
+    const rties_t *c = arg;
+    size_t a = (size_t)(*(const uint64_t *)x & c->mask), b = (size_t)(*(const uint64_t *)y & c->mask);
+    int r = rorder_tie(c->t, a, b);
+    return r ? r : (a > b) - (a < b);
+}
+
+/* Where a run starts: its first (phase, depth), its first words being equal. */
+static void ties_start(const rties_t *c, int *phase, size_t *depth)
+{
+    *phase = c->t->rk.exact ? LINES : KEYS;
+    *depth = c->t->rk.exact ? 0 : 1;
+}
+
+static int ties_room(rties_mem_t *mem, size_t n)
+{
+    if (n <= mem->cap)
+        return GS_OK;
+    rties_mem_free(mem);
+    mem->w = malloc(sizeof(uint64_t) * n);
+    mem->wt = malloc(sizeof(uint64_t) * n);
+    mem->et = malloc(sizeof(uint64_t) * n);
+    if (!mem->w || !mem->wt || !mem->et) {
+        rties_mem_free(mem);
+        return GS_ENOMEM;
+    }
+    mem->cap = n;
+    return GS_OK;
+}
+
+/* e[0..n) of equal words up to (phase, depth), by one thread; w, wt, et: scratch
+ * beside e. */
+static void ties_run(const rties_t *c, uint64_t *e, uint64_t *w, uint64_t *wt, uint64_t *et,
+                     size_t n, int phase, size_t depth)
+{
+    if (n < 2)
+        return;
+    if (n <= TIES_COMPARE_MAX || depth > TIES_DEPTH_MAX) {
+        qsort_r(e, n, sizeof *e, ties_cmp, (void *)c);
+        return;
+    }
+    int more;
+    uint64_t differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = ties_word(c, e[i], phase, depth, &more);
+        differ |= w[i] ^ w[0];
+    }
+    if (differ && rpairs_sort(NULL, w, e, wt, et, n) == 1) {
+        memcpy(w, wt, sizeof *w * n);
+        memcpy(e, et, sizeof *e * n);
+    }
+    for (size_t x = 0, y; x < n; x = y) {
+        for (y = x + 1; y < n && w[y] == w[x]; y++)
+            ;
+        int ph = phase;
+        size_t d = depth;
+        if (y - x > 1 && ties_next(c, e[x], w[x], &ph, &d))
+            ties_run(c, e + x, w + x, wt + x, et + x, y - x, ph, d);
+    }
+}
+
+int rties_settle(const rties_t *c, rties_mem_t *mem, uint64_t *e, size_t n)
+{
+    if (n > TIES_COMPARE_MAX && ties_room(mem, n) != GS_OK)
+        return err_set(GS_ENOMEM, "out of memory");
+    int phase;
+    size_t depth;
+    ties_start(c, &phase, &depth);
+    ties_run(c, e, mem->w, mem->wt, mem->et, n, phase, depth);
+    return GS_OK;
+}
+
+void rties_mem_free(rties_mem_t *mem)
+{
+    free(mem->w);
+    free(mem->wt);
+    free(mem->et);
+    *mem = (rties_mem_t){ 0 };
+}
+
+/* ---- a long run, by every thread ------------------------------------------------------ */
+
+typedef struct {
+    const rties_t *c;
+    uint64_t *e, *w, *wt, *et;
+    size_t n;
+    int phase;
+    size_t depth;
+    size_t shared_min;         /* runs this long are the pool's */
+    uint64_t *differ;          /* a thread's words' difference from w[0] */
+    size_t *start;             /* nt + 1: thread i's runs start in [start[i], start[i + 1]) */
+    size_t (*longer)[2];       /* runs left for the pool: [start, end) */
+    atomic_size_t nlonger;
+    atomic_int failed;
+} shared_job_t;
+
+static void shared_words(void *arg, int i, int nt)
+{
+    shared_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    uint64_t differ = 0, first = 0;
+    int more;
+    if (j->n)
+        first = ties_word(j->c, j->e[0], j->phase, j->depth, &more);
+    for (size_t r = lo; r < hi; r++) {
+        j->w[r] = ties_word(j->c, j->e[r], j->phase, j->depth, &more);
+        differ |= j->w[r] ^ first;
+    }
+    j->differ[i] = differ;
+}
+
+/* Where thread i's runs start: at its even share's start, moved past the run that
+ * started before it (the words are sorted: a binary search), found before any
+ * thread moves a word. */
+static void shared_starts(void *arg, int i, int nt)
+{
+    shared_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    if (lo > 0 && lo < j->n && j->w[lo] == j->w[lo - 1]) {
+        uint64_t v = j->w[lo - 1];
+        size_t a = lo, b = j->n;   /* the first word above v is in [a, b] */
+        while (a < b) {
+            size_t m = a + (b - a) / 2;
+            if (j->w[m] == v)
+                a = m + 1;
+            else
+                b = m;
+        }
+        lo = a;
+    }
+    j->start[i] = lo;
+}
+
+/* Thread i's runs of equal words: a run of shared_min or more is left for the
+ * pool, the others settled here. */
+static void shared_runs(void *arg, int i, int nt)
+{
+    shared_job_t *j = arg;
+    (void)nt;
+    size_t lo = j->start[i], hi = j->start[i + 1];
+    for (size_t x = lo, y; x < hi; x = y) {
+        for (y = x + 1; y < j->n && j->w[y] == j->w[x]; y++)
+            ;
+        int ph = j->phase;
+        size_t d = j->depth;
+        if (y - x < 2 || !ties_next(j->c, j->e[x], j->w[x], &ph, &d))
+            continue;
+        if (y - x >= j->shared_min && d <= TIES_DEPTH_MAX) {
+            size_t at = atomic_fetch_add(&j->nlonger, 1);
+            j->longer[at][0] = x;
+            j->longer[at][1] = y;
+            continue;
+        }
+        /* The words' scratch beside the run is the run's own. */
+        ties_run(j->c, j->e + x, j->w + x, j->wt + x, j->et + x, y - x, ph, d);
+    }
+}
+
+size_t rties_shared_min(const pool_t *pool, size_t whole)
+{
+    size_t share = whole / ((size_t)pool_size(pool) * TIES_SHARES);
+    return share > TIES_SHARED_MIN ? share : TIES_SHARED_MIN;
+}
+
+static int shared_run(const rties_t *c, pool_t *pool, uint64_t *e, uint64_t *w, uint64_t *wt,
+                      uint64_t *et, size_t n, int phase, size_t depth, size_t shared_min)
+{
+    int nt = pool_size(pool);
+    shared_job_t j = { .c = c, .e = e, .w = w, .wt = wt, .et = et, .n = n, .phase = phase,
+                       .depth = depth, .shared_min = shared_min, .differ = calloc((size_t)nt, sizeof(uint64_t)),
+                       .start = malloc(sizeof(size_t) * ((size_t)nt + 1)),
+                       .longer = malloc(sizeof *j.longer * (n / shared_min + 1)) };
+    if (!j.differ || !j.start || !j.longer) {
+        free(j.differ);
+        free(j.start);
+        free(j.longer);
+        return err_set(GS_ENOMEM, "out of memory");
+    }
+    atomic_init(&j.nlonger, 0);
+    pool_run(pool, shared_words, &j);
+    uint64_t differ = 0;
+    for (int i = 0; i < nt; i++)
+        differ |= j.differ[i];
+    int rc = GS_OK, where = differ ? rpairs_sort(pool, w, e, wt, et, n) : 0;
+    if (where < 0) {
+        rc = err_set(GS_ENOMEM, "out of memory");
+    } else {
+        if (where == 1) {
+            mem_copy(pool, w, wt, sizeof *w * n);
+            mem_copy(pool, e, et, sizeof *e * n);
+        }
+        pool_run(pool, shared_starts, &j);
+        j.start[nt] = n;
+        pool_run(pool, shared_runs, &j);
+        for (size_t k = 0; k < j.nlonger && rc == GS_OK; k++) {
+            size_t x = j.longer[k][0], y = j.longer[k][1];
+            int ph = phase;
+            size_t d = depth;
+            ties_next(c, e[x], w[x], &ph, &d);
+            rc = shared_run(c, pool, e + x, w + x, wt + x, et + x, y - x, ph, d, shared_min);
+        }
+    }
+    free(j.differ);
+    free(j.start);
+    free(j.longer);
+    return rc;
+}
+
+int rties_settle_shared(const rties_t *c, pool_t *pool, uint64_t *e, size_t n, size_t whole)
+{
+    uint64_t *w = mem_alloc(sizeof *w * n * 3);
+    if (!w)
+        return err_set(GS_ENOMEM, "out of memory");
+    int phase;
+    size_t depth;
+    ties_start(c, &phase, &depth);
+    int rc = shared_run(c, pool, e, w, w + n, w + 2 * n, n, phase, depth,
+                        rties_shared_min(pool, whole));
+    free(w);
+    return rc;
+}
