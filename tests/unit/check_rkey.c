@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* check_rkey.c: the records' normalized key (records/rkey.h) and the pairs sort
+ * (records/pairs.h).
+ *  - g keys: rkey_parse_float() against libc's strtod, the independent oracle, on
+ *    random decimal texts (its own fast path and strtod's cases: long significands,
+ *    far exponents, hex, inf, nan, junk);
+ *  - the words of a key (rkey_word_at(), a depth at a time) order random lines as
+ *    rkey_cmp() does, which compares the keys themselves, for 1 to 3 keys of text,
+ *    n and g, reversed or not; depth 0 is rkey_word()'s word;
+ *  - rpairs_sort() against qsort with the input position as the last key (stable).
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "check_suites.h"
+#include "core/settings.h"
+#include "records/pairs.h"
+#include "records/rkey.h"
+
+/* ---- g keys ------------------------------------------------------------------------ */
+
+/* A random text of a number: a sign, digits, a point, digits, an exponent, each
+ * there or not; sometimes one of strtod's other forms or junk. */
+static size_t ck_float_text(uint64_t *rng, char *buf)
+{
+    static const char *const other[] = { "inf", "-Infinity", "nan", "0x1p3", "0x1.8p-2",
+                                         "1e", "1e+", ".", "-.", "+-1", "1.2.3", "e5",
+                                         "1e5x", " 7", "9007199254740993",
+                                         "9007199254740992", "123456789012345678901",
+                                         "1e22", "1e23", "1e-22", "1e-23", "4.9e-324",
+                                         "1.7976931348623157e308", "00000000000000000000001.5" };
+    if (ck_rng_below(rng, 10) == 0)
+        return (size_t)sprintf(buf, "%s", other[ck_rng_below(rng, sizeof other / sizeof *other)]);
+    size_t n = 0;
+    int s = (int)ck_rng_below(rng, 4);
+    if (s == 0)
+        buf[n++] = '-';
+    else if (s == 1)
+        buf[n++] = '+';
+    for (uint64_t i = ck_rng_below(rng, 21); i > 0; i--)
+        buf[n++] = (char)('0' + ck_rng_below(rng, 10));
+    if (ck_rng_below(rng, 2)) {
+        buf[n++] = '.';
+        for (uint64_t i = ck_rng_below(rng, 21); i > 0; i--)
+            buf[n++] = (char)('0' + ck_rng_below(rng, 10));
+    }
+    if (ck_rng_below(rng, 3) == 0)
+        n += (size_t)sprintf(buf + n, "e%d", (int)ck_rng_below(rng, 81) - 40);
+    buf[n] = '\0';
+    return n;
+}
+
+START_TEST(test_rkey_float_vs_strtod)
+{
+    uint64_t rng = 0xF10A7 + (uint64_t)_i;
+    char buf[128];
+    for (size_t t = 0; t < ck_scaled(200000, 20000); t++) {
+        size_t n = ck_float_text(&rng, buf);
+        char *end;
+        double want = strtod(buf, &end), got = 0;
+        int want_ok = n > 0 && end == buf + n &&
+                      !(buf[0] == '+' && (buf[1] == '-' || buf[1] == '+'));
+        int ok = rkey_parse_float(buf, 0, n, &got);
+        ck_expect(ok == want_ok, "'%s': %s, strtod %s", buf, ok ? "a number" : "refused",
+                  want_ok ? "a number" : "refused");
+        ck_expect(!ok || memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)),
+                  "'%s': %.17g, strtod %.17g", buf, got, want);
+    }
+}
+END_TEST
+
+/* ---- words against comparisons ---------------------------------------------------------- */
+
+/* A random line of three comma-separated fields: text (bytes 0, 1, 'a', 'b' and 255,
+ * so that escapes and equal prefixes are common), an integer, a decimal number. */
+static size_t ck_line(uint64_t *rng, char *buf)
+{
+    static const char text[] = { 0, 1, 'a', 'b', (char)0xFF };
+    size_t n = 0;
+    for (uint64_t i = ck_rng_below(rng, 14); i > 0; i--)
+        buf[n++] = text[ck_rng_below(rng, sizeof text)];
+    n += (size_t)sprintf(buf + n, ",%d,", (int)ck_rng_below(rng, 7) - 3);
+    n += (size_t)sprintf(buf + n, "%d.%d", (int)ck_rng_below(rng, 5) - 2, (int)ck_rng_below(rng, 3));
+    return n;
+}
+
+/* The sign of comparing a's and b's keys word by word, a depth at a time, until
+ * they differ or one's key ends (the encodings are prefix-free: then both do). */
+static int ck_words_cmp(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb)
+{
+    for (size_t d = 0;; d++) {
+        uint64_t wa, wb;
+        int ma = rkey_word_at(k, a, la, d, &wa), mb = rkey_word_at(k, b, lb, d, &wb);
+        if (wa != wb)
+            return wa < wb ? -1 : 1;
+        ck_expect(ma == mb, "equal words at depth %zu, one key going on", d);
+        if (!ma)
+            return 0;
+    }
+}
+
+START_TEST(test_rkey_words_order)
+{
+    uint64_t rng = 0x30BD + (uint64_t)_i;
+    static settings_t set;
+    memset(&set, 0, sizeof set);
+    set.type = KEY_I64;
+    set.field_sep = ',';
+    set.stable = 1;
+    set.nkeys = 1 + (int)ck_rng_below(&rng, 3);
+    for (int i = 0; i < set.nkeys; i++) {
+        int f = 1 + (int)ck_rng_below(&rng, 3);
+        set.keys[i] = (keydef_t){ .sfield = f, .schar = 1, .efield = f,
+                                  .reverse = (int)ck_rng_below(&rng, 2),
+                                  .kind = f == 1 ? KD_TEXT : f == 2 ? KD_INT : KD_FLOAT };
+    }
+    rkey_t k;
+    rkey_init(&k, &set);
+    enum { LINES = 64 };
+    char lines[LINES][64];
+    size_t len[LINES];
+    for (int i = 0; i < LINES; i++)
+        len[i] = ck_line(&rng, lines[i]);
+    for (int a = 0; a < LINES; a++) {
+        uint64_t w0, wa;
+        rkey_bad_t bad;
+        ck_expect(rkey_word(&k, lines[a], len[a], &w0, &bad) == RKEY_OK, "line %d refused", a);
+        rkey_word_at(&k, lines[a], len[a], 0, &wa);
+        ck_expect(k.exact || w0 == wa, "depth 0 %016" PRIx64 ", rkey_word %016" PRIx64, wa, w0);
+        for (int b = 0; b < LINES; b++) {
+            int want = rkey_cmp(&k, lines[a], len[a], lines[b], len[b]);
+            if (k.exact) {   /* the word is the key */
+                uint64_t wb;
+                rkey_word(&k, lines[b], len[b], &wb, &bad);
+                want = (w0 > wb) - (w0 < wb);
+                ck_expect(rkey_cmp(&k, lines[a], len[a], lines[b], len[b]) == 0,
+                          "exact keys compared");
+                continue;
+            }
+            int got = ck_words_cmp(&k, lines[a], len[a], lines[b], len[b]);
+            ck_expect(got == want, "case %d, lines %d and %d: words %d, keys %d", _i, a, b,
+                      got, want);
+        }
+    }
+}
+END_TEST
+
+/* ---- pairs ---------------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t k, v;
+} ck_pair_t;
+
+static int ck_pair_cmp(const void *x, const void *y)
+{
+    const ck_pair_t *a = x, *b = y;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    return (a->v > b->v) - (a->v < b->v);   /* v: the input position */
+}
+
+START_TEST(test_rkey_pairs_stable)
+{
+    uint64_t rng = 0xA125 + (uint64_t)_i;
+    size_t n = 1 + ck_rng_below(&rng, 5000);
+    uint64_t *k = malloc(sizeof *k * n * 4), *v = k + n, *kt = k + 2 * n, *vt = k + 3 * n;
+    ck_pair_t *ref = malloc(sizeof *ref * n);
+    ck_assert(k && ref);
+    uint64_t mask = _i % 3 == 0 ? 0xFF00 : _i % 3 == 1 ? 0xF0F0F0F0F0F0F0F0ull : ~0ull;
+    for (size_t i = 0; i < n; i++) {
+        k[i] = ck_rng_next(&rng) & mask;
+        v[i] = i;
+        ref[i] = (ck_pair_t){ k[i], i };
+    }
+    qsort(ref, n, sizeof *ref, ck_pair_cmp);
+    int where = rpairs_sort(NULL, k, v, kt, vt, n);
+    ck_assert_int_ge(where, 0);
+    const uint64_t *gk = where ? kt : k, *gv = where ? vt : v;
+    for (size_t i = 0; i < n; i++)
+        ck_expect(gk[i] == ref[i].k && gv[i] == ref[i].v, "pair %zu of %zu", i, n);
+    free(k);
+    free(ref);
+}
+END_TEST
+
+Suite *make_rkey_suite(void)
+{
+    Suite *s = suite_create("rkey");
+    TCase *tc = ck_tcase("float");
+    tcase_add_loop_test(tc, test_rkey_float_vs_strtod, 0, 4);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    tc = ck_tcase("words");
+    tcase_add_loop_test(tc, test_rkey_words_order, 0, (int)ck_scaled(400, 40));
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    tc = ck_tcase("pairs");
+    tcase_add_loop_test(tc, test_rkey_pairs_stable, 0, 30);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    return s;
+}
