@@ -28,6 +28,9 @@ static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t records_mapped; /* records' inputs mapped whole (under stats_lock) */
 static int spill_files, spill_threads;   /* records spilled (under stats_lock), */
 static double spill_pack_s, spill_write_s;   /* the threads' seconds packing, writing */
+static int order_chunks;        /* records ordered (under stats_lock): chunks, */
+static double order_sort_s, order_settle_s;   /* their words sorted, equal words settled */
+static uint64_t order_shared;   /* runs of equal words settled by the whole pool */
 static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
 static int mapped_threads;      /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
@@ -125,6 +128,16 @@ void stats_note_records_spill(int files, int threads, double pack_s, double writ
     spill_threads = threads;
     spill_pack_s += pack_s;
     spill_write_s += write_s;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_records_order(double sort_s, double settle_s, uint64_t shared_runs)
+{
+    pthread_mutex_lock(&stats_lock);
+    order_chunks++;
+    order_sort_s += sort_s;
+    order_settle_s += settle_s;
+    order_shared += shared_runs;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -261,6 +274,11 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: records spilled to %d files by %d threads, each "
                 "packing blocks and writing them: %.3f s packing, %.3f s writing, the threads' "
                 "times added up\n", spill_files, spill_threads, spill_pack_s, spill_write_s);
+    if (order_chunks)
+        fprintf(stderr, "gpusort: stats: records ordered in %d chunks: words sorted %.3f s, "
+                "equal words settled and lines made %.3f s (%llu runs of equal words by the "
+                "whole pool)\n", order_chunks, order_sort_s, order_settle_s,
+                (unsigned long long)order_shared);
     if (mapped_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
                 "threads\n", (unsigned long long)mapped_bytes, mapped_threads);

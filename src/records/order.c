@@ -128,6 +128,8 @@ static void order_settle_part(void *arg, int i, int n)
             uint64_t k = ties_key(j, a);
             while (b < end && b - a < j->shared_min && ties_key(j, b) == k)
                 b++;
+            if (!j->bits && b + 2 * RTABLE_AHEAD < end)   /* the keys ahead asked for */
+                __builtin_prefetch(&j->t->key[j->order[b + 2 * RTABLE_AHEAD]]);
             if (b - a >= j->shared_min && b < end && ties_key(j, b) == k) {
                 b = ties_run_end(j, a);   /* the pool's, later */
                 size_t at = atomic_fetch_add(&j->nlonger, 1);
@@ -161,6 +163,21 @@ static void order_lines_part(void *arg, int i, int nt)
     size_t lo, hi;
     pool_share(l->b - l->a, i, nt, &lo, &hi);
     l->sum[i] = order_lines_of(l->j, l->a + lo, l->a + hi);
+}
+
+/* Even shares of where words measured again (the runs settled by the whole pool
+ * made their shares' owners' far longer). */
+static void order_measure_part(void *arg, int i, int nt)
+{
+    ties_job_t *j = arg;
+    (void)nt;
+    uint64_t sum = 0;
+    size_t len;
+    for (size_t r = j->cut[i]; r < j->cut[i + 1]; r++) {
+        rtable_record(j->t, j->order, 1, r, &len);
+        sum += len;
+    }
+    j->bytes[i] = sum;
 }
 
 /* The runs left for the pool settled by it, their lines made. */
@@ -222,8 +239,14 @@ static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
         for (int i = 0; i < nt; i++)
             order_settle_part(j, i, nt);
     int rc = atomic_load(&j->failed) ? err_set(GS_ENOMEM, "out of memory") : GS_OK;
-    if (rc == GS_OK && j->nlonger)
+    if (rc == GS_OK && j->nlonger) {
         rc = order_settle_longer(pool, j);
+        if (rc == GS_OK && j->where) {
+            for (int i = 0; i <= nt; i++)
+                j->cut[i] = n * (size_t)i / (size_t)nt;
+            pool_run(pool, order_measure_part, j);
+        }
+    }
     free(j->longer);
     if (j->where && rc == GS_OK) {
         sh->n = nt;
@@ -257,7 +280,7 @@ static size_t order_unique(const rtable_t *t, uint64_t *order, size_t n, int bit
  * lines, bytewise); and packed words (bits > 0) made their lines, or, where sh asks
  * and the table allows, where words with the shares' bytes. *n the new count. */
 static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, size_t *n,
-                            int bits, rorder_shares_t *sh)
+                            int bits, rorder_shares_t *sh, size_t *shared)
 {
     int full = !t->rk.exact, unique = t->set->unique;
     if (unique && !full)
@@ -268,6 +291,7 @@ static int order_equal_keys(const rtable_t *t, pool_t *pool, uint64_t *order, si
     if (!j.ties && !j.where && bits == 0)
         return GS_OK;   /* lines already, in their order */
     int rc = order_settle(pool, &j, j.where ? sh : NULL);
+    *shared = j.nlonger;
     if (rc || !(unique && full))
         return rc;
     /* -u of keys compared in full: the runs in key order first, then the firsts. */
@@ -332,10 +356,10 @@ static void order_lines(const rtable_t *t, pool_t *pool, uint64_t *order)
 
 /* The records (*orderp: room for them, tmp: as much scratch) sorted as one word
  * each: (key - kmin) << bits | line, by the chunk sorter (a GPU's where the run has
- * one, and the words fit it at once; else the CPU's); then only the lines kept.
- * *orderp may move to the scratch the result is in. */
+ * one, and the words fit it at once; else the CPU's). *orderp may move to the
+ * scratch the result is in. */
 static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t **orderp,
-                        uint64_t *tmp, size_t *np, int bits, rorder_shares_t *sh)
+                        uint64_t *tmp, int bits)
 {
     uint64_t *order = *orderp;
     size_t n = t->nrec;
@@ -362,10 +386,6 @@ static int order_packed(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint6
         if (!(res = radix_sort_cpu_from(pool, order, tmp, n, 8, bits)))
             return err_set(GS_ENOMEM, "out of memory");
     }
-    int rc = order_equal_keys(t, pool, res, &n, bits, sh);
-    if (rc)
-        return rc;
-    *np = n;
     *orderp = res;   /* the order, or the scratch where the result is */
     return GS_OK;
 }
@@ -508,13 +528,20 @@ int rorder_sort(const rtable_t *t, pool_t *pool, sorter_t *words, sorter_t *pair
     int rc = order_room(mem, n ? n : 1, packed);
     uint64_t *order = mem->a;
     if (rc == GS_OK && packed) {
-        rc = order_packed(t, pool, words, &order, mem->b, &n, bits, sh);
+        rc = order_packed(t, pool, words, &order, mem->b, bits);
     } else if (rc == GS_OK) {
         order_lines(t, pool, order);
-        if (n >= 2 && (rc = order_pairs(t, pool, pairs, order)) == GS_OK)
-            rc = order_equal_keys(t, pool, order, &n, 0, sh);
+        bits = 0;
+        if (n >= 2)
+            rc = order_pairs(t, pool, pairs, order);
     }
-    stats_add(ST_SORT, t->nrec * sizeof(uint64_t), stats_now() - t0);   /* a key a record */
+    double t1 = stats_now();
+    size_t shared = 0;
+    if (rc == GS_OK && (packed || n >= 2))
+        rc = order_equal_keys(t, pool, order, &n, bits, sh, &shared);
+    double t2 = stats_now();
+    stats_add(ST_SORT, t->nrec * sizeof(uint64_t), t2 - t0);   /* a key a record */
+    stats_note_records_order(t1 - t0, t2 - t1, shared);
     if (rc)
         return rc;
     *out = order;

@@ -38,6 +38,23 @@ static uint64_t ties_word(const rties_t *c, uint64_t x, int phase, size_t depth,
     return t->rk.last_reverse ? ~w : w;
 }
 
+/* Ask for what entry r + RTABLE_AHEAD's word will read (a line's start twice as
+ * far ahead), as table.h's gathers do: the words are made in an order that is
+ * random in the table. */
+static inline void ties_ahead(const rties_t *c, const uint64_t *e, size_t r, size_t end)
+{
+    const rtable_t *t = c->t;
+    if (t->rsize) {
+        if (r + RTABLE_AHEAD < end)
+            __builtin_prefetch(t->arena + (e[r + RTABLE_AHEAD] & c->mask) * t->rsize);
+        return;
+    }
+    if (r + 2 * RTABLE_AHEAD < end)
+        __builtin_prefetch(&t->start[e[r + 2 * RTABLE_AHEAD] & c->mask]);
+    if (r + RTABLE_AHEAD < end)
+        __builtin_prefetch(t->arena + t->start[e[r + RTABLE_AHEAD] & c->mask]);
+}
+
 /* What follows a run of equal words at (phase, depth), its first entry x: 1 and
  * the next (phase, depth), or 0 where its records are in order already (equal
  * keys and no last resort, or equal lines). */
@@ -110,6 +127,7 @@ static void ties_run(const rties_t *c, uint64_t *e, uint64_t *w, uint64_t *wt, u
     int more;
     uint64_t differ = 0;
     for (size_t i = 0; i < n; i++) {
+        ties_ahead(c, e, i, n);
         w[i] = ties_word(c, e[i], phase, depth, &more);
         differ |= w[i] ^ w[0];
     }
@@ -172,6 +190,7 @@ static void shared_words(void *arg, int i, int nt)
     if (j->n)
         first = ties_word(j->c, j->e[0], j->phase, j->depth, &more);
     for (size_t r = lo; r < hi; r++) {
+        ties_ahead(j->c, j->e, r, hi);
         j->w[r] = ties_word(j->c, j->e[r], j->phase, j->depth, &more);
         differ |= j->w[r] ^ first;
     }

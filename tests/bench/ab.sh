@@ -18,6 +18,11 @@
 #   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
 #             1) by -t, -k2,2n, file to file, as text100m; A's and B's outputs
 #             compared once.
+#   csvkeys   the same lines by -s -t, -k3,3 -k2,2n (text, then an integer).
+#   prices    100M lines `id,price,payload` (gsrec --prices, seed 1) by -s -t, -k2,2g.
+#   sb0, sb40 SB_N Sort Benchmark records (gsrec --sortbench: 100 bytes, a 10-byte
+#             key; in sb40, 40% of the keys share their first 8 bytes) by
+#             --type=bytes10, file to file.
 #   rec16     binary records: REC_MB MiB of 16-byte records with a random u64 key at
 #             byte 0 (gsrec --binary), --record-size=16 --type=u64, file to file
 #             as csv100m.
@@ -31,8 +36,8 @@
 #   GSGEN, GENKEYS, GSCHECK, GSREC   default ./tests/tools/gsgen,
 #              ./tests/bench/genkeys, ./tests/tools/gscheck, ./tests/tools/gsrec
 #   BENCH_DIR  where the inputs are kept (default ./bench-data)
-#   TEXT_N, BIN_KEYS, CSV_N, REC_MB   smaller inputs, to try the script (default
-#              100000000, 4 Gi, 100000000, 4096)
+#   TEXT_N, BIN_KEYS, CSV_N, REC_MB, SB_N   smaller inputs, to try the script
+#              (default 100000000, 4 Gi, 100000000, 4096, 100000000)
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
 export LC_ALL=C
@@ -53,6 +58,7 @@ TEXT_N=${TEXT_N:-100000000}
 BIN_KEYS=${BIN_KEYS:-$((4 << 30))}
 CSV_N=${CSV_N:-100000000}
 REC_MB=${REC_MB:-4096}
+SB_N=${SB_N:-100000000}
 mkdir -p "$BENCH_DIR"
 read -r -a extra <<<"$ARGS"
 summary=()
@@ -138,6 +144,35 @@ csv100m() {
     echo "csv100m: command: gpusort $ARGS -t, -k2,2n $in -o OUT"
 }
 
+csvkeys() {
+    local in=$BENCH_DIR/rec-$CSV_N.csv
+    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    files "$in" csvkeys -s -t, -k3,3 -k2,2n
+    report csvkeys "$ta" "$tb" "$(wc -c <"$in")"
+    echo "csvkeys: command: gpusort $ARGS -s -t, -k3,3 -k2,2n $in -o OUT"
+}
+
+prices() {
+    local in=$BENCH_DIR/prices-$CSV_N.csv
+    [ -s "$in" ] || "$GSREC" --prices -n "$CSV_N" -s 1 >"$in"
+    files "$in" prices -s -t, -k2,2g
+    report prices "$ta" "$tb" "$(wc -c <"$in")"
+    echo "prices: command: gpusort $ARGS -s -t, -k2,2g $in -o OUT"
+}
+
+# sortbench SKEW: the Sort Benchmark's records, SB_N of them (100 bytes, 10-byte
+# keys; SKEW percent sharing their first 8 bytes), file to file.
+sortbench() {
+    local w=sb$1 in=$BENCH_DIR/sb$1-$SB_N.bin
+    [ -s "$in" ] || "$GSREC" --sortbench --skew="$1" -n "$SB_N" -s 5 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    local args=(--binary --record-size=100 --type=bytes10)
+    files "$in" "$w" "${args[@]}"
+    report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+    echo "$w: command: gpusort $ARGS ${args[*]} $in -o OUT"
+}
+
 rec16() {
     local in=$BENCH_DIR/rec16-$REC_MB.bin n=$((REC_MB * 1048576 / 16))
     [ -s "$in" ] || "$GSREC" --binary --record-size=16 --key-offset=0 -t u64 -n "$n" -s 3 >"$in"
@@ -172,7 +207,9 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | bin16gf | csv100m | rec16) "$w" ;;
+    text100m | bin16g | bin16gf | csv100m | csvkeys | prices | rec16) "$w" ;;
+    sb0) sortbench 0 ;;
+    sb40) sortbench 40 ;;
     rec16null) recnull 16 ;;
     rec100null) recnull 100 ;;
     *) die "unknown workload '$w'" ;;

@@ -10,9 +10,10 @@
 #   DuckDB (read_csv, ORDER BY key, COPY TO), where DUCKC names its runner.
 # Keys (STEPS "keys"): the same lines by several keys, stably: the payload (text) then
 # the key (-t, -k3,3 -k2,2n -s), against sort -s and DuckDB `ORDER BY payload, key,
-# id`; and by the key read as a floating-point number (-t, -k2,2g -s), against sort
-# -g -s and DuckDB `ORDER BY CAST(key AS DOUBLE), id` (the key read as text, the rows
-# written back as read). With the id as the last key (input order), DuckDB's output
+# id`; by the payload alone (-k3,3); by the key read as a floating-point number (-t,
+# -k2,2g -s), against sort -g -s and DuckDB `ORDER BY CAST(key AS DOUBLE), id` (the
+# key read as text, the rows written back as read); and N lines id,price,payload
+# (gsrec --prices: decimals with signs and exponents) by the price, likewise. With the id as the last key (input order), DuckDB's output
 # is sort -s's byte for byte, and is checked so.
 # Binary: BIN_MB MiB of 16-byte and of 100-byte records (a random u64 key at byte 0,
 # the rest random), gpusort -B --record-size to /dev/null, in GB/s.
@@ -34,6 +35,8 @@
 #   BIN_MB     MiB of each binary input (default 1024; 0 skips the binary part)
 #   DEVICE     gpusort's --device (default auto)
 #   STEPS      "text keys binary" (default "text binary")
+#   KEYS       the keys step's ways: k (-k3,3 -k2,2n), t (-k3,3), g (-k2,2g), p (the
+#              prices' -k2,2g) (default "k t g p")
 #   BENCH_DIR  data directory, inputs kept for later runs (default ./bench-data)
 #   MACHINE    a name for the machine (default: the host name)
 #   GPUSORT    default ./src/gpusort           GSREC    default ./tests/tools/gsrec
@@ -59,6 +62,7 @@ SPILL_S=${SPILL_S:-64M}
 BIN_MB=${BIN_MB:-1024}
 DEVICE=${DEVICE:-auto}
 STEPS=${STEPS:-text binary}
+KEYS=${KEYS:-k t g p}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 MACHINE=${MACHINE:-$(hostname)}
 GPUSORT=${GPUSORT:-./src/gpusort}
@@ -163,7 +167,7 @@ rounds() {
     for ((i = 1; i <= R; i++)); do
         for key in "${keys[@]}"; do
             case ${verdict[$key]} in FAILED*) continue ;; esac
-            case $key in sort | sort_s | sort_k | sort_g) [ "$i" -le "$PEER_R" ] || continue ;; esac
+            case $key in sort | sort_*) [ "$i" -le "$PEER_R" ] || continue ;; esac
             [ "${out[$key]}" = /dev/null ] || rm -f "${out[$key]}"
             sync
             timed "${cmd[$key]}"
@@ -238,6 +242,19 @@ drop_outputs() {
     for key in "${keys[@]}"; do
         [ "${out[$key]}" = /dev/null ] || rm -f "${out[$key]}"
     done
+}
+
+# prices_input: the N lines of id,price,payload (gsrec --prices, made once, kept in
+# BENCH_DIR) into the page cache; prints their path.
+prices_input() {
+    local in=$BENCH_DIR/prices-$N.csv
+    if [ ! -s "$in" ]; then
+        echo "generating $N lines of id,price,payload into $in ..." >&2
+        "$GSREC" --prices -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
+        mv "$in.tmp" "$in"
+    fi
+    cat "$in" >/dev/null
+    printf '%s\n' "$in"
 }
 
 # csv_input: the N lines of id,key,payload (made once, kept in BENCH_DIR) into the
@@ -345,30 +362,36 @@ check_keys() {
 }
 
 keys_bench() {
-    local in bytes key w
+    local in pin bytes pbytes key w src
     in=$(csv_input)
     bytes=$(wc -c <"$in")
+    pin=
+    case " $KEYS " in *" p "*) pin=$(prices_input); pbytes=$(wc -c <"$pin") ;; esac
 
     keys=()
     local csv="read_csv('$in', header=false, delim=',', quote='', escape='', columns={'id': 'UBIGINT', 'key': 'VARCHAR', 'payload': 'VARCHAR'})"
+    local pcsv="read_csv('$pin', header=false, delim=',', quote='', escape='', columns={'id': 'UBIGINT', 'price': 'VARCHAR', 'payload': 'VARCHAR'})"
     local copy="(HEADER false, DELIMITER ',', QUOTE '')"
-    for w in k g; do
-        local kopts=(-k3,3 -k2,2n) order="payload, CAST(key AS UINTEGER), id"
-        if [ $w = g ]; then
-            kopts=(-k2,2g)
-            order="CAST(key AS DOUBLE), id"
-        fi
-        tool "sort_$w" "sort -s ${kopts[*]}" "$BENCH_DIR/out-sort-$w.csv" \
-            sort -s -t, "${kopts[@]}" --parallel="$P" -S "$SORT_S" -T "$tmp" "$in" \
+    for w in $KEYS; do
+        local kopts order from=$csv src=$in tag=
+        case $w in
+            k) kopts=(-k3,3 -k2,2n) order="payload, CAST(key AS UINTEGER), id" ;;
+            t) kopts=(-k3,3) order="payload, id" ;;
+            g) kopts=(-k2,2g) order="CAST(key AS DOUBLE), id" ;;
+            p) kopts=(-k2,2g) order="CAST(price AS DOUBLE), id" from=$pcsv src=$pin tag=" (prices)" ;;
+            *) die "KEYS: unknown way '$w' (k, t, g, p)" ;;
+        esac
+        tool "sort_$w" "sort -s ${kopts[*]}$tag" "$BENCH_DIR/out-sort-$w.csv" \
+            sort -s -t, "${kopts[@]}" --parallel="$P" -S "$SORT_S" -T "$tmp" "$src" \
             -o "$BENCH_DIR/out-sort-$w.csv"
         keep[sort_$w]=1
-        tool "gs_$w" "gpusort -s ${kopts[*]}" "$BENCH_DIR/out-gs-$w.csv" \
-            "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -s -t, "${kopts[@]}" "$in" \
+        tool "gs_$w" "gpusort -s ${kopts[*]}$tag" "$BENCH_DIR/out-gs-$w.csv" \
+            "$GPUSORT" --device="$DEVICE" --parallel="$P" --type=u32 -s -t, "${kopts[@]}" "$src" \
             -o "$BENCH_DIR/out-gs-$w.csv"
         [ "$PEER_R" -gt 0 ] || keep[gs_$w]=1
         if [ -n "$DUCKC" ] && [ -x "$DUCKC" ]; then
             tool "duck_$w" "DuckDB, ORDER BY $order" "$BENCH_DIR/out-duck-$w.csv" "$DUCKC" \
-                "SET threads=$P; COPY (SELECT * FROM $csv ORDER BY $order) TO '$BENCH_DIR/out-duck-$w.csv' $copy"
+                "SET threads=$P; COPY (SELECT * FROM $from ORDER BY $order) TO '$BENCH_DIR/out-duck-$w.csv' $copy"
         fi
     done
     [ -n "$DUCKC" ] && [ -x "$DUCKC" ] ||
@@ -379,12 +402,13 @@ keys_bench() {
     drop_outputs
 
     echo
-    echo "keys: $in: $N lines of id,key,payload, $bytes bytes; stably by the payload then" \
-         "the key, and by the key as a floating-point number; file to file from the page" \
-         "cache; $R rounds, medians; P=$P threads"
+    echo "keys: $in: $N lines of id,key,payload, $bytes bytes${pin:+; $pin: $N lines of id,price,payload, $pbytes bytes};" \
+         "stably (ways $KEYS: k the payload then the key, t the payload, g the key as a" \
+         "floating-point number, p the price (p)); file to file from the page cache;" \
+         "$R rounds, medians; P=$P threads"
     tool_table 54
     echo "ratios (the other's median over gpusort's):"
-    for w in k g; do
+    for w in $KEYS; do
         printf '  %-40s %s\n' "${label[sort_$w]} / gpusort:" "$(ratio "$(med "sort_$w")" "$(med "gs_$w")")"
         if [ -n "${cmd[duck_$w]:-}" ]; then
             printf '  %-40s %s\n' "DuckDB / ${label[gs_$w]}:" "$(ratio "$(med "duck_$w")" "$(med "gs_$w")")"
