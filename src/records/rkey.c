@@ -26,25 +26,72 @@ static inline int rk_blank(unsigned char c)
 
 /* ---- where a key lies ----------------------------------------------------------------- */
 
-/* Past n fields from p: to just past the n-th separator, or past n runs of blanks
- * and non-blanks; the line's end at most. keep_last: with a separator, stop on the
- * last one instead of past it (limfield's end of a whole field). */
-static size_t rk_skip_fields(const rkey_t *k, const char *line, size_t len, size_t p, int n,
-                             int stop_on_last)
+/* A line whose fields are looked for, several times for several keys: with -t, the
+ * positions of its separators found as far as a key has needed them, each found
+ * once (memchr), the first RK_SEPS of them kept. */
+#define RK_SEPS 32
+typedef struct {
+    const char *p;
+    size_t len;
+    int nsep;                /* separators found: sep[0..nsep) */
+    int end;                 /* 1: there are no more */
+    size_t sep[RK_SEPS];
+} rk_line_t;
+
+static inline void rk_line(rk_line_t *l, const char *p, size_t len)
 {
+    l->p = p;
+    l->len = len;
+    l->nsep = 0;
+    l->end = 0;
+}
+
+/* Where separator i (from 0) of the line is; len where it has fewer. */
+static size_t rk_sep(const rkey_t *k, rk_line_t *l, int i)
+{
+    while (l->nsep <= i && l->nsep < RK_SEPS && !l->end) {
+        size_t from = l->nsep ? l->sep[l->nsep - 1] + 1 : 0;
+        const char *s = from < l->len ? memchr(l->p + from, k->sep, l->len - from) : NULL;
+        if (!s)
+            l->end = 1;
+        else
+            l->sep[l->nsep++] = (size_t)(s - l->p);
+    }
+    if (i < l->nsep)
+        return l->sep[i];
+    if (l->end)
+        return l->len;
+    /* Past the kept ones: counted on from the last, not kept. */
+    size_t p = l->sep[RK_SEPS - 1];
+    for (int j = RK_SEPS; j <= i; j++) {
+        const char *s = p + 1 < l->len ? memchr(l->p + p + 1, k->sep, l->len - p - 1) : NULL;
+        if (!s)
+            return l->len;
+        p = (size_t)(s - l->p);
+    }
+    return p;
+}
+
+/* Past n fields from the line's start: to just past the n-th separator, or past n
+ * runs of blanks and non-blanks; the line's end at most. stop_on_last: with a
+ * separator, stop on the last one instead of past it (limfield's end of a whole
+ * field). */
+static size_t rk_skip_fields(const rkey_t *k, rk_line_t *l, int n, int stop_on_last)
+{
+    const char *line = l->p;
+    size_t len = l->len, p = 0;
+    if (k->sep >= 0) {
+        if (n <= 0)
+            return 0;
+        size_t s = rk_sep(k, l, n - 1);
+        return s == len ? len : s + (stop_on_last ? 0 : 1);
+    }
     while (p < len && n > 0) {
         n--;
-        if (k->sep >= 0) {
-            const char *s = memchr(line + p, k->sep, len - p);
-            p = s ? (size_t)(s - line) : len;
-            if (p < len && (n > 0 || !stop_on_last))
-                p++;
-        } else {
-            while (p < len && rk_blank((unsigned char)line[p]))
-                p++;
-            while (p < len && !rk_blank((unsigned char)line[p]))
-                p++;
-        }
+        while (p < len && rk_blank((unsigned char)line[p]))
+            p++;
+        while (p < len && !rk_blank((unsigned char)line[p]))
+            p++;
     }
     return p;
 }
@@ -56,18 +103,20 @@ static size_t rk_skip_blanks(const char *line, size_t len, size_t p)
     return p;
 }
 
-void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, size_t *e)
+/* rkey_span() on a line looked at already for other keys. */
+static void rk_span(const rkey_t *k, int i, rk_line_t *l, size_t *b, size_t *e)
 {
     const keydef_t *d = &k->keys[i];
-    size_t p = rk_skip_fields(k, line, len, 0, d->sfield - 1, 0);
+    const char *line = l->p;
+    size_t len = l->len;
+    size_t p = rk_skip_fields(k, l, d->sfield - 1, 0);
     if (d->skip_sblanks)
         p = rk_skip_blanks(line, len, p);
     p = (size_t)(d->schar - 1) < len - p ? p + (size_t)(d->schar - 1) : len;
     size_t q = len;
     if (d->efield > 0) {
         /* echar 0: past the whole end field, stopping on its separator */
-        q = rk_skip_fields(k, line, len, 0, d->echar ? d->efield - 1 : d->efield,
-                           d->echar == 0);
+        q = rk_skip_fields(k, l, d->echar ? d->efield - 1 : d->efield, d->echar == 0);
         if (d->echar) {
             if (d->skip_eblanks)
                 q = rk_skip_blanks(line, len, q);
@@ -78,14 +127,30 @@ void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, 
     *e = q > p ? q : p;
 }
 
+void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, size_t *e)
+{
+    rk_line_t l;
+    rk_line(&l, line, len);
+    rk_span(k, i, &l, b, e);
+}
+
 /* The key's first field, where a number is read: [b, end of the field b is in, or
  * e), *b and *e narrowed to it. 0 where the line has no field sfield. */
-static int rk_number_span(const rkey_t *k, const keydef_t *d, const char *line, size_t len,
-                          size_t *b, size_t *e)
+static int rk_number_span(const rkey_t *k, const keydef_t *d, rk_line_t *l, size_t *b,
+                          size_t *e)
 {
     size_t fb, fe;
-    if (!field_find(line, len, d->sfield, k->sep, &fb, &fe))
+    if (k->sep >= 0) {
+        /* field F: after separator F - 1 (there must be one), to separator F */
+        size_t before = d->sfield > 1 ? rk_sep(k, l, d->sfield - 2) : 0;
+        if (d->sfield > 1 && before == l->len)
+            return 0;
+        fb = d->sfield > 1 ? before + 1 : 0;
+        fe = rk_sep(k, l, d->sfield - 1);
+    } else if (!field_find(l->p, l->len, d->sfield, k->sep, &fb, &fe)) {
         return 0;
+    }
+    (void)fb;
     if (*b > fe)
         *e = *b;   /* the key starts past its field: empty */
     else if (fe < *e)
@@ -201,15 +266,16 @@ int rkey_parse_float(const char *line, size_t b, size_t e, double *v)
 
 /* A numeric key (n or g) of line: its sort key (not yet reversed) into *key, its
  * width in bytes; RKEY_OK, or RKEY_BAD with bad set. */
-static int rk_number(const rkey_t *k, int i, const char *line, size_t len, uint64_t *key,
-                     int *width, rkey_bad_t *bad)
+static int rk_number(const rkey_t *k, int i, rk_line_t *l, uint64_t *key, int *width,
+                     rkey_bad_t *bad)
 {
     const keydef_t *d = &k->keys[i];
+    const char *line = l->p;
     size_t b, e;
-    rkey_span(k, i, line, len, &b, &e);
+    rk_span(k, i, l, &b, &e);
     int st;
     *bad = (rkey_bad_t){ .key = i + 1, .field = d->sfield, .b = b, .e = e };
-    if (!rk_number_span(k, d, line, len, &b, &e)) {
+    if (!rk_number_span(k, d, l, &b, &e)) {
         st = FIELD_MISSING;
     } else if (d->kind == KD_INT) {
         uint64_t raw;
@@ -330,6 +396,8 @@ static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int r
 int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad)
 {
     rk_acc_t a = { 0 };
+    rk_line_t l;
+    rk_line(&l, line, len);
     int total = 0;
     /* Every numeric key is read, to report the first bad one, even once the word is
      * full. */
@@ -338,14 +406,14 @@ int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rke
         if (d->kind == KD_TEXT) {
             if (a.have < 8) {
                 size_t b, e;
-                rkey_span(k, i, line, len, &b, &e);
+                rk_span(k, i, &l, &b, &e);
                 rk_put_text(&a, line, b, e, d->reverse);
             }
             continue;
         }
         uint64_t v;
         int width;
-        if (rk_number(k, i, line, len, &v, &width, bad) != RKEY_OK)
+        if (rk_number(k, i, &l, &v, &width, bad) != RKEY_OK)
             return RKEY_BAD;
         rk_put_number(&a, v, width, d->reverse);
         total += width;
@@ -365,18 +433,20 @@ int rkey_word_at(const rkey_t *k, const char *line, size_t len, size_t depth, ui
         *word = a.word;
         return a.more;
     }
+    rk_line_t l;
+    rk_line(&l, line, len);
     for (int i = 0; i < k->nkeys && !a.more; i++) {
         const keydef_t *d = &k->keys[i];
         if (d->kind == KD_TEXT) {
             size_t b, e;
-            rkey_span(k, i, line, len, &b, &e);
+            rk_span(k, i, &l, &b, &e);
             rk_put_text(&a, line, b, e, d->reverse);
             continue;
         }
         uint64_t v = 0;
         int width = 8;
         rkey_bad_t bad;
-        if (rk_number(k, i, line, len, &v, &width, &bad) == RKEY_OK)
+        if (rk_number(k, i, &l, &v, &width, &bad) == RKEY_OK)
             rk_put_number(&a, v, width, d->reverse);
     }
     *word = a.word;
@@ -472,13 +542,16 @@ int rkey_cmp(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb
         c = rk_sign(c);
         return k->reverse ? -c : c;
     }
+    rk_line_t al, bl;
+    rk_line(&al, a, la);
+    rk_line(&bl, b, lb);
     for (int i = 0; i < k->nkeys; i++) {
         const keydef_t *d = &k->keys[i];
         int c;
         if (d->kind == KD_TEXT) {
             size_t ab, ae, bb, be;
-            rkey_span(k, i, a, la, &ab, &ae);
-            rkey_span(k, i, b, lb, &bb, &be);
+            rk_span(k, i, &al, &ab, &ae);
+            rk_span(k, i, &bl, &bb, &be);
             size_t na = ae - ab, nb = be - bb;
             c = memcmp(a + ab, b + bb, na < nb ? na : nb);
             c = c ? rk_sign(c) : rk_sign((long long)(na > nb) - (long long)(na < nb));
@@ -486,8 +559,8 @@ int rkey_cmp(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb
             uint64_t va = 0, vb = 0;
             int w;
             rkey_bad_t bad;
-            rk_number(k, i, a, la, &va, &w, &bad);
-            rk_number(k, i, b, lb, &vb, &w, &bad);
+            rk_number(k, i, &al, &va, &w, &bad);
+            rk_number(k, i, &bl, &vb, &w, &bad);
             c = (va > vb) - (va < vb);
         }
         if (c)

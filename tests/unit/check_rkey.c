@@ -7,6 +7,8 @@
  *  - the words of a key (rkey_word_at(), a depth at a time) order random lines as
  *    rkey_cmp() does, which compares the keys themselves, for 1 to 3 keys of text,
  *    n and g, reversed or not; depth 0 is rkey_word()'s word;
+ *  - keys in fields far into a line (past the separators rkey.c keeps) where a
+ *    split of the line finds them;
  *  - rpairs_sort() against qsort with the input position as the last key (stable).
  */
 #include <config.h>
@@ -147,6 +149,57 @@ START_TEST(test_rkey_words_order)
 }
 END_TEST
 
+/* Keys in fields 1 to 45 of lines of 0 to 44 separators, as -kF,F and -kF,Fn find
+ * them: the field's bytes from a split of the line written here, past the
+ * separators rkey.c keeps (RK_SEPS, 32) too. */
+START_TEST(test_rkey_far_fields)
+{
+    uint64_t rng = 0xFA2 + (uint64_t)_i;
+    static settings_t set;
+    memset(&set, 0, sizeof set);
+    set.type = KEY_I64;
+    set.field_sep = ',';
+    set.stable = 1;
+    set.nkeys = 1;
+    char line[512];
+    size_t starts[64], ends[64];
+    for (int t = 0; t < 200; t++) {
+        int nf = 1 + (int)ck_rng_below(&rng, 45);
+        size_t n = 0;
+        for (int f = 0; f < nf; f++) {
+            if (f)
+                line[n++] = ',';
+            starts[f] = n;
+            n += (size_t)sprintf(line + n, "%d", (int)ck_rng_below(&rng, 2000) - 1000);
+            ends[f] = n;
+        }
+        int f = 1 + (int)ck_rng_below(&rng, 46);
+        for (int kind = 0; kind < 2; kind++) {
+            set.keys[0] = (keydef_t){ .sfield = f, .schar = 1, .efield = f,
+                                      .kind = kind ? KD_INT : KD_TEXT };
+            rkey_t k;
+            rkey_init(&k, &set);
+            size_t b, e;
+            rkey_span(&k, 0, line, n, &b, &e);
+            size_t wb = f <= nf ? starts[f - 1] : n, we = f <= nf ? ends[f - 1] : n;
+            ck_expect(b == wb && e == we, "field %d of %d: [%zu, %zu), not [%zu, %zu)", f, nf,
+                      b, e, wb, we);
+            if (!kind)
+                continue;
+            uint64_t w;
+            rkey_bad_t bad;
+            int rc = rkey_word(&k, line, n, &w, &bad);
+            ck_expect(rc == (f <= nf ? RKEY_OK : RKEY_BAD), "field %d of %d: %s", f, nf,
+                      rc == RKEY_OK ? "a number" : "refused");
+            if (rc == RKEY_OK) {
+                int64_t v = strtoll(line + starts[f - 1], NULL, 10);
+                ck_expect(w == ((uint64_t)v ^ (1ull << 63)), "field %d: %016" PRIx64, f, w);
+            }
+        }
+    }
+}
+END_TEST
+
 /* ---- pairs ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -194,6 +247,7 @@ Suite *make_rkey_suite(void)
     suite_add_tcase(s, tc);
     tc = ck_tcase("words");
     tcase_add_loop_test(tc, test_rkey_words_order, 0, (int)ck_scaled(400, 40));
+    tcase_add_loop_test(tc, test_rkey_far_fields, 0, 8);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     tc = ck_tcase("pairs");
