@@ -26,30 +26,10 @@ static inline int rk_blank(unsigned char c)
 
 /* ---- where a key lies ----------------------------------------------------------------- */
 
-/* A line whose fields are looked for, several times for several keys: with -t, the
- * positions of its separators found as far as a key has needed them, each found
- * once (memchr), the first RK_SEPS of them kept. */
-#define RK_SEPS 32
-typedef struct {
-    const char *p;
-    size_t len;
-    int nsep;                /* separators found: sep[0..nsep) */
-    int end;                 /* 1: there are no more */
-    size_t sep[RK_SEPS];
-} rk_line_t;
-
-static inline void rk_line(rk_line_t *l, const char *p, size_t len)
-{
-    l->p = p;
-    l->len = len;
-    l->nsep = 0;
-    l->end = 0;
-}
-
 /* Where separator i (from 0) of the line is; len where it has fewer. */
-static size_t rk_sep(const rkey_t *k, rk_line_t *l, int i)
+static size_t rk_sep(const rkey_t *k, rkey_line_t *l, int i)
 {
-    while (l->nsep <= i && l->nsep < RK_SEPS && !l->end) {
+    while (l->nsep <= i && l->nsep < RKEY_SEPS && !l->end) {
         size_t from = l->nsep ? l->sep[l->nsep - 1] + 1 : 0;
         const char *s = from < l->len ? memchr(l->p + from, k->sep, l->len - from) : NULL;
         if (!s)
@@ -62,8 +42,8 @@ static size_t rk_sep(const rkey_t *k, rk_line_t *l, int i)
     if (l->end)
         return l->len;
     /* Past the kept ones: counted on from the last, not kept. */
-    size_t p = l->sep[RK_SEPS - 1];
-    for (int j = RK_SEPS; j <= i; j++) {
+    size_t p = l->sep[RKEY_SEPS - 1];
+    for (int j = RKEY_SEPS; j <= i; j++) {
         const char *s = p + 1 < l->len ? memchr(l->p + p + 1, k->sep, l->len - p - 1) : NULL;
         if (!s)
             return l->len;
@@ -76,7 +56,7 @@ static size_t rk_sep(const rkey_t *k, rk_line_t *l, int i)
  * runs of blanks and non-blanks; the line's end at most. stop_on_last: with a
  * separator, stop on the last one instead of past it (limfield's end of a whole
  * field). */
-static size_t rk_skip_fields(const rkey_t *k, rk_line_t *l, int n, int stop_on_last)
+static size_t rk_skip_fields(const rkey_t *k, rkey_line_t *l, int n, int stop_on_last)
 {
     const char *line = l->p;
     size_t len = l->len, p = 0;
@@ -104,7 +84,7 @@ static size_t rk_skip_blanks(const char *line, size_t len, size_t p)
 }
 
 /* rkey_span() on a line looked at already for other keys. */
-static void rk_span(const rkey_t *k, int i, rk_line_t *l, size_t *b, size_t *e)
+static void rk_span(const rkey_t *k, int i, rkey_line_t *l, size_t *b, size_t *e)
 {
     const keydef_t *d = &k->keys[i];
     const char *line = l->p;
@@ -129,14 +109,14 @@ static void rk_span(const rkey_t *k, int i, rk_line_t *l, size_t *b, size_t *e)
 
 void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, size_t *e)
 {
-    rk_line_t l;
-    rk_line(&l, line, len);
+    rkey_line_t l;
+    rkey_line_init(&l, line, len);
     rk_span(k, i, &l, b, e);
 }
 
 /* The key's first field, where a number is read: [b, end of the field b is in, or
  * e), *b and *e narrowed to it. 0 where the line has no field sfield. */
-static int rk_number_span(const rkey_t *k, const keydef_t *d, rk_line_t *l, size_t *b,
+static int rk_number_span(const rkey_t *k, const keydef_t *d, rkey_line_t *l, size_t *b,
                           size_t *e)
 {
     size_t fb, fe;
@@ -266,7 +246,7 @@ int rkey_parse_float(const char *line, size_t b, size_t e, double *v)
 
 /* A numeric key (n or g) of line: its sort key (not yet reversed) into *key, its
  * width in bytes; RKEY_OK, or RKEY_BAD with bad set. */
-static int rk_number(const rkey_t *k, int i, rk_line_t *l, uint64_t *key, int *width,
+static int rk_number(const rkey_t *k, int i, rkey_line_t *l, uint64_t *key, int *width,
                      rkey_bad_t *bad)
 {
     const keydef_t *d = &k->keys[i];
@@ -395,9 +375,15 @@ static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int r
 
 int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad)
 {
+    rkey_line_t l;
+    rkey_line_init(&l, line, len);
+    return rkey_word_line(k, &l, word, bad);
+}
+
+int rkey_word_line(const rkey_t *k, rkey_line_t *l, uint64_t *word, rkey_bad_t *bad)
+{
     rk_acc_t a = { 0 };
-    rk_line_t l;
-    rk_line(&l, line, len);
+    const char *line = l->p;
     int total = 0;
     /* Every numeric key is read, to report the first bad one, even once the word is
      * full. */
@@ -406,14 +392,14 @@ int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rke
         if (d->kind == KD_TEXT) {
             if (a.have < 8) {
                 size_t b, e;
-                rk_span(k, i, &l, &b, &e);
+                rk_span(k, i, l, &b, &e);
                 rk_put_text(&a, line, b, e, d->reverse);
             }
             continue;
         }
         uint64_t v;
         int width;
-        if (rk_number(k, i, &l, &v, &width, bad) != RKEY_OK)
+        if (rk_number(k, i, l, &v, &width, bad) != RKEY_OK)
             return RKEY_BAD;
         rk_put_number(&a, v, width, d->reverse);
         total += width;
@@ -433,8 +419,8 @@ int rkey_word_at(const rkey_t *k, const char *line, size_t len, size_t depth, ui
         *word = a.word;
         return a.more;
     }
-    rk_line_t l;
-    rk_line(&l, line, len);
+    rkey_line_t l;
+    rkey_line_init(&l, line, len);
     for (int i = 0; i < k->nkeys && !a.more; i++) {
         const keydef_t *d = &k->keys[i];
         if (d->kind == KD_TEXT) {
@@ -542,9 +528,9 @@ int rkey_cmp(const rkey_t *k, const char *a, size_t la, const char *b, size_t lb
         c = rk_sign(c);
         return k->reverse ? -c : c;
     }
-    rk_line_t al, bl;
-    rk_line(&al, a, la);
-    rk_line(&bl, b, lb);
+    rkey_line_t al, bl;
+    rkey_line_init(&al, a, la);
+    rkey_line_init(&bl, b, lb);
     for (int i = 0; i < k->nkeys; i++) {
         const keydef_t *d = &k->keys[i];
         int c;

@@ -69,10 +69,35 @@ typedef struct {
 
 enum { RKEY_OK = 0, RKEY_BAD };
 
+/* A line whose fields several keys look for: with -t, where its separators are,
+ * each found once as the keys need them (the first RKEY_SEPS kept), or given by a
+ * caller that found them already (the table: 64 bytes at a time), sep[] then
+ * holding them (offsets in the line) and end 1, or the first RKEY_SEPS of them and
+ * end 0 where the line has more. */
+#define RKEY_SEPS 32
+typedef struct {
+    const char *p;
+    size_t len;
+    int nsep;                /* separators known: sep[0..nsep) */
+    int end;                 /* 1: there are no more */
+    size_t sep[RKEY_SEPS];
+} rkey_line_t;
+
+/* l: line p[0..len), none of its separators known yet. */
+static inline void rkey_line_init(rkey_line_t *l, const char *p, size_t len)
+{
+    l->p = p;
+    l->len = len;
+    l->nsep = 0;
+    l->end = 0;
+}
+
 /* The word of line[0..len) (its terminator excluded): RKEY_OK, or RKEY_BAD with *bad
  * set where an n or g key is not a number of its kind (missing, empty, not a
  * number, out of range). Pure; any thread. */
 int rkey_word(const rkey_t *k, const char *line, size_t len, uint64_t *word, rkey_bad_t *bad);
+/* rkey_word() of a line whose separators may be known. */
+int rkey_word_line(const rkey_t *k, rkey_line_t *l, uint64_t *word, rkey_bad_t *bad);
 
 /* The normalized key's bytes [8 * depth, 8 * depth + 8) as a big-endian word (zeros
  * past its end) into *word; 1 where the key goes on past them, else 0 (the word's

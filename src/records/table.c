@@ -166,25 +166,44 @@ static inline void table_bad(tpart_t *p, size_t l, int key, int st, size_t b, si
 }
 
 /* The lines of part p, keys of any kind (rkey_word): their starts and words, up to
- * the first bad key. */
+ * the first bad key. Where fields are split by one byte (-t), each line's
+ * separators are found with its terminator, 64 bytes at a time, and handed to the
+ * keys (rkey_line_t), which then search for none. */
 static void table_index_keys(rtable_t *t, tpart_t *p)
 {
     const rseg_t *sg = &t->seg[p->seg];
     const char *base = t->arena + p->lo;
+    int sep = t->set->field_sep, by_masks = sep >= 0 && (char)sep != t->term;
     ends_t ends;
-    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, t->term);
+    ends_init(&ends, base, (size_t)(p->hi - p->lo), t->term, by_masks ? (char)sep : t->term);
     trange_t r = { UINT64_MAX, 0 };
     size_t s = 0, end = p->first + p->lines;
     size_t header = sg->header ? sg->first : SIZE_MAX;
+    rkey_line_t rl;
     for (size_t l = p->first; l < end; l++) {
-        size_t e = ends_next(&ends);
+        size_t e;
+        rkey_line_init(&rl, base + s, 0);
+        if (by_masks) {
+            for (rl.end = 1;;) {   /* the part ends with a terminator: one comes */
+                e = ends_next(&ends);
+                if (base[e] == t->term)
+                    break;
+                if (rl.nsep < RKEY_SEPS)
+                    rl.sep[rl.nsep++] = e - s;
+                else
+                    rl.end = 0;   /* more than are kept: the keys look further */
+            }
+        } else {
+            e = ends_next(&ends);
+        }
+        rl.len = e - s;
         t->start[l] = p->lo + s;
         if (l == header) {
             t->key[l] = 0;
         } else {
             rkey_bad_t bad;
             uint64_t w;
-            if (rkey_word(&t->rk, base + s, e - s, &w, &bad) != RKEY_OK) {
+            if (rkey_word_line(&t->rk, &rl, &w, &bad) != RKEY_OK) {
                 table_bad(p, l, bad.key, bad.status, bad.b, bad.e);
                 break;
             }

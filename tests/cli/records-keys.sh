@@ -44,6 +44,25 @@ LC_ALL=C sort -t, -k2,2 -k1,1 short.csv >exp
 gs_ok got -t, -k2,2 -k1,1 short.csv
 same exp got "a text key past the line's fields"
 
+# Keys far into lines of many fields (past the 32 separators a line's keys keep):
+# fields 35 and 40 of lines of 40 to 45 fields, against sort.
+python3 - <<'PY'
+import random
+rnd = random.Random(35)
+with open('wide.csv', 'w') as f:
+    for i in range(3000):
+        n = rnd.randrange(40, 46)
+        f.write(','.join(str(rnd.randrange(-50, 50)) if j in (34, 39) else
+                         rnd.choice(['', 'a', 'bb', 'x' * rnd.randrange(5)]) for j in range(n)) + '\n')
+PY
+for k in "-k35,35 -k40,40n" "-k40,40n -k35" "-k34.2,36"; do
+    # shellcheck disable=SC2086 # the keys are words on purpose
+    LC_ALL=C sort -t, $k wide.csv >exp
+    # shellcheck disable=SC2086
+    gs_ok got -t, $k wide.csv
+    same exp got "-t, $k on lines of 40 to 45 fields"
+done
+
 # --------------------------------------------------------------------------------
 # Binary keys: f32, f64, bytesN
 # --------------------------------------------------------------------------------
