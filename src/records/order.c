@@ -436,27 +436,29 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
                               uint64_t *order, int *done)
 {
     size_t n = t->nrec;
+    int headers = n != t->n;   /* the records' keys gathered, and order[] permuted aside */
     *done = 0;
     uint32_t *perm = mem_alloc(sizeof *perm * n);
-    uint64_t *tmp = mem_alloc(sizeof *tmp * n);
-    if (!perm || !tmp) {
+    uint64_t *tmp = headers ? mem_alloc(sizeof *tmp * n) : NULL;
+    if (!perm || (headers && !tmp)) {
         free(perm);
         free(tmp);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    index_job_t j = { .order = order, .key = t->key, .dst = tmp, .n = n };
+    /* Every line a record: the sorted indices are the order, widened in place. */
+    index_job_t j = { .order = headers ? order : NULL, .key = t->key,
+                      .dst = headers ? tmp : order, .n = n };
     const uint64_t *keys = t->key;
-    if (n != t->n) {   /* headers left out: the records' keys gathered */
+    if (headers) {
         order_run(pool, n, index_gather, &j);
         keys = tmp;
-    } else {
-        j.order = NULL;   /* every line a record */
     }
     int rc = sorter_sort_index(sorter, keys, perm, n, done);
     if (rc == GS_OK && *done) {
         j.perm = perm;
         order_run(pool, n, index_permute, &j);
-        mem_copy(pool, order, tmp, sizeof *order * n);
+        if (headers)
+            mem_copy(pool, order, tmp, sizeof *order * n);
     }
     free(perm);
     free(tmp);
