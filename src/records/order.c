@@ -89,15 +89,16 @@ static size_t ties_run_end(const ties_job_t *j, size_t r)
 }
 
 /* order[a..b) made where words (with where; the lines' starts asked for ahead, as
- * emit.c does) or lines (packed words); their bytes (where). */
-static uint64_t order_lines_of(const ties_job_t *j, size_t a, size_t b)
+ * emit.c does, up to order[ahead], the end of what the caller goes on to: a run is
+ * often one record long) or lines (packed words); their bytes (where). */
+static uint64_t order_lines_of(const ties_job_t *j, size_t a, size_t b, size_t ahead)
 {
     /* The arrays in locals: stores into order[] could change the table's fields. */
     uint64_t *o = j->order, mask = j->mask, sum = 0;
     const uint64_t *start = j->t->start;
     if (j->where) {
         for (size_t r = a; r < b; r++) {
-            if (r + 2 * RTABLE_AHEAD < b)
+            if (r + 2 * RTABLE_AHEAD < ahead)
                 __builtin_prefetch(&start[o[r + 2 * RTABLE_AHEAD] & mask]);
             size_t l = (size_t)(o[r] & mask), len = (size_t)(start[l + 1] - start[l]);
             o[r] = rtable_where_at(start[l], len);
@@ -142,7 +143,7 @@ static void order_settle_part(void *arg, int i, int n)
             if (b - a > 1 && rties_settle(&c, &mem, j->order + a, b - a) != GS_OK)
                 atomic_store(&j->failed, 1);
         }
-        sum += order_lines_of(j, a, b);
+        sum += order_lines_of(j, a, b, end);
         a = b;
     }
     rties_mem_free(&mem);
@@ -162,7 +163,7 @@ static void order_lines_part(void *arg, int i, int nt)
     lines_job_t *l = arg;
     size_t lo, hi;
     pool_share(l->b - l->a, i, nt, &lo, &hi);
-    l->sum[i] = order_lines_of(l->j, l->a + lo, l->a + hi);
+    l->sum[i] = order_lines_of(l->j, l->a + lo, l->a + hi, l->a + hi);
 }
 
 /* Even shares of where words measured again (the runs settled by the whole pool
