@@ -73,11 +73,12 @@ static inline uint64_t ties_key(const ties_job_t *j, size_t r)
     return j->bits ? j->order[r] >> j->bits : j->t->key[j->order[r]];
 }
 
-/* The end of the run of equal keys that holds r (the keys ascend: a search). */
-static size_t ties_run_end(const ties_job_t *j, size_t r)
+/* The end of the run of equal keys that holds r, by limit at most (the keys
+ * ascend: a search; past limit, other threads' shares are moving). */
+static size_t ties_run_end(const ties_job_t *j, size_t r, size_t limit)
 {
     uint64_t v = ties_key(j, r);
-    size_t a = r + 1, b = j->n;
+    size_t a = r + 1, b = limit;
     while (a < b) {
         size_t m = a + (b - a) / 2;
         if (ties_key(j, m) == v)
@@ -132,7 +133,7 @@ static void order_settle_part(void *arg, int i, int n)
             if (!j->bits && b + 2 * RTABLE_AHEAD < end)   /* the keys ahead asked for */
                 __builtin_prefetch(&j->t->key[j->order[b + 2 * RTABLE_AHEAD]]);
             if (b - a >= j->shared_min && b < end && ties_key(j, b) == k) {
-                b = ties_run_end(j, a);   /* the pool's, later */
+                b = ties_run_end(j, a, end);   /* the pool's, later */
                 size_t at = atomic_fetch_add(&j->nlonger, 1);
                 j->longer[at][0] = a;
                 j->longer[at][1] = b;
@@ -231,7 +232,7 @@ static int order_settle(pool_t *pool, ties_job_t *j, rorder_shares_t *sh)
         if (c < j->cut[i - 1])
             c = j->cut[i - 1];
         if (j->ties && c > 0 && c < n && ties_key(j, c) == ties_key(j, c - 1))
-            c = ties_run_end(j, c);
+            c = ties_run_end(j, c, n);
         j->cut[i] = c;
     }
     if (parallel)

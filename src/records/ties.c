@@ -227,8 +227,9 @@ static void shared_runs(void *arg, int i, int nt)
     shared_job_t *j = arg;
     (void)nt;
     size_t lo = j->start[i], hi = j->start[i + 1];
+    /* Runs end by hi (a run's start): w[hi] on is the next thread's, moving. */
     for (size_t x = lo, y; x < hi; x = y) {
-        for (y = x + 1; y < j->n && j->w[y] == j->w[x]; y++)
+        for (y = x + 1; y < hi && j->w[y] == j->w[x]; y++)
             ;
         int ph = j->phase;
         size_t d = j->depth;
