@@ -97,6 +97,41 @@ static void ties_start(const rties_t *c, int *phase, size_t *depth)
     *depth = c->t->rk.exact ? 0 : 1;
 }
 
+/* How many bytes from byte 7 * depth on the lines of e[lo..hi) all share with line
+ * e[0] (the shortest's rest at most): a run of equal lines so far goes on past
+ * them at once, not a word at a time. */
+static size_t ties_common(const rties_t *c, const uint64_t *e, size_t lo, size_t hi,
+                          size_t depth)
+{
+    const rtable_t *t = c->t;
+    size_t off = 7 * depth, len0;
+    const char *l0 = rtable_line(t, (size_t)(e[0] & c->mask), &len0);
+    size_t common = len0 - 1 > off ? len0 - 1 - off : 0;
+    for (size_t r = lo; r < hi && common; r++) {
+        ties_ahead(c, e, r, hi);
+        size_t len;
+        const char *p = rtable_line(t, (size_t)(e[r] & c->mask), &len);
+        size_t have = len - 1 > off ? len - 1 - off : 0, k = 0;
+        if (have < common)
+            common = have;
+        while (k < common && p[off + k] == l0[off + k])
+            k++;
+        common = k;
+    }
+    return common;
+}
+
+/* The depth a run of lines goes on at, past the words they all share: its words
+ * at depth - 1 were equal, and from byte 7 * from on they share common bytes
+ * (ties_common()); every word wholly inside those, and with lines going on past
+ * it, is equal too. */
+static size_t ties_past(size_t depth, size_t from, size_t common)
+{
+    size_t end = 7 * from + common;   /* the bytes every line has, alike */
+    size_t past = end ? (end - 1) / 7 : 0;
+    return past > depth ? past : depth;
+}
+
 static int ties_room(rties_mem_t *mem, size_t n)
 {
     if (n <= mem->cap)
@@ -114,34 +149,47 @@ static int ties_room(rties_mem_t *mem, size_t n)
 }
 
 /* e[0..n) of equal words up to (phase, depth), by one thread; w, wt, et: scratch
- * beside e. */
+ * beside e; nest: the runs this one is inside. */
 static void ties_run(const rties_t *c, uint64_t *e, uint64_t *w, uint64_t *wt, uint64_t *et,
-                     size_t n, int phase, size_t depth)
+                     size_t n, int phase, size_t depth, size_t nest)
 {
-    if (n < 2)
+    for (;;) {
+        if (n < 2)
+            return;
+        if (n <= TIES_COMPARE_MAX || nest > TIES_DEPTH_MAX ||
+            (phase == KEYS && depth > TIES_DEPTH_MAX)) {
+            qsort_r(e, n, sizeof *e, ties_cmp, (void *)c);
+            return;
+        }
+        int more;
+        uint64_t differ = 0;
+        for (size_t i = 0; i < n; i++) {
+            ties_ahead(c, e, i, n);
+            w[i] = ties_word(c, e[i], phase, depth, &more);
+            differ |= w[i] ^ w[0];
+        }
+        if (!differ) {   /* one run still: on to the next words, in this loop */
+            int was = phase;
+            size_t from = depth;
+            if (!ties_next(c, e[0], w[0], &phase, &depth))
+                return;
+            if (was == LINES)
+                depth = ties_past(depth, from, ties_common(c, e, 1, n, from));
+            continue;
+        }
+        if (rpairs_sort(NULL, w, e, wt, et, n) == 1) {
+            memcpy(w, wt, sizeof *w * n);
+            memcpy(e, et, sizeof *e * n);
+        }
+        for (size_t x = 0, y; x < n; x = y) {
+            for (y = x + 1; y < n && w[y] == w[x]; y++)
+                ;
+            int ph = phase;
+            size_t d = depth;
+            if (y - x > 1 && ties_next(c, e[x], w[x], &ph, &d))
+                ties_run(c, e + x, w + x, wt + x, et + x, y - x, ph, d, nest + 1);
+        }
         return;
-    if (n <= TIES_COMPARE_MAX || depth > TIES_DEPTH_MAX) {
-        qsort_r(e, n, sizeof *e, ties_cmp, (void *)c);
-        return;
-    }
-    int more;
-    uint64_t differ = 0;
-    for (size_t i = 0; i < n; i++) {
-        ties_ahead(c, e, i, n);
-        w[i] = ties_word(c, e[i], phase, depth, &more);
-        differ |= w[i] ^ w[0];
-    }
-    if (differ && rpairs_sort(NULL, w, e, wt, et, n) == 1) {
-        memcpy(w, wt, sizeof *w * n);
-        memcpy(e, et, sizeof *e * n);
-    }
-    for (size_t x = 0, y; x < n; x = y) {
-        for (y = x + 1; y < n && w[y] == w[x]; y++)
-            ;
-        int ph = phase;
-        size_t d = depth;
-        if (y - x > 1 && ties_next(c, e[x], w[x], &ph, &d))
-            ties_run(c, e + x, w + x, wt + x, et + x, y - x, ph, d);
     }
 }
 
@@ -152,7 +200,7 @@ int rties_settle(const rties_t *c, rties_mem_t *mem, uint64_t *e, size_t n)
     int phase;
     size_t depth;
     ties_start(c, &phase, &depth);
-    ties_run(c, e, mem->w, mem->wt, mem->et, n, phase, depth);
+    ties_run(c, e, mem->w, mem->wt, mem->et, n, phase, depth, 0);
     return GS_OK;
 }
 
@@ -173,7 +221,9 @@ typedef struct {
     int phase;
     size_t depth;
     size_t shared_min;         /* runs this long are the pool's */
-    uint64_t *differ;          /* a thread's words' difference from w[0] */
+    size_t nest;               /* the runs this one is inside */
+    uint64_t *differ;          /* a thread's words' difference from w[0]; or the bytes
+                                  its lines share with e[0]'s */
     size_t *start;             /* nt + 1: thread i's runs start in [start[i], start[i + 1]) */
     size_t (*longer)[2];       /* runs left for the pool: [start, end) */
     atomic_size_t nlonger;
@@ -235,15 +285,25 @@ static void shared_runs(void *arg, int i, int nt)
         size_t d = j->depth;
         if (y - x < 2 || !ties_next(j->c, j->e[x], j->w[x], &ph, &d))
             continue;
-        if (y - x >= j->shared_min && d <= TIES_DEPTH_MAX) {
+        if (y - x >= j->shared_min && j->nest + 1 <= TIES_DEPTH_MAX &&
+            (ph == LINES || d <= TIES_DEPTH_MAX)) {
             size_t at = atomic_fetch_add(&j->nlonger, 1);
             j->longer[at][0] = x;
             j->longer[at][1] = y;
             continue;
         }
         /* The words' scratch beside the run is the run's own. */
-        ties_run(j->c, j->e + x, j->w + x, j->wt + x, j->et + x, y - x, ph, d);
+        ties_run(j->c, j->e + x, j->w + x, j->wt + x, j->et + x, y - x, ph, d, j->nest + 1);
     }
+}
+
+/* Thread i's share: the bytes its lines share with e[0]'s (ties_common()). */
+static void shared_common(void *arg, int i, int nt)
+{
+    shared_job_t *j = arg;
+    size_t lo, hi;
+    pool_share(j->n, i, nt, &lo, &hi);
+    j->differ[i] = ties_common(j->c, j->e, lo, hi, j->depth);
 }
 
 size_t rties_shared_min(const pool_t *pool, size_t whole)
@@ -253,11 +313,13 @@ size_t rties_shared_min(const pool_t *pool, size_t whole)
 }
 
 static int shared_run(const rties_t *c, pool_t *pool, uint64_t *e, uint64_t *w, uint64_t *wt,
-                      uint64_t *et, size_t n, int phase, size_t depth, size_t shared_min)
+                      uint64_t *et, size_t n, int phase, size_t depth, size_t shared_min,
+                      size_t nest)
 {
     int nt = pool_size(pool);
-    shared_job_t j = { .c = c, .e = e, .w = w, .wt = wt, .et = et, .n = n, .phase = phase,
-                       .depth = depth, .shared_min = shared_min, .differ = calloc((size_t)nt, sizeof(uint64_t)),
+    shared_job_t j = { .c = c, .e = e, .w = w, .wt = wt, .et = et, .n = n,
+                       .shared_min = shared_min, .nest = nest,
+                       .differ = calloc((size_t)nt, sizeof(uint64_t)),
                        .start = malloc(sizeof(size_t) * ((size_t)nt + 1)),
                        .longer = malloc(sizeof *j.longer * (n / shared_min + 1)) };
     if (!j.differ || !j.start || !j.longer) {
@@ -267,14 +329,37 @@ static int shared_run(const rties_t *c, pool_t *pool, uint64_t *e, uint64_t *w, 
         return err_set(GS_ENOMEM, "out of memory");
     }
     atomic_init(&j.nlonger, 0);
-    pool_run(pool, shared_words, &j);
-    uint64_t differ = 0;
-    for (int i = 0; i < nt; i++)
-        differ |= j.differ[i];
-    int rc = GS_OK, where = differ ? rpairs_sort(pool, w, e, wt, et, n) : 0;
-    if (where < 0) {
-        rc = err_set(GS_ENOMEM, "out of memory");
-    } else {
+    int rc = GS_OK;
+    for (;;) {
+        if (phase == KEYS && depth > TIES_DEPTH_MAX) {   /* comparisons, on this thread */
+            ties_run(c, e, w, wt, et, n, phase, depth, nest);
+            break;
+        }
+        j.phase = phase;
+        j.depth = depth;
+        pool_run(pool, shared_words, &j);
+        uint64_t differ = 0;
+        for (int i = 0; i < nt; i++)
+            differ |= j.differ[i];
+        if (!differ) {   /* one run still: on to the next words, in this loop */
+            int was = phase;
+            size_t from = depth;
+            if (!ties_next(c, e[0], w[0], &phase, &depth))
+                break;
+            if (was == LINES) {
+                pool_run(pool, shared_common, &j);
+                size_t common = SIZE_MAX;
+                for (int i = 0; i < nt; i++)
+                    common = j.differ[i] < common ? j.differ[i] : common;
+                depth = ties_past(depth, from, common);
+            }
+            continue;
+        }
+        int where = rpairs_sort(pool, w, e, wt, et, n);
+        if (where < 0) {
+            rc = err_set(GS_ENOMEM, "out of memory");
+            break;
+        }
         if (where == 1) {
             mem_copy(pool, w, wt, sizeof *w * n);
             mem_copy(pool, e, et, sizeof *e * n);
@@ -287,8 +372,10 @@ static int shared_run(const rties_t *c, pool_t *pool, uint64_t *e, uint64_t *w, 
             int ph = phase;
             size_t d = depth;
             ties_next(c, e[x], w[x], &ph, &d);
-            rc = shared_run(c, pool, e + x, w + x, wt + x, et + x, y - x, ph, d, shared_min);
+            rc = shared_run(c, pool, e + x, w + x, wt + x, et + x, y - x, ph, d, shared_min,
+                            nest + 1);
         }
+        break;
     }
     free(j.differ);
     free(j.start);
@@ -305,7 +392,7 @@ int rties_settle_shared(const rties_t *c, pool_t *pool, uint64_t *e, size_t n, s
     size_t depth;
     ties_start(c, &phase, &depth);
     int rc = shared_run(c, pool, e, w, w + n, w + 2 * n, n, phase, depth,
-                        rties_shared_min(pool, whole));
+                        rties_shared_min(pool, whole), 0);
     free(w);
     return rc;
 }
