@@ -79,8 +79,9 @@
 #define TABLE_PART ((size_t)4 << 20)            /* bytes of a chunk one thread indexes at a time */
 #define ORDER_PARALLEL_MIN ((size_t)1 << 16)    /* fewer records are ordered by one thread */
 /* Runs of equal words (records/ties.h): this many records or fewer are sorted by
- * comparisons; deeper than this many words into a key or a line, too; a run this
- * long, and a TIES_SHARES-th of a thread's share of the chunk, is the pool's */
+ * comparisons; more than this many words into a key, or inside this many runs, too;
+ * a run this long, and a TIES_SHARES-th of a thread's share of the chunk, is the
+ * pool's */
 #define TIES_COMPARE_MAX ((size_t)32)
 #define TIES_DEPTH_MAX ((size_t)16)
 #define TIES_SHARED_MIN ((size_t)1 << 16)

@@ -11,8 +11,10 @@
  * last resort applies, equal keys go on the same way by the lines themselves, 7
  * bytes a word above a byte that says how many of them the line has (8: it goes
  * on), so that a line that is a prefix of another goes first; the word inverted
- * for a global -r. A run of at most TIES_COMPARE_MAX records, or one deeper than
- * TIES_DEPTH_MAX words, is sorted by comparisons (rorder_tie()).
+ * for a global -r. A run whose words all agree goes on to the next in a loop, and
+ * a run of lines straight past the bytes they all share. A run of at most
+ * TIES_COMPARE_MAX records, one more than TIES_DEPTH_MAX words into its keys, or
+ * one inside TIES_DEPTH_MAX others, is sorted by comparisons (rorder_tie()).
  *
  * So a run of a million records costs a few passes over it, not a million
  * comparisons of keys read again from their lines; and a run too long for one
