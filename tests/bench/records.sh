@@ -244,31 +244,24 @@ drop_outputs() {
     done
 }
 
-# prices_input: the N lines of id,price,payload (gsrec --prices, made once, kept in
-# BENCH_DIR) into the page cache; prints their path.
-prices_input() {
-    local in=$BENCH_DIR/prices-$N.csv
+# gsrec_input NAME FLAG WHAT: the N lines that `gsrec FLAG` writes (WHAT says what
+# they are), made once and kept in BENCH_DIR as NAME-N.csv, read into the page
+# cache for every tool alike; prints their path.
+gsrec_input() {
+    local in=$BENCH_DIR/$1-$N.csv
     if [ ! -s "$in" ]; then
-        echo "generating $N lines of id,price,payload into $in ..." >&2
-        "$GSREC" --prices -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
+        echo "generating $N lines of $3 into $in ..." >&2
+        "$GSREC" "$2" -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
         mv "$in.tmp" "$in"
     fi
     cat "$in" >/dev/null
     printf '%s\n' "$in"
 }
 
-# csv_input: the N lines of id,key,payload (made once, kept in BENCH_DIR) into the
-# page cache, for every tool alike; prints their path.
-csv_input() {
-    local in=$BENCH_DIR/records-$N.csv
-    if [ ! -s "$in" ]; then
-        echo "generating $N lines of id,key,payload into $in ..." >&2
-        "$GSREC" --bench -n "$N" -s 1 >"$in.tmp" || die "gsrec failed"
-        mv "$in.tmp" "$in"
-    fi
-    cat "$in" >/dev/null
-    printf '%s\n' "$in"
-}
+# csv_input, prices_input: the lines id,key,payload (gsrec --bench) and
+# id,price,payload (gsrec --prices).
+csv_input() { gsrec_input records --bench id,key,payload; }
+prices_input() { gsrec_input prices --prices id,price,payload; }
 
 # tool_table WIDTH: each tool's median, runs and check, its label WIDTH wide.
 tool_table() {
