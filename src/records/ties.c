@@ -227,7 +227,6 @@ typedef struct {
     size_t *start;             /* nt + 1: thread i's runs start in [start[i], start[i + 1]) */
     size_t (*longer)[2];       /* runs left for the pool: [start, end) */
     atomic_size_t nlonger;
-    atomic_int failed;
 } shared_job_t;
 
 static void shared_words(void *arg, int i, int nt)

@@ -103,14 +103,20 @@ static int ck_words_cmp(const rkey_t *k, const char *a, size_t la, const char *b
     }
 }
 
+/* Settings for keys of comma-separated lines (-t, -s, --type=i64), no key yet. */
+static void ck_csv_settings(settings_t *set)
+{
+    memset(set, 0, sizeof *set);
+    set->type = KEY_I64;
+    set->field_sep = ',';
+    set->stable = 1;
+}
+
 START_TEST(test_rkey_words_order)
 {
     uint64_t rng = 0x30BD + (uint64_t)_i;
     static settings_t set;
-    memset(&set, 0, sizeof set);
-    set.type = KEY_I64;
-    set.field_sep = ',';
-    set.stable = 1;
+    ck_csv_settings(&set);
     set.nkeys = 1 + (int)ck_rng_below(&rng, 3);
     for (int i = 0; i < set.nkeys; i++) {
         int f = 1 + (int)ck_rng_below(&rng, 3);
@@ -151,15 +157,12 @@ END_TEST
 
 /* Keys in fields 1 to 45 of lines of 0 to 44 separators, as -kF,F and -kF,Fn find
  * them: the field's bytes from a split of the line written here, past the
- * separators rkey.c keeps (RK_SEPS, 32) too. */
+ * separators rkey.h keeps (RKEY_SEPS, 32) too. */
 START_TEST(test_rkey_far_fields)
 {
     uint64_t rng = 0xFA2 + (uint64_t)_i;
     static settings_t set;
-    memset(&set, 0, sizeof set);
-    set.type = KEY_I64;
-    set.field_sep = ',';
-    set.stable = 1;
+    ck_csv_settings(&set);
     set.nkeys = 1;
     char line[512];
     size_t starts[64], ends[64];
