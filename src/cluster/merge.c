@@ -18,6 +18,7 @@
 #include "core/tuning.h"
 #include "io/output.h"
 #include "io/textnum.h"
+#include "merge/ltree.h"
 #include "records/field.h"
 #include "records/order.h"
 
@@ -112,36 +113,29 @@ static inline size_t merge_keylen(const sorted_t *s, const cursor_t *c)
     return (size_t)(c->next - c->pos) - (s->item ? 0 : 1);
 }
 
-/* 1 where part a's next record goes before part b's. */
-static int merge_before(const merge_t *m, const cursor_t *c, int a, int b)
+/* The loser tree's tie rule (merge/ltree.h): part a's next record before part b's,
+ * their order keys equal. A part whose slice is done has the greatest key, and
+ * goes after a record of that key. */
+typedef struct {
+    const merge_t *m;
+    const cursor_t *c;
+} tie_t;
+
+static int merge_tie(void *ctx, int a, int b)
 {
-    if (c[a].key != c[b].key)
-        return c[a].key < c[b].key;
-    if (m->ties) {
-        const sorted_t *sa = &m->part[a], *sb = &m->part[b];
+    const tie_t *x = ctx;
+    const cursor_t *c = x->c;
+    int da = c[a].pos >= c[a].end, db = c[b].pos >= c[b].end;
+    if (da || db)
+        return da ? 0 : 1;
+    if (x->m->ties) {
+        const sorted_t *sa = &x->m->part[a], *sb = &x->m->part[b];
         int t = rkey_order(&sa->rk, sa->base + c[a].pos, merge_keylen(sa, &c[a]),
                            sb->base + c[b].pos, merge_keylen(sb, &c[b]));
         if (t)
             return t < 0;
     }
     return a < b;   /* the earlier part: the earlier stretch of the input */
-}
-
-static void merge_down(const merge_t *m, const cursor_t *c, int *heap, int k, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, best = i;
-        if (l < k && merge_before(m, c, heap[l], heap[best]))
-            best = l;
-        if (l + 1 < k && merge_before(m, c, heap[l + 1], heap[best]))
-            best = l + 1;
-        if (best == i)
-            return;
-        int x = heap[i];
-        heap[i] = heap[best];
-        heap[best] = x;
-        i = best;
-    }
 }
 
 /* Where a thread's merged bytes go: the output's pages, a buffer written at an
@@ -196,25 +190,25 @@ static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
 
 /* Piece p merged into s (nothing written where s has nowhere to put it): the bytes
  * it comes to. */
-static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int *heap)
+static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, ltree_t *tree)
 {
-    int n = m->n, k = 0;
+    int n = m->n;
     for (int j = 0; j < n; j++) {
         c[j].pos = m->cut[(size_t)p * n + j];
         c[j].end = m->cut[(size_t)(p + 1) * n + j];
-        if (c[j].pos < c[j].end) {
+        c[j].key = UINT64_MAX;
+        if (c[j].pos < c[j].end)
             c[j].next = merge_next(&m->part[j], c[j].pos, &c[j].key);
-            heap[k++] = j;
-        }
+        tree->key[j] = c[j].key;
     }
-    for (int i = k / 2 - 1; i >= 0; i--)
-        merge_down(m, c, heap, k, i);
+    tie_t tie = { m, c };
+    uint64_t key;
+    int j = ltree_build(tree, &key, merge_tie, &tie);
     uint64_t total = 0, last = 0;
     int any = 0, unique = m->set->unique;
     const char *last_rec = NULL;   /* -u of keys compared in full: the last kept */
     size_t last_len = 0;
-    while (k > 0) {
-        int j = heap[0];
+    while (n > 0 && c[j].pos < c[j].end) {
         cursor_t *x = &c[j];
         const sorted_t *pt = &m->part[j];
         /* -u: the first of a key alone (the parts stay mapped while they merge) */
@@ -234,8 +228,9 @@ static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, int
         if (x->pos < x->end)
             x->next = merge_next(&m->part[j], x->pos, &x->key);
         else
-            heap[0] = heap[--k];
-        merge_down(m, c, heap, k, 0);
+            x->key = UINT64_MAX;
+        key = x->key;
+        j = ltree_replay(tree, j, &key, merge_tie, &tie);
     }
     return total;
 }
@@ -246,9 +241,10 @@ static void merge_thread(void *arg, int i, int nt)
     (void)nt;
     merge_t *m = arg;
     cursor_t *c = malloc((size_t)m->n * sizeof *c);
-    int *heap = malloc((size_t)m->n * sizeof *heap);
+    ltree_t tree;
+    int tree_rc = ltree_init(&tree, m->n);
     sink_t s = { .m = m, .rc = GS_OK };
-    if (!c || !heap) {
+    if (!c || tree_rc) {
         m->rc[i] = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
@@ -262,7 +258,7 @@ static void merge_thread(void *arg, int i, int nt)
             goto out;
         }
     }
-    uint64_t got = merge_piece(m, i, &s, c, heap);
+    uint64_t got = merge_piece(m, i, &s, c, &tree);
     if (!m->out) {
         m->bytes[i] = got;
     } else if (s.at) {
@@ -274,7 +270,7 @@ static void merge_thread(void *arg, int i, int nt)
     }
 out:
     free(c);
-    free(heap);
+    ltree_free(&tree);
     free(s.buf);
 }
 

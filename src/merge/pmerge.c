@@ -200,13 +200,10 @@ static void pm_worker(void *arg, int ti, int nt)
     t.end = calloc(k, sizeof *t.end);
     t.last = calloc(k, 1);
     t.done = calloc(k, 1);
-    t.lkey = calloc(k, sizeof *t.lkey);
-    t.lsrc = calloc(k, sizeof *t.lsrc);
-    t.win = calloc(2 * k, sizeof *t.win);
+    int tree_ok = ltree_init(&t.tree, (int)k) == 0;
     t.batch = malloc(PM_BATCH * (size_t)j->width);
     t.outcap = j->base ? 0 : j->hold;   /* placed: nothing held */
     t.out = t.outcap ? malloc(t.outcap) : NULL;
-    int tree_ok = 1;
     if (k <= PM_TREE_MAX) {
         for (t.K = 2; (size_t)t.K < k; t.K *= 2)
             ;
@@ -214,10 +211,10 @@ static void pm_worker(void *arg, int ti, int nt)
         t.tl = calloc(2 * (size_t)t.K, sizeof *t.tl);
         t.fin = calloc(2 * (size_t)t.K, 1);
         t.nodes = malloc((size_t)t.K * PM_NODE_KEYS * (size_t)j->width);
-        tree_ok = t.hd && t.tl && t.fin && t.nodes;
+        tree_ok = tree_ok && t.hd && t.tl && t.fin && t.nodes;
     }
-    if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.lkey || !t.lsrc ||
-        !t.win || !t.batch || (t.outcap && !t.out) || !tree_ok) {
+    if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.batch ||
+        (t.outcap && !t.out) || !tree_ok) {
         pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
@@ -236,9 +233,7 @@ static void pm_worker(void *arg, int ti, int nt)
     free(t.end);
     free(t.last);
     free(t.done);
-    free(t.lkey);
-    free(t.lsrc);
-    free(t.win);
+    ltree_free(&t.tree);
     free(t.batch);
     free(t.out);
     free(t.hd);

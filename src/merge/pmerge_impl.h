@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/tuning.h"
+#include "merge/ltree.h"
 #include "merge/pmerge.h"
 
 typedef struct {
@@ -36,17 +37,15 @@ typedef struct {
 
 /* One thread's state. Each source (run) is read through its cursor, one batch at a
  * time, the batch cut at the piece's upper bound; cur[i] points at its head key.
- * The loser tree keeps keys in its nodes (node j: lkey[j], lsrc[j]; leaves k..2k-1
- * are the sources), so a replay reads no source's memory. */
+ * The loser tree (ltree.h) keeps keys in its nodes, so a replay reads no source's
+ * memory. */
 typedef struct {
     pm_job_t *j;
     run_cursor_t **cur_run;  /* [nruns] */
     const char **cur, **end; /* [nruns] head key, and the end of its batch */
     unsigned char *last;     /* [nruns] 1: the batch is the source's last */
     unsigned char *done;     /* [nruns] 1: the source is exhausted (key PM_SENT) */
-    uint64_t *lkey;          /* [nruns] losers' keys; [0] unused */
-    int *lsrc;               /* [nruns] losers' sources */
-    uint64_t *win;           /* [2 * nruns] scratch for building the tree */
+    ltree_t tree;            /* many sources: the loser tree over them */
     void *batch;             /* PM_BATCH keys */
     size_t nb;
     char *out;               /* prepared bytes waiting for the turn */

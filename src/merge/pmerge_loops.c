@@ -47,26 +47,11 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
 {
     pm_job_t *j = t->j;
     const int k = j->nruns;
-    uint64_t *lkey = t->lkey;
-    int *lsrc = t->lsrc;
-    /* Build: play every match bottom-up; win[] holds each node's winner. */
-    uint64_t *win = t->win;
     for (int i = 0; i < k; i++)
-        win[k + i] = (uint64_t)i;
-    for (int node = k - 1; node >= 1; node--) {
-        int a = (int)win[2 * node], b = (int)win[2 * node + 1];
-        uint64_t ka = t->done[a] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[a]
-                                                     : *(const uint64_t *)t->cur[a]);
-        uint64_t kb = t->done[b] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[b]
-                                                     : *(const uint64_t *)t->cur[b]);
-        int bwins = kb < ka;
-        win[node] = (uint64_t)(bwins ? b : a);
-        lsrc[node] = bwins ? a : b;
-        lkey[node] = bwins ? ka : kb;
-    }
-    int s = k > 1 ? (int)win[1] : 0;
-    uint64_t key = t->done[s] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[s]
-                                                  : *(const uint64_t *)t->cur[s]);
+        t->tree.key[i] = t->done[i] ? PM_SENT : (w == 4 ? *(const uint32_t *)t->cur[i]
+                                                        : *(const uint64_t *)t->cur[i]);
+    uint64_t key;
+    int s = ltree_build(&t->tree, &key, NULL, NULL);
     int rc = GS_OK;
     size_t nb = t->nb;
     for (;;) {
@@ -95,16 +80,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
             t->nb = nb;
             return rc;
         }
-        /* Replay from s's leaf to the root, without branches. */
-        for (int node = (s + k) >> 1; node > 0; node >>= 1) {
-            uint64_t lk = lkey[node];
-            int ls = lsrc[node];
-            int up = lk < key;
-            lkey[node] = up ? key : lk;
-            lsrc[node] = up ? s : ls;
-            key = up ? lk : key;
-            s = up ? ls : s;
-        }
+        s = ltree_replay(&t->tree, s, &key, NULL, NULL);
     }
 }
 

@@ -20,6 +20,8 @@ typedef struct {
     kreader_t *r;
     const void *keys;        /* the current block */
     size_t n, pos;           /* its size, and the next key */
+    uint64_t last;           /* the key taken last (0, the least, before the first) */
+    unsigned char done;      /* 1: the input is read to its end */
     int width;
     double *io_s;            /* seconds reading blocks, added up (--stats: not the merge's) */
 } msrc_t;
@@ -32,9 +34,9 @@ static int msrc_disorder(msrc_t *s, size_t i, uint64_t key, const keymap_t *km)
                    (unsigned long long)kreader_position(s->r, i), v);
 }
 
-/* Move source i to its next key, reading a block if needed, and check its order:
- * head[i] holds the last key (0, the least, before the first). */
-static int msrc_advance(msrc_t *s, uint64_t *head, unsigned char *done, const keymap_t *km)
+/* Move source s to its next key, reading a block if needed, and check its order:
+ * *head the key, or UINT64_MAX and s->done at the input's end. */
+static int msrc_advance(msrc_t *s, uint64_t *head, const keymap_t *km)
 {
     if (s->pos == s->n) {
         double t0 = stats_now();
@@ -44,16 +46,25 @@ static int msrc_advance(msrc_t *s, uint64_t *head, unsigned char *done, const ke
             return rc;
         s->pos = 0;
         if (s->n == 0) {
-            *done = 1;
+            s->done = 1;
+            *head = UINT64_MAX;
             return GS_OK;
         }
     }
     uint64_t key = key_get(s->keys, s->pos, s->width);
-    if (key < *head)
+    if (key < s->last)
         return msrc_disorder(s, s->pos, key, km);
-    *head = key;
+    s->last = *head = key;
     s->pos++;
     return GS_OK;
+}
+
+/* The tie rule (ltree.h): an input not yet done before one that is; equal keys of
+ * live inputs are the same bytes, in either order. */
+static int msrc_tie(void *ctx, int a, int b)
+{
+    const msrc_t *src = ctx;
+    return !src[a].done && src[b].done;
 }
 
 int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
@@ -61,37 +72,31 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
 {
     int width = km->width;
     msrc_t *src = calloc((size_t)n + 1, sizeof *src);
-    uint64_t *head = calloc((size_t)n + 1, sizeof *head);
-    unsigned char *done = calloc((size_t)n + 1, 1);
-    int *node = calloc((size_t)n + 1, sizeof *node);
     void *buf = malloc(STREAMS_OUT_KEYS * (size_t)width);
+    ltree_t t;
     int rc = GS_OK;
-    if (!src || !head || !done || !node || !buf) {
+    if (ltree_init(&t, n) || !src || !buf) {
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
-    ltree_t t = { .k = n, .node = node, .head = head, .done = done };
     double io_s = 0, t0 = stats_now();
     uint64_t merged = 0;
     for (int i = 0; i < n && rc == GS_OK; i++) {
         src[i].r = readers[i];
         src[i].width = width;
         src[i].io_s = &io_s;
-        rc = msrc_advance(&src[i], &head[i], &done[i], km);
+        rc = msrc_advance(&src[i], &t.key[i], km);
     }
     if (rc == GS_OK && start)
         rc = start(arg);
     if (rc)
         goto out;
-    ltree_build(&t);
+    uint64_t key;
+    int w = ltree_build(&t, &key, msrc_tie, src);
     size_t nb = 0;
     int have_last = 0;
     uint64_t last = 0;
-    while (n > 0) {
-        int w = node[0];
-        if (done[w])
-            break;
-        uint64_t key = head[w];
+    while (n > 0 && !src[w].done) {
         if (!unique || !have_last || key != last) {
             if (width == 4)
                 ((uint32_t *)buf)[nb++] = (uint32_t)key;
@@ -109,20 +114,18 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
             last = key;
             have_last = 1;
         }
-        rc = msrc_advance(&src[w], &head[w], &done[w], km);
+        rc = msrc_advance(&src[w], &key, km);
         if (rc)
             goto out;
-        ltree_replay(&t, w);
+        w = ltree_replay(&t, w, &key, msrc_tie, src);
     }
     merged += nb;
     /* --stats: the loser tree's own time, the reading and the writing left out */
     stats_add(ST_MERGE, merged * (uint64_t)width, stats_now() - t0 - io_s);
     rc = output_write(out, buf, nb);
 out:
+    ltree_free(&t);
     free(src);
-    free(head);
-    free(done);
-    free(node);
     free(buf);
     return rc;
 }

@@ -104,7 +104,7 @@ int spill_advance(sthread_t *t, scur_t *c)
             return rc;
         if (c->raw_len == 0) {
             c->rec = NULL;
-            c->key = UINT64_MAX;   /* done: see spill_replay() */
+            c->key = UINT64_MAX;   /* done: see spill_tie() */
             return GS_OK;
         }
     }

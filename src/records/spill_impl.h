@@ -24,6 +24,7 @@
 #include "core/pool.h"
 #include "core/settings.h"
 #include "core/tuning.h"
+#include "merge/ltree.h"
 #include "records/ends.h"
 #include "records/rkey.h"
 #include "records/spill.h"
@@ -142,8 +143,7 @@ typedef struct {
 typedef struct {
     smerge_t *m;
     scur_t *cur;           /* a cursor a run */
-    int *node;             /* the loser tree over them: node[0] the winner */
-    uint64_t *keys;        /* cur[r].key, side by side for the tree's matches */
+    ltree_t tree;          /* the loser tree over them (merge/ltree.h) */
     char *comp;            /* a block as stored */
     size_t comp_cap;
     char *obuf;

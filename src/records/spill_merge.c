@@ -157,54 +157,16 @@ static int spill_keep_last(sthread_t *t, const scur_t *c)
     return GS_OK;
 }
 
-/* The loser tree over a thread's cursors (t->cur[0..k), k the runs): node[i], for
- * i >= 1, the cursor that lost the match played at node i, node[0] the winner, so
- * that after the winner moves on one path of log2(k) matches, one comparison each,
- * restores the tree (a heap makes two a level). The matches read the keys from
- * t->keys, a few cache lines, and move the cursors without branches (the outcome
- * of a match between random keys cannot be predicted); only equal keys take the
- * branch to the last resort. A cursor whose part is done has the greatest key, and
- * loses the tie with a record of that key. */
-
-/* Cursor x beats cursor y, their keys equal. */
-static int spill_tie_beats(const sthread_t *t, int x, int y)
+/* The tie rule of the loser tree over a thread's cursors (merge/ltree.h): cursor a
+ * before cursor b, their words equal. A cursor whose part is done has the greatest
+ * word (spill_cursor.c), and goes after a record of that word. */
+static int spill_tie(void *ctx, int a, int b)
 {
-    const scur_t *a = &t->cur[x], *b = &t->cur[y];
-    if (!a->rec || !b->rec)
-        return a->rec ? 1 : b->rec ? 0 : x < y;
-    return spill_before(t->m, a, b);
-}
-
-/* Play cursor w's new record from its leaf up to the root. */
-static inline void spill_replay(sthread_t *t, size_t k, int w)
-{
-    uint64_t wk = t->keys[w];
-    for (size_t n = (w + k) / 2; n > 0; n /= 2) {
-        int o = t->node[n];
-        uint64_t ok = t->keys[o];
-        int beats = ok < wk;
-        if (__builtin_expect(ok == wk, 0))
-            beats = spill_tie_beats(t, o, w);
-        int m = -beats;                          /* all ones where o wins: */
-        uint64_t mk = (uint64_t)(int64_t)m;      /* masks, not branches */
-        t->node[n] = (w & m) | (o & ~m);
-        w = (o & m) | (w & ~m);
-        wk = (ok & mk) | (wk & ~mk);
-    }
-    t->node[0] = w;
-}
-
-/* Build the tree: each node's match played between the winners of its subtrees,
- * the loser kept. Returns the winner of node n's subtree. */
-static int spill_build(sthread_t *t, size_t k, size_t n)
-{
-    if (n >= k)
-        return (int)(n - k);   /* a leaf: cursor n - k */
-    int a = spill_build(t, k, 2 * n), b = spill_build(t, k, 2 * n + 1);
-    uint64_t ka = t->keys[a], kb = t->keys[b];
-    int w = ka != kb ? (ka < kb ? a : b) : spill_tie_beats(t, a, b) ? a : b;
-    t->node[n] = w == a ? b : a;
-    return w;
+    const sthread_t *t = ctx;
+    const scur_t *x = &t->cur[a], *y = &t->cur[b];
+    if (!x->rec || !y->rec)
+        return x->rec ? 1 : y->rec ? 0 : a < b;
+    return spill_before(t->m, x, y);
 }
 
 /* Merge piece p of every run into the output, on its turn; then pass the turn. */
@@ -222,16 +184,13 @@ static int merge_piece(sthread_t *t, size_t p)
     int rc = GS_OK;
     for (size_t r = 0; r < k && rc == GS_OK; r++) {
         rc = spill_seek(t, &t->cur[r], r, lo, p > 0, NULL);
-        t->keys[r] = t->cur[r].key;
+        t->tree.key[r] = t->cur[r].key;
     }
-    if (rc == GS_OK && k > 1)
-        t->node[0] = spill_build(t, k, 1);
-    else if (k == 1)
-        t->node[0] = 0;
+    uint64_t wkey;
+    int w = rc == GS_OK ? ltree_build(&t->tree, &wkey, spill_tie, t) : 0;
     int any = 0;
     uint64_t last = 0;
-    while (rc == GS_OK && k > 0 && t->cur[t->node[0]].rec) {
-        int w = t->node[0];
+    while (rc == GS_OK && k > 0 && t->cur[w].rec) {
         scur_t *c = &t->cur[w];
         if (!(s->set->unique && any && spill_repeats(t, c, last))) {
             if (s->set->unique && !m->rk.exact)
@@ -243,9 +202,9 @@ static int merge_piece(sthread_t *t, size_t p)
         }
         if (rc == GS_OK)
             rc = spill_advance(t, c);
-        t->keys[w] = c->key;
+        wkey = c->key;
         if (rc == GS_OK)
-            spill_replay(t, k, w);
+            w = ltree_replay(&t->tree, w, &wkey, spill_tie, t);
     }
     if (rc == GS_OK)
         rc = merge_deliver(t);
@@ -269,11 +228,10 @@ static void merge_thread(void *arg, int i, int nt)
     if (i >= m->nthreads)
         return;
     sthread_t t = { .m = m, .cur = calloc(s->nruns ? s->nruns : 1, sizeof *t.cur),
-                    .node = calloc(s->nruns ? s->nruns : 1, sizeof *t.node),
-                    .keys = calloc(s->nruns ? s->nruns : 1, sizeof *t.keys),
                     .obuf = m->map ? NULL : malloc(m->outcap) };   /* placed: none */
-    int rc = t.cur && t.node && t.keys && (t.obuf || m->map) ? GS_OK
-                                                             : err_set(GS_ENOMEM, "out of memory");
+    int tree = ltree_init(&t.tree, (int)s->nruns);
+    int rc = t.cur && tree == 0 && (t.obuf || m->map) ? GS_OK
+                                                      : err_set(GS_ENOMEM, "out of memory");
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
@@ -285,8 +243,7 @@ static void merge_thread(void *arg, int i, int nt)
     for (size_t r = 0; t.cur && r < s->nruns; r++)
         free(t.cur[r].raw);
     free(t.cur);
-    free(t.node);
-    free(t.keys);
+    ltree_free(&t.tree);
     free(t.obuf);
     free(t.last);
     free(t.comp);

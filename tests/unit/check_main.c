@@ -37,6 +37,7 @@ static const struct {
     { 1, make_codec_suite },
     { 1, make_cleanup_suite },
     { 1, make_rkey_suite },
+    { 1, make_ltree_suite },
     { 2, make_smerge_suite },
 };
 
