@@ -34,6 +34,7 @@
 #include "core/error.h"
 #include "core/stdfds.h"
 #include "core/tuning.h"
+#include "merge/splitters.h"
 
 static int me = 0, nranks = 1;
 
@@ -124,24 +125,19 @@ static int choose_splitters(const sorted_t *s, uint64_t *split, int *nsplit)
         total += counts[r];
     }
     uint64_t *all = ok ? malloc(((size_t)total + 1) * sizeof *all) : NULL;
-    int bad = !ok || !all;
+    sample_t *smp = ok ? malloc(((size_t)total + 1) * sizeof *smp) : NULL;
+    int bad = !ok || !all || !smp;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!bad)
         MPI_Allgatherv(mine, have, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T,
                        MPI_COMM_WORLD);
     *nsplit = 0;
     if (!bad && total > 0) {
-        /* sorted here by insertion into place: a few thousand keys */
-        for (int i = 1; i < total; i++) {
-            uint64_t v = all[i];
-            int j = i;
-            for (; j > 0 && all[j - 1] > v; j--)
-                all[j] = all[j - 1];
-            all[j] = v;
-        }
-        for (int j = 1; j < nranks; j++)
-            split[(*nsplit)++] = all[(size_t)j * (size_t)total / (size_t)nranks];
+        for (int i = 0; i < total; i++)
+            smp[i] = (sample_t){ all[i], 1 };
+        *nsplit = (int)splitters_choose(smp, (size_t)total, (size_t)nranks, 0, split);
     }
+    free(smp);
     free(all);
     free(mine);
     free(counts);

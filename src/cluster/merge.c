@@ -19,14 +19,9 @@
 #include "io/output.h"
 #include "io/textnum.h"
 #include "merge/ltree.h"
+#include "merge/splitters.h"
 #include "records/field.h"
 #include "records/order.h"
-
-/* A sample of a part's keys, standing for the bytes around it. */
-typedef struct {
-    uint64_t key;
-    double bytes;
-} sample_t;
 
 struct merge {
     const settings_t *set;
@@ -276,12 +271,6 @@ out:
 
 /* ---- the plan ---------------------------------------------------------------------- */
 
-static int sample_cmp(const void *x, const void *y)
-{
-    uint64_t a = ((const sample_t *)x)->key, b = ((const sample_t *)y)->key;
-    return a < b ? -1 : a > b;
-}
-
 /* The pieces' cuts: regular samples of every part, weighted by the bytes each stands
  * for, sorted; the keys at even steps of the bytes cut the range. GS_OK or
  * GS_ENOMEM. */
@@ -296,29 +285,21 @@ static int merge_cut(merge_t *m)
         free(keys);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    double total = 0;
     for (int j = 0; np > 1 && j < n; j++) {
         size_t got;
         sorted_sample(&m->part[j], each, keys, &got);
         for (size_t k = 0; k < got; k++)
             smp[count++] = (sample_t){ keys[k], (double)m->part[j].size / (double)got };
-        total += got ? (double)m->part[j].size : 0;
     }
-    if (count)
-        qsort(smp, count, sizeof *smp, sample_cmp);
+    uint64_t *split = keys;   /* np - 1 of them, at most each */
+    size_t ns = np > 1 ? splitters_choose(smp, count, (size_t)np, 0, split) : 0;
     for (int j = 0; j < n; j++) {
         m->cut[j] = 0;
         m->cut[(size_t)np * n + j] = m->part[j].size;
     }
-    double acc = 0;
-    size_t k = 0;
-    for (int p = 1; p < np; p++) {
-        /* the key at p / np of the bytes: pieces before it end with its records */
-        while (k + 1 < count && acc + smp[k].bytes < total * p / np)
-            acc += smp[k++].bytes;
+    for (int p = 1; p < np; p++)   /* pieces before a splitter end with its records */
         for (int j = 0; j < n; j++)
-            m->cut[(size_t)p * n + j] = count ? sorted_after(&m->part[j], smp[k].key) : 0;
-    }
+            m->cut[(size_t)p * n + j] = ns ? sorted_after(&m->part[j], split[p - 1]) : 0;
     free(smp);
     free(keys);
     return GS_OK;

@@ -15,8 +15,9 @@
 
 #include "core/error.h"
 #include "core/keys.h"
-#include "merge/pmerge_impl.h"
 #include "core/stats.h"
+#include "merge/pmerge_impl.h"
+#include "merge/splitters.h"
 
 size_t pmerge_cursor_bytes(int nruns, int width)
 {
@@ -242,47 +243,28 @@ static void pm_worker(void *arg, int ti, int nt)
     free(t.nodes);
 }
 
-/* Order (key, weight) pairs by key. */
-static int pm_cmp_pair(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Choose splitters so that pieces hold about piece_keys keys each: sort samples of
- * every run (each standing for a number of keys) and cut wherever the keys passed
- * reach piece_keys, at a key greater than the last cut. */
-static int pm_split(pm_job_t *j, size_t piece_keys)
+/* Choose splitters so that pieces hold about piece_keys keys each (total keys in
+ * all): samples of every run, each standing for the keys around it. */
+static int pm_split(pm_job_t *j, uint64_t total, size_t piece_keys)
 {
     size_t cap = (size_t)j->nruns * PM_SAMPLES + 1, m = 0;
-    uint64_t *pairs = malloc(sizeof *pairs * 2 * cap);   /* key, weight, key, ... */
+    sample_t *smp = malloc(sizeof *smp * cap);
     uint64_t *val = malloc(sizeof *val * PM_SAMPLES);
     j->split = malloc(sizeof *j->split * cap);
     int rc = GS_OK;
-    if (!pairs || !val || !j->split) {
+    if (!smp || !val || !j->split) {
         rc = err_set(GS_ENOMEM, "out of memory");
         goto out;
     }
     for (int r = 0; r < j->nruns; r++) {
         size_t weight, got = run_sample(j->runs[r], val, PM_SAMPLES, &weight);
-        for (size_t i = 0; i < got; i++, m++) {
-            pairs[2 * m] = val[i];
-            pairs[2 * m + 1] = weight;
-        }
+        for (size_t i = 0; i < got; i++)
+            smp[m++] = (sample_t){ val[i], (double)weight };
     }
-    qsort(pairs, m, 2 * sizeof *pairs, pm_cmp_pair);
-    size_t acc = 0, ns = 0;
-    for (size_t i = 0; i < m; i++) {
-        uint64_t v = pairs[2 * i];
-        if (acc >= piece_keys && v > 0 && (ns == 0 || v > j->split[ns - 1])) {
-            j->split[ns++] = v;
-            acc = 0;
-        }
-        acc += (size_t)pairs[2 * i + 1];
-    }
-    j->npieces = ns + 1;
+    uint64_t pieces = (total + piece_keys - 1) / piece_keys;
+    j->npieces = splitters_choose(smp, m, pieces < cap ? (size_t)pieces : cap, 1, j->split) + 1;
 out:
-    free(pairs);
+    free(smp);
     free(val);
     return rc;
 }
@@ -311,7 +293,7 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     size_t most = placing ? PM_PLACED_PIECE_MAX : j.hold / sink->max_bytes;
     if (piece_keys > most)
         piece_keys = most;
-    int rc = pm_split(&j, piece_keys);
+    int rc = pm_split(&j, total, piece_keys);
     uint64_t placed = 0;
     if (rc == GS_OK && placing)
         rc = pm_layout(&j, pool, &placed);

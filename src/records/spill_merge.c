@@ -26,6 +26,7 @@
 #include "core/keys.h"
 #include "core/stats.h"
 #include "core/tuning.h"
+#include "merge/splitters.h"
 #include "records/ends.h"
 #include "records/field.h"
 #include "records/order.h"
@@ -251,12 +252,6 @@ static void merge_thread(void *arg, int i, int nt)
 
 /* ---- the pieces --------------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The threads the merge may use (m->nthreads) and their output buffers (m->outcap):
  * the pool's, as far as their buffers (a block and its stored form a run, and the
  * output buffer, a quarter of -S shared by the pool at most) fit in -S. */
@@ -275,7 +270,8 @@ static void merge_threads(smerge_t *m)
 }
 
 /* m->split and m->npieces: for nt threads, up to MERGE_PIECES pieces a thread, cut
- * at quantiles of the blocks' first keys (repeats dropped). */
+ * at quantiles of the blocks' first keys (splitters.h: each block a sample, all of
+ * about one size). */
 static int merge_cut(smerge_t *m, int nt)
 {
     rspill_t *s = m->s;
@@ -283,23 +279,16 @@ static int merge_cut(smerge_t *m, int nt)
     size_t want = (size_t)nt * MERGE_PIECES;
     if (nt < 2 || s->nblocks < 2)
         return GS_OK;
-    uint64_t *keys = malloc(s->nblocks * sizeof *keys);
+    sample_t *smp = malloc(s->nblocks * sizeof *smp);
     m->split = malloc(want * sizeof *m->split);
-    if (!keys || !m->split) {
-        free(keys);
+    if (!smp || !m->split) {
+        free(smp);
         return err_set(GS_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < s->nblocks; i++)
-        keys[i] = s->blocks[i].key;
-    qsort(keys, s->nblocks, sizeof *keys, cmp_u64);
-    size_t ns = 0;
-    for (size_t q = 1; q < want; q++) {
-        uint64_t k = keys[s->nblocks * q / want];
-        if (k > keys[0] && (ns == 0 || k > m->split[ns - 1]))
-            m->split[ns++] = k;
-    }
-    free(keys);
-    m->npieces = ns + 1;
+        smp[i] = (sample_t){ s->blocks[i].key, 1 };
+    m->npieces = splitters_choose(smp, s->nblocks, want, 1, m->split) + 1;
+    free(smp);
     return GS_OK;
 }
 

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/keys.h"
 #include "merge/pmerge.h"
+#include "merge/splitters.h"
 #include "sorter/cuda_impl.h"
 #include "store/runs.h"
 
@@ -103,12 +104,6 @@ static void cuda_deal_share(void *arg, int t, int nt)
     }
 }
 
-static int cuda_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Sort keys[0..n) on devices 0..used-1 at once: dealt by key range into scratch,
  * a bucket for each device, each bucket then sorted on its device, so that scratch
  * holds the sorted keys with no merge after. Splitters come from a sample. 1 if the
@@ -119,7 +114,7 @@ static int cuda_sort_dealt(sorter_cuda_t *c, pool_t *pool, char *keys, char *scr
 {
     deal_job_t j = { .keys = keys, .dst = scratch, .n = n, .w = width, .nb = used };
     size_t ns = (size_t)CUDA_SAMPLES * (size_t)used;
-    uint64_t *sample = malloc(sizeof *sample * ns);
+    sample_t *sample = malloc(sizeof *sample * ns);
     int threads = pool_size(pool);
     j.count = calloc((size_t)threads, sizeof *j.count);
     if (!sample || !j.count) {
@@ -129,10 +124,8 @@ static int cuda_sort_dealt(sorter_cuda_t *c, pool_t *pool, char *keys, char *scr
         return 1;
     }
     for (size_t i = 0; i < ns; i++)
-        sample[i] = key_get(keys, (size_t)((unsigned __int128)n * i / ns), width);
-    qsort(sample, ns, sizeof *sample, cuda_cmp_u64);
-    for (int b = 0; b < used - 1; b++)
-        j.split[b] = sample[ns * (size_t)(b + 1) / (size_t)used];
+        sample[i] = (sample_t){ key_get(keys, (size_t)((unsigned __int128)n * i / ns), width), 1 };
+    splitters_choose(sample, ns, (size_t)used, 0, j.split);   /* used - 1 of them */
     free(sample);
     pool_run(pool, cuda_count_share, &j);
     size_t total[GS_MAX_DEVICES] = { 0 }, start[GS_MAX_DEVICES] = { 0 };

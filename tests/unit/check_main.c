@@ -38,6 +38,7 @@ static const struct {
     { 1, make_cleanup_suite },
     { 1, make_rkey_suite },
     { 1, make_ltree_suite },
+    { 1, make_splitters_suite },
     { 2, make_smerge_suite },
 };
 
