@@ -52,6 +52,8 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
                                                         : *(const uint64_t *)t->cur[i]);
     uint64_t key;
     int s = ltree_build(&t->tree, &key, NULL, NULL);
+    const ltree_t tree = t->tree;   /* its arrays and k in registers, not reloaded after
+                                       every store to the batch */
     int rc = GS_OK;
     size_t nb = t->nb;
     for (;;) {
@@ -80,7 +82,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
             t->nb = nb;
             return rc;
         }
-        s = ltree_replay(&t->tree, s, &key, NULL, NULL);
+        s = ltree_replay(&tree, s, &key, NULL, NULL);
     }
 }
 

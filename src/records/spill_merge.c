@@ -189,6 +189,7 @@ static int merge_piece(sthread_t *t, size_t p)
     }
     uint64_t wkey;
     int w = rc == GS_OK ? ltree_build(&t->tree, &wkey, spill_tie, t) : 0;
+    const ltree_t tree = t->tree;   /* in registers (see pmerge_loops.c) */
     int any = 0;
     uint64_t last = 0;
     while (rc == GS_OK && k > 0 && t->cur[w].rec) {
@@ -205,7 +206,7 @@ static int merge_piece(sthread_t *t, size_t p)
             rc = spill_advance(t, c);
         wkey = c->key;
         if (rc == GS_OK)
-            w = ltree_replay(&t->tree, w, &wkey, spill_tie, t);
+            w = ltree_replay(&tree, w, &wkey, spill_tie, t);
     }
     if (rc == GS_OK)
         rc = merge_deliver(t);
