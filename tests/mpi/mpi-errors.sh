@@ -3,8 +3,8 @@
 # mpi-errors.sh: an error in gpusort-mpi is one "gpusort-mpi: " line, gpusort's own
 # message (the input's name and its line counted from the file's start, whichever
 # rank read it), exit status 2 from every rank, an existing -o untouched and no
-# temporary left; the same on 1 to 4 ranks. Usage errors, and what gpusort-mpi does
-# not take, the same way.
+# temporary left; the same on 1 to 4 ranks (each case on 4 and one other). Usage
+# errors, and what gpusort-mpi does not take, the same way.
 # shellcheck source=tests/mpi/mpilib.sh
 . "$(dirname "$0")/mpilib.sh"
 { [ -n "$GSREC" ] && [ -x "$GSREC" ]; } || skip "gsrec is not built"
@@ -19,8 +19,9 @@ printf 'abc' >odd.bin
 { cat n.txt; printf '12 13\nseven\n'; } >badn.txt
 
 # mpi_fails WHAT ARGS...: gpusort ARGS fails with exit 2 and one message; gpusort-mpi
-# ARGS -o out, on 1 to 4 ranks, prints that message once (with its own prefix),
-# every rank exits 2 (so mpirun does), and out keeps what it held.
+# ARGS -o out, on the ranks of mpi_ranks (4, and 1 to 3 in turn), prints that
+# message once (with its own prefix), every rank exits 2 (so mpirun does), and out
+# keeps what it held.
 mpi_fails() {
     local what=$1 n
     shift
@@ -29,7 +30,7 @@ mpi_fails() {
     local want
     want=$(sed -n 's/^gpusort: //p' "$RUN_ERR" | head -n 1)
     [ -n "$want" ] || fail "$what: gpusort printed no message"
-    for n in 1 2 3 4; do
+    for n in $(mpi_ranks); do
         echo keep >out
         mpi_run "$n" "$@" -o out
         [ "$STATUS" -eq 2 ] || fail "$what, $n ranks: exit $STATUS"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# mpi-sort.sh: gpusort-mpi on 1 to 4 ranks writes what gpusort writes: bare integers
+# mpi-sort.sh: gpusort-mpi on 1 to 4 ranks (each case on 4 and one other, in
+# turn) writes what gpusort writes: bare integers
 # (text and binary) random, all equal, sorted, reversed, skewed (nine in ten keys in
 # a narrow range), a share left empty; records (CSV, TSV, blank-separated, binary)
 # with -s, -r, -u, a key's r, -z, --header, several keys (text, then n), 10-byte

@@ -313,6 +313,11 @@ static void aside_sorter_free(aside_sorter_t *a)
  * two at once (aside_depth 2; no FIFO). */
 START_TEST(test_smerge_runs_cpu)
 {
+    /* Under TSan (ck_sweep_thinned), the cases with a FIFO or a sorter aside, where
+     * threads meet: the plain ones (_i < 8) and those with both (24 to 31) left to
+     * the other builds. */
+    if (ck_sweep_thinned() && (_i < 8 || (_i >= 24 && _i < 32)))
+        return;
     int w = _i % 2 ? 8 : 4, unique = _i / 2 % 2, spill = _i / 4 % 2;
     int fifo = _i < 32 && _i / 8 % 2, aside = _i >= 16, depth = _i >= 32 ? 2 : 1;
     uint64_t seed = 0x5e11 + (uint64_t)_i;

@@ -62,6 +62,22 @@ static inline size_t ck_scaled(size_t n, size_t lo)
     return m > lo ? m : lo;
 }
 
+/* 1 where case i of a sweep runs, its cases numbered so that i % combos picks its
+ * options and i / combos the rest (a size, a seed): every case at GS_TEST_SCALE 25
+ * and more (plain, ASan); below (TSan, where a case costs ten times as much and
+ * the threads' meeting places are what is tested), every combination of options
+ * with every other of the rest (ck_sweep_thinned: 1 there). A skipped case's test
+ * passes without a check. */
+static inline int ck_sweep_thinned(void)
+{
+    return ck_scaled(100, 1) < 25;
+}
+
+static inline int ck_sweep_runs(int i, int combos)
+{
+    return !ck_sweep_thinned() || i / combos % 2 == 0;
+}
+
 /* ---- the key types ------------------------------------------------------------ */
 
 /* The four types are KEY_I32, KEY_U32, KEY_I64, KEY_U64 = 0..3: (key_type_t)i walks
