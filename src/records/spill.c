@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,18 +22,6 @@
 #include "records/spill.h"
 #include "records/spill_impl.h"
 #include "store/codec.h"
-
-static void put32(char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (char)(v >> (8 * i));
-}
-
-static void put64(char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (char)(v >> (8 * i));
-}
 
 /* ---- writing ----------------------------------------------------------------------- */
 
@@ -90,8 +77,8 @@ static int spill_room(spack_t *p, size_t n)
  * they are, they are gathered where they stay, after the header. */
 static char *spill_block_room(spack_t *p, size_t len, int lz4)
 {
-    size_t bound = lz4 ? (size_t)LZ4_compressBound((int)len) : 0;
-    if (!spill_room(p, SPILL_HEAD + (bound > len ? bound : len) + RTABLE_SLACK))
+    size_t bound = codec_block_bound(len);
+    if (!bound || !spill_room(p, bound + RTABLE_SLACK))
         return NULL;
     if (p->nblocks == p->bcap) {
         size_t cap = p->bcap ? 2 * p->bcap : 64;
@@ -102,7 +89,7 @@ static char *spill_block_room(spack_t *p, size_t len, int lz4)
         p->bcap = cap;
     }
     if (!lz4)
-        return p->buf + p->len + SPILL_HEAD;
+        return p->buf + p->len + CODEC_HEAD;
     if (len + RTABLE_SLACK > p->raw_cap) {
         char *raw = realloc(p->raw, len + RTABLE_SLACK);
         if (!raw)
@@ -119,22 +106,11 @@ static char *spill_block_room(spack_t *p, size_t len, int lz4)
  * index. */
 static void spill_block_end(spack_t *p, size_t len, uint64_t key, int lz4)
 {
-    char *h = p->buf + p->len, *d = h + SPILL_HEAD;
-    int stored = (int)len;
-    if (lz4) {
-        int bound = LZ4_compressBound((int)len);
-        stored = LZ4_compress_default(p->raw, d, (int)len, bound);
-        if (stored <= 0 || (size_t)stored >= len) {   /* not smaller: stored as it is */
-            memcpy(d, p->raw, len);
-            stored = (int)len;
-        }
-    }
+    char *h = p->buf + p->len;
+    size_t bytes = codec_block_seal(h, lz4 ? p->raw : h + CODEC_HEAD, len, lz4);
     p->blocks[p->nblocks++] = (sblock_t){ .off = p->len, .key = key, .raw = len,
-                                          .stored = (uint32_t)stored };
-    put32(h, (uint32_t)len);
-    put32(h + 4, (uint32_t)stored);
-    put64(h + 8, codec_checksum(d, (size_t)stored));
-    p->len += SPILL_HEAD + (size_t)stored;
+                                          .stored = (uint32_t)(bytes - CODEC_HEAD) };
+    p->len += bytes;
 }
 
 typedef struct {
@@ -267,21 +243,20 @@ static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
         rtable_line(t, (size_t)order[r], &len);
         fill += len;
     }
-    int bound = LZ4_compressBound((int)fill);
-    char *raw = malloc(fill), *dst = malloc((size_t)bound);
+    char *raw = malloc(fill), *blk = malloc(codec_block_bound(fill));
     int pays = 1;
-    if (raw && dst) {
+    if (raw && blk) {
         char *p = raw;
         for (size_t k = 0; k < r; k++) {
             const char *rec = rtable_line(t, (size_t)order[k], &len);
             memcpy(p, rec, len);
             p += len;
         }
-        int got = LZ4_compress_default(raw, dst, (int)fill, bound);
-        pays = got > 0 && (size_t)got * 10 <= fill * 9;
+        size_t stored = codec_block_seal(blk, raw, fill, 1) - CODEC_HEAD;
+        pays = stored * 10 <= fill * 9;
     }
     free(raw);
-    free(dst);
+    free(blk);
     return pays;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <config.h>
 
-#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,16 +56,15 @@ static int spill_load(sthread_t *t, scur_t *c)
     if (c->blk == c->bend)
         return GS_OK;
     const sblock_t *b = &s->blocks[c->blk];
-    size_t want = SPILL_HEAD + (size_t)b->stored, got;
+    size_t want = CODEC_HEAD + (size_t)b->stored, got, len, stored;
     if (!spill_reserve(&t->comp, &t->comp_cap, want))
         return err_set(GS_ENOMEM, "out of memory");
     int e = fdio_read(s->files[b->file].fd, t->comp, want, (int64_t)b->off, &got);
     if (e)
         return err_sys(GS_EIO, e, "read error on temporary file '%s'", s->files[b->file].path);
     const char *h = t->comp;
-    uint64_t len = spill_get(h, 4), stored = spill_get(h + 4, 4), sum = spill_get(h + 8, 8);
-    if (got < want || len == 0 || stored != b->stored || stored > len ||
-        codec_checksum(h + SPILL_HEAD, stored) != sum)
+    if (got < want || codec_block_head(h, got, &len, &stored) || len == 0 ||
+        stored != b->stored)
         return spill_damaged(s, b);
     if (stored == len) {   /* the records as they are: read where they lie */
         char *x = c->raw;
@@ -75,12 +73,12 @@ static int spill_load(sthread_t *t, scur_t *c)
         c->raw_cap = t->comp_cap;
         t->comp = x;
         t->comp_cap = xc;
-        c->base = c->pos = SPILL_HEAD;
-        c->raw_len = SPILL_HEAD + len;
+        c->base = c->pos = CODEC_HEAD;
+        c->raw_len = CODEC_HEAD + len;
     } else {
         if (!spill_reserve(&c->raw, &c->raw_cap, len))
             return err_set(GS_ENOMEM, "out of memory");
-        if (LZ4_decompress_safe(h + SPILL_HEAD, c->raw, (int)stored, (int)len) != (int)len)
+        if (!codec_block_content(h, len, stored, c->raw))
             return spill_damaged(s, b);
         c->raw_len = len;
     }

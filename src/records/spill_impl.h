@@ -4,10 +4,9 @@
  * the merge's state, shared by the last two. Not for other modules: their interface
  * is spill.h.
  *
- * A block is a header of SPILL_HEAD bytes (little-endian: the records' bytes, the
- * bytes stored, their checksum) and the bytes stored: the records as they are where
- * the stored length equals theirs, else their LZ4 block. A run is its blocks, in
- * order, spread over the files: each thread that packs blocks writes them to a file
+ * A block is one of store/codec.h (its header, then the records' bytes as they are
+ * or their LZ4 block): the one block format of every spilled run. A run is its
+ * blocks, in order, spread over the files: each thread that packs blocks writes them to a file
  * of its own (where there are threads enough), since the kernel takes one write to
  * a file at a time (doc/perf/TUNING.md, SPILL_RECORD_FILES). Beside the files, in
  * memory, the index: each block's file, offset and stored bytes, and the mapped key
@@ -28,8 +27,8 @@
 #include "records/ends.h"
 #include "records/rkey.h"
 #include "records/spill.h"
+#include "store/codec.h"
 
-#define SPILL_HEAD 16                     /* a block's header */
 
 /* A block: its offset in its file, the mapped key of its first record, the bytes
  * of its run's records before it (while a thread packs it: its own bytes), its
@@ -90,15 +89,6 @@ struct rspill {
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
 };
-
-/* The n-byte little-endian number at p. */
-static inline uint64_t spill_get(const char *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = v << 8 | (unsigned char)p[i];
-    return v;
-}
 
 /* ---- the merge (spill_merge.c) and its cursors (spill_cursor.c) -------------------- */
 

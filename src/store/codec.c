@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* codec.c: the byte format of one block of a spilled run (see codec.h).
+/* codec.c: the byte format of one block of a spilled run (see codec.h): a block of
+ * bytes (the header, LZ4 where it shrinks, the checksum), and keys' content in it.
  *
  * The hot loops work in chunks of CODEC_CHUNK keys with a constant trip count and
  * restrict pointers, so that the compiler vectorises them at -O2 too (GCC's
@@ -12,7 +13,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <lz4.h>
-#include <lz4frame.h>
 
 #include "store/codec.h"
 
@@ -20,40 +20,21 @@
 #define CODEC_CHUNK 64
 static_assert(CODEC_CHUNK % 32 == 0, "CODEC_CHUNK must be a multiple of 32");
 
-/* The first four bytes of an LZ4 frame, read as a little-endian u32. */
-#define CODEC_LZ4F_MAGIC UINT32_C(0x184D2204)
+static_assert(CODEC_BLOCK_MAX <= LZ4_MAX_INPUT_SIZE, "a block's content is one LZ4 block");
 
-/* Bytes of the checksum after a CODEC_RAW block's keys. */
-#define CODEC_RAW_SUM 8
-
-/* n * width, or 0 with *ok = 0 if width is not 4 or 8 or the product overflows. */
+/* n * width, or 0 with *ok = 0 if width is not 4 or 8 or the product is more than a
+ * block takes. */
 static size_t codec_bytes(size_t n, int width, int *ok)
 {
-    *ok = (width == 4 || width == 8) && n <= SIZE_MAX / 8;
+    *ok = (width == 4 || width == 8) && n <= CODEC_BLOCK_MAX / 8;
     return *ok ? n * (size_t)width : 0;
-}
-
-/* The frame preferences of CODEC_LZ4: liblz4's defaults, with the content size
- * and the content checksum. */
-static void codec_lz4_prefs(LZ4F_preferences_t *prefs, size_t bytes)
-{
-    memset(prefs, 0, sizeof *prefs);
-    prefs->frameInfo.contentSize = (unsigned long long)bytes;
-    /* A damaged temporary file must be an error, never a wrong result. */
-    prefs->frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
 }
 
 size_t codec_bound(size_t n, int width)
 {
     int ok;
     size_t bytes = codec_bytes(n, width, &ok);
-    /* LZ4F_compressFrameBound does not check for overflow: stay far below it */
-    if (!ok || bytes > SIZE_MAX / 2)
-        return 0;
-    LZ4F_preferences_t prefs;
-    codec_lz4_prefs(&prefs, bytes);
-    size_t lz = LZ4F_compressFrameBound(bytes, &prefs);
-    return lz > bytes + CODEC_RAW_SUM ? lz : bytes + CODEC_RAW_SUM;
+    return ok ? codec_block_bound(bytes) : 0;
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -318,119 +299,110 @@ static int codec_check_sorted64(const uint64_t *restrict k, size_t n)
 }
 
 /* ------------------------------------------------------------------------------ */
-/* The LZ4 frame                                                                  */
+/* A block of bytes                                                               */
 
-/* Decode the one LZ4 frame src[0..len) into dst, which must receive exactly total
- * bytes: 0, or -1 unless the frame is whole, undamaged as far as liblz4 can tell,
- * declares and holds total bytes of content, and ends exactly at len. */
-static int codec_lz4_unframe(const uint8_t *src, size_t len, uint8_t *dst, size_t total)
+static inline void codec_put(uint8_t *p, uint64_t v, int n)
 {
-    /* only the frame codec_encode writes: no skippable or legacy frames */
-    if (len < 4 || ((uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16
-                    | (uint32_t)src[3] << 24) != CODEC_LZ4F_MAGIC)
-        return -1;
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
 
-    LZ4F_dctx *dctx;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-        return -1;
-    int rc = -1;
-    uint8_t none[1];              /* a real pointer where there is no output */
-    if (total == 0)
-        dst = none;
+static inline uint64_t codec_get(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
 
-    /* the header first: reject a frame of the wrong size before decoding it */
-    LZ4F_frameInfo_t info;
-    size_t in_pos = len;
-    size_t hint = LZ4F_getFrameInfo(dctx, &info, src, &in_pos);
-    if (LZ4F_isError(hint) || info.contentSize != (unsigned long long)total)
-        goto out;
+size_t codec_block_bound(size_t len)
+{
+    if (len > CODEC_BLOCK_MAX)
+        return 0;
+    size_t lz = (size_t)LZ4_compressBound((int)len);
+    return CODEC_HEAD + (lz > len ? lz : len);
+}
 
-    LZ4F_decompressOptions_t opts;
-    memset(&opts, 0, sizeof opts);
-    opts.stableDst = 1;           /* dst holds all the output: no internal copy */
-    size_t out_pos = 0;
-    while (hint != 0) {
-        size_t in_size = len - in_pos, out_size = total - out_pos;
-        hint = LZ4F_decompress(dctx, dst + out_pos, &out_size, src + in_pos, &in_size,
-                               &opts);
-        if (LZ4F_isError(hint))
-            goto out;
-        in_pos += in_size;
-        out_pos += out_size;
-        /* no progress: the input is truncated, or the output is full too early */
-        if (hint != 0 && in_size == 0 && out_size == 0)
-            goto out;
+size_t codec_block_seal(void *blk, const void *content, size_t len, int lz4)
+{
+    if (len > CODEC_BLOCK_MAX)
+        return 0;
+    uint8_t *h = blk, *d = h + CODEC_HEAD;
+    size_t stored = len;
+    if (lz4 && len > 0) {
+        int got = LZ4_compress_default(content, (char *)d, (int)len,
+                                       LZ4_compressBound((int)len));
+        stored = got > 0 && (size_t)got < len ? (size_t)got : len;
     }
-    if (in_pos == len && out_pos == total)
-        rc = 0;
-out:
-    LZ4F_freeDecompressionContext(dctx);
-    return rc;
+    if (stored == len && content != d && len > 0)   /* as it is */
+        memcpy(d, content, len);
+    codec_put(h, len, 4);
+    codec_put(h + 4, stored, 4);
+    codec_put(h + 8, codec_xxh64(d, stored), 8);
+    return CODEC_HEAD + stored;
+}
+
+int codec_block_head(const void *blk, size_t avail, size_t *len, size_t *stored)
+{
+    const uint8_t *h = blk;
+    if (avail < CODEC_HEAD)
+        return -1;
+    *len = (size_t)codec_get(h, 4);
+    *stored = (size_t)codec_get(h + 4, 4);
+    if (*stored > *len || *len > CODEC_BLOCK_MAX || *stored > avail - CODEC_HEAD ||
+        codec_xxh64(h + CODEC_HEAD, *stored) != codec_get(h + 8, 8))
+        return -1;
+    return 0;
+}
+
+const void *codec_block_content(const void *blk, size_t len, size_t stored, void *dst)
+{
+    const char *d = (const char *)blk + CODEC_HEAD;
+    if (stored == len)
+        return d;
+    return LZ4_decompress_safe(d, dst, (int)stored, (int)len) == (int)len ? dst : NULL;
 }
 
 /* ------------------------------------------------------------------------------ */
-/* The interface                                                                  */
+/* Keys                                                                           */
 
 size_t codec_encode(codec_t codec, const void *keys, size_t n, int width, void *dst,
                     size_t cap, void *scratch)
 {
     int ok;
     size_t bytes = codec_bytes(n, width, &ok);
-    if (!ok)
+    if (!ok || (codec != CODEC_RAW && codec != CODEC_LZ4) || cap < codec_block_bound(bytes))
         return 0;
-    if (codec == CODEC_RAW) {
-        if (cap < bytes + CODEC_RAW_SUM)
-            return 0;
-        if (bytes)
-            memcpy(dst, keys, bytes);
-        uint64_t sum = codec_xxh64(dst, bytes);
-        memcpy((uint8_t *)dst + bytes, &sum, CODEC_RAW_SUM);
-        return bytes + CODEC_RAW_SUM;
-    }
-    if (codec != CODEC_LZ4)
-        return 0;
-
-    uint8_t none[1];              /* liblz4 wants a real pointer even for 0 bytes */
-    if (bytes == 0)
-        scratch = none;
-    else if (width == 4)
+    if (codec == CODEC_RAW)
+        return codec_block_seal(dst, keys, bytes, 0);
+    if (bytes > 0 && width == 4)
         codec_delta_split32(keys, n, scratch);
-    else
+    else if (bytes > 0)
         codec_delta_split64(keys, n, scratch);
-
-    LZ4F_preferences_t prefs;
-    codec_lz4_prefs(&prefs, bytes);
-    size_t r = LZ4F_compressFrame(dst, cap, scratch, bytes, &prefs);
-    return LZ4F_isError(r) ? 0 : r;
+    return codec_block_seal(dst, scratch, bytes, 1);
 }
 
 int codec_decode(codec_t codec, const void *src, size_t len, void *keys, size_t n,
                  int width, void *scratch)
 {
     int ok;
-    size_t bytes = codec_bytes(n, width, &ok);
-    if (!ok)
+    size_t bytes = codec_bytes(n, width, &ok), clen, stored;
+    /* A damaged temporary file must be an error, never a wrong result: the header,
+     * the checksum and the length first; the order check alone misses most changes. */
+    if (!ok || (codec != CODEC_RAW && codec != CODEC_LZ4) ||
+        codec_block_head(src, len, &clen, &stored) || len != CODEC_HEAD + stored ||
+        clen != bytes || (codec == CODEC_RAW && stored != bytes))
         return -1;
+    if (bytes == 0)
+        return 0;
     if (codec == CODEC_RAW) {
-        /* A damaged temporary file must be an error, never a wrong result: the
-         * order check alone misses most changes. */
-        if (len != bytes + CODEC_RAW_SUM || codec_xxh64(src, bytes) != codec_read64(
-                (const uint8_t *)src + bytes))
-            return -1;
-        if (bytes == 0)
-            return 0;
-        memcpy(keys, src, bytes);
+        memcpy(keys, (const uint8_t *)src + CODEC_HEAD, bytes);
         return width == 4 ? codec_check_sorted32(keys, n) : codec_check_sorted64(keys, n);
     }
-    if (codec != CODEC_LZ4)
+    const uint8_t *content = codec_block_content(src, bytes, stored, scratch);
+    if (!content)
         return -1;
-
-    if (codec_lz4_unframe(src, len, scratch, bytes) != 0)
-        return -1;
-    if (n == 0)
-        return 0;
-    return width == 4 ? codec_join_sum32(scratch, n, keys)
-                      : codec_join_sum64(scratch, n, keys);
+    return width == 4 ? codec_join_sum32(content, n, keys) : codec_join_sum64(content, n, keys);
 }
 
 const char *codec_lz4_version(void)
