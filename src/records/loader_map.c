@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* loader_map.c: a lone regular input mapped as the table's arena, not read (see
+ * loader.c, which says why): whole where it fits a chunk, else a window a chunk,
+ * each cut after its last whole line; its SIGBUS watched (see loader_impl.h).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "core/tuning.h"
+#include "records/loader_impl.h"
+
+/* ---- a lone input mapped ------------------------------------------------------------ */
+
+static size_t loader_page(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    return ps > 0 ? (size_t)ps : 4096;
+}
+
+/* Let the mapped arena go: its pages leave the process, not the page cache. */
+void loader_unmap(rtable_t *t, rloader_t *ld)
+{
+    if (!ld->map)
+        return;
+    cleanup_unwatch_map(ld->map_watch);
+    mem_unmap_pool(t->pool, ld->map, ld->map_len);
+    if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->fd)   /* not an input read on */
+        close(ld->map_fd);
+    ld->map = NULL;
+    ld->map_len = 0;
+    ld->map_watch = -1;
+    ld->map_fd = -1;
+    t->arena = NULL;
+    t->bytes = t->cap = 0;
+}
+
+/* Map bytes [from, from + len) of the open input (of size bytes) as the arena,
+ * zeros after them: 1, or 0 where it does not map or cannot be watched (the input
+ * is then read as any other). */
+static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t len,
+                            uint64_t size)
+{
+    size_t page = loader_page(), lead = (size_t)(from % page);
+    if (len > SIZE_MAX - lead - 2 * page - RTABLE_SLACK)
+        return 0;
+    size_t file_len = (lead + len + page - 1) / page * page;
+    size_t all = (lead + len + 1 + RTABLE_SLACK + page - 1) / page * page;
+    char *a = mmap(NULL, all, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a == MAP_FAILED)
+        return 0;
+    /* Private and writable: the terminator a last line lacks is written after it
+     * (loader_end_input), into a page of the process's own. */
+    if (mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, ld->fd,
+             (off_t)(from - lead)) == MAP_FAILED) {
+        munmap(a, all);
+        return 0;
+    }
+    int watch = cleanup_watch_map(a, file_len, ld->name);
+    if (watch < 0) {
+        munmap(a, all);
+        return 0;
+    }
+#ifdef MADV_WILLNEED
+    madvise(a, file_len, MADV_WILLNEED);   /* read from the disk ahead, where it must be */
+#endif
+    ld->map = a;
+    ld->map_len = all;
+    ld->map_watch = watch;
+    ld->map_fd = ld->fd;
+    ld->map_size = size;
+    ld->map_name = ld->name;
+    t->arena = a + lead;
+    t->cap = len + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
+    t->bytes = len;
+    return 1;
+}
+
+/* n bytes of the input mapped are read (as far as --stats tells). */
+static void loader_mapped(uint64_t n, double t0)
+{
+    stats_add(ST_READ, n, stats_now() - t0);
+    stats_note_records_mapped(n);
+}
+
+/* Where the open input is the only one, a regular file read from its start, of
+ * READ_MAP_MIN bytes or more: map it, whole where it fits in a chunk (*mapped 1,
+ * read to its size), else a window at a time (ld->windows). Anything that does not
+ * map leaves *mapped 0 and no windows: the input is read as any other. */
+void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
+{
+    *mapped = 0;
+    struct stat st;
+    if (!ld->regular || t->set->ninputs != 1 || ld->pos != 0 || t->arena || t->set->tokens ||
+        fstat(ld->fd, &st) != 0)
+        return;
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < READ_MAP_MIN)
+        return;
+    if (size > ld->limit) {
+        ld->windows = 1;
+        ld->map_size = size;
+        return;
+    }
+    double t0 = stats_now();
+    if (!loader_map_range(t, ld, 0, (size_t)size, size))
+        return;
+    loader_mapped(size, t0);
+    ld->pos = size;
+    *mapped = 1;
+}
+
+/* The next window of the open input (ld->windows) as the arena, in segment sg: the
+ * chunk's bytes from ld->pos to its last whole line (record), or to the input's
+ * end (*ended; the input then ended too). A line longer than the chunk widens the
+ * window. GS_OK, or *mapped 0 where it does not map (read on as any other). */
+int loader_window(rtable_t *t, rloader_t *ld, rseg_t *sg, int *mapped, int *ended)
+{
+    uint64_t size = ld->map_size, from = ld->pos;
+    size_t len = ld->limit;
+    *mapped = *ended = 0;
+    double t0 = stats_now();
+    for (;;) {
+        if (len >= size - from)
+            len = (size_t)(size - from);
+        if (!loader_map_range(t, ld, from, len, size)) {
+            *mapped = ld->windows = 0;   /* read on from ld->pos as any other */
+            return GS_OK;
+        }
+        *mapped = 1;
+        size_t keep = len;
+        if (from + len < size) {   /* cut after the last whole line (record) */
+            if (t->rsize) {
+                keep = len / t->rsize * t->rsize;
+            } else {
+                const char *a = t->arena, *p = a + len;
+                while (p > a && p[-1] != t->term)
+                    p--;
+                keep = (size_t)(p - a);
+            }
+        }
+        if (keep > 0 || len == size - from) {
+            loader_mapped(keep, t0);
+            t->bytes = keep;
+            ld->pos = from + keep;
+            sg->end = keep;
+            if (ld->pos == size) {   /* the last window: the input ends here */
+                *ended = 1;
+                ld->fd = -1;   /* kept as map_fd, closed with the mapping */
+                ld->windows = 0;
+                return loader_end_input(t, ld, sg);
+            }
+            return GS_OK;
+        }
+        loader_unmap(t, ld);   /* no whole line yet: a wider window */
+        len = len > SIZE_MAX / 2 ? SIZE_MAX : 2 * len;
+    }
+}
+
