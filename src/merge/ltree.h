@@ -36,7 +36,7 @@ typedef struct {
     int *win;              /* [2k] the build's scratch: each node's winner */
 } ltree_t;
 
-/* A tree for k sources (k >= 1): 0, or -1 out of memory. */
+/* A tree for k sources (none: a tree that merges nothing): 0, or -1 out of memory. */
 static inline int ltree_init(ltree_t *t, int k)
 {
     size_t n = k > 0 ? (size_t)k : 1;
