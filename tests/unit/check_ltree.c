@@ -94,7 +94,8 @@ START_TEST(test_ltree_merges)
         s.first[i] = s.at[i] = n;
         for (size_t j = 0; j < len; j++)
             s.recs[n + j] = (lrec_t){ draw_key(&rng, dist), ck_rng_below(&rng, 5), i };
-        qsort(s.recs + n, len, sizeof *s.recs, lrec_cmp);
+        if (len)   /* s.recs may be NULL still, and qsort's base never may */
+            qsort(s.recs + n, len, sizeof *s.recs, lrec_cmp);
         n += len;
         s.end[i] = n;
     }
