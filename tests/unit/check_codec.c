@@ -181,6 +181,20 @@ static unsigned char *ref_transpose(const void *keys, size_t n, int width)
     return out;
 }
 
+/* A block's header at blk, from the definition (codec.h): the content's bytes and
+ * the bytes stored (u32), the checksum of the stored bytes after it (u64), all
+ * little-endian. */
+static void test_head(unsigned char *blk, size_t content, size_t stored)
+{
+    uint64_t sum = codec_checksum(blk + 16, stored);
+    for (int b = 0; b < 4; b++) {
+        blk[b] = (unsigned char)(content >> (8 * b));
+        blk[4 + b] = (unsigned char)(stored >> (8 * b));
+    }
+    for (int b = 0; b < 8; b++)
+        blk[8 + b] = (unsigned char)(sum >> (8 * b));
+}
+
 /* The block of content[0..size), made here from the definition (codec.h): the
  * header (content bytes, bytes stored, their checksum, little-endian), then the
  * content's LZ4 block where liblz4 makes it smaller, else the content. Returns a new
@@ -194,13 +208,7 @@ static unsigned char *test_block(const void *content, size_t size, size_t *len)
     size_t stored = got > 0 && (size_t)got < size ? (size_t)got : size;
     if (stored == size && size)
         memcpy(dst + 16, content, size);
-    uint64_t sum = codec_checksum(dst + 16, stored);
-    for (int b = 0; b < 4; b++) {
-        dst[b] = (unsigned char)(size >> (8 * b));
-        dst[4 + b] = (unsigned char)(stored >> (8 * b));
-    }
-    for (int b = 0; b < 8; b++)
-        dst[8 + b] = (unsigned char)(sum >> (8 * b));
+    test_head(dst, size, stored);
     *len = 16 + stored;
     return dst;
 }
@@ -596,15 +604,8 @@ START_TEST(test_codec_lz4_garbage)
             for (size_t i = 0; i < len; i++)
                 enc[i] = (unsigned char)ck_rng_next(&seed);
             if (len >= 16 && (rep & 1)) {   /* a header that holds, to get further */
-                size_t stored = len - 16, content = ck_rng_below(&seed, 2) ? n * (size_t)width
-                                                                           : stored;
-                uint64_t sum = codec_checksum(enc + 16, stored);
-                for (int b = 0; b < 4; b++) {
-                    enc[b] = (unsigned char)(content >> (8 * b));
-                    enc[4 + b] = (unsigned char)(stored >> (8 * b));
-                }
-                for (int b = 0; b < 8; b++)
-                    enc[8 + b] = (unsigned char)(sum >> (8 * b));
+                size_t stored = len - 16;
+                test_head(enc, ck_rng_below(&seed, 2) ? n * (size_t)width : stored, stored);
             }
         } else {
             void *keys = make_keys(n, width, (int)ck_rng_below(&seed, NDISTS), &seed);
