@@ -18,38 +18,24 @@
 #include "core/tuning.h"
 #include "io/output.h"
 #include "io/textnum.h"
-#include "merge/ltree.h"
 #include "merge/splitters.h"
 #include "records/field.h"
 #include "records/order.h"
+#include "records/rmerge.h"
 
 struct merge {
     const settings_t *set;
     int n;                 /* parts */
     sorted_t *part;        /* each mapped (base NULL where empty) */
     int *fd;               /* their descriptors, the caller's */
-    int ties;              /* 1: records of equal order keys compared further: their
-                              keys in full, or sort's last resort (rkey_order) */
+    uint64_t *size;        /* their bytes */
     int resort;            /* 1: sorted again by the engine instead (merge.h) */
     pool_t *pool;
-    int npieces;
-    uint64_t *cut;         /* (npieces + 1) * n: piece p's slice of part j is
-                              [cut[p * n + j], cut[(p + 1) * n + j]) */
-    uint64_t *bytes;       /* npieces + 1: each piece's bytes, then their offsets */
-    /* while writing */
-    output_t *out;
-    char *map;             /* the output mapped at the range's first byte */
-    int wfd;               /* else: written at offsets of wfd from wpos */
-    uint64_t wpos;
-    int *rc;               /* npieces: each piece's outcome */
+    rmerge_t *rm;          /* else merged (records/rmerge.h) */
+    uint64_t bytes;        /* what the merge writes */
 };
 
-/* ---- one piece --------------------------------------------------------------------- */
-
-/* A part's cursor: its next record [pos, next) and that record's order key. */
-typedef struct {
-    uint64_t pos, next, end, key;
-} cursor_t;
+/* ---- a part's cursor (a source of records/rmerge.h) ------------------------------ */
 
 #define MERGE_QUICK 64   /* the longest line read at once, terminator included */
 
@@ -102,206 +88,84 @@ static inline uint64_t merge_next(const sorted_t *s, uint64_t pos, uint64_t *key
     return pos + (uint64_t)len + 1;
 }
 
-/* A cursor's record's length as rkey.h takes it: a line without its terminator. */
-static inline size_t merge_keylen(const sorted_t *s, const cursor_t *c)
-{
-    return (size_t)(c->next - c->pos) - (s->item ? 0 : 1);
-}
-
-/* The loser tree's tie rule (merge/ltree.h): part a's next record before part b's,
- * their order keys equal. A part whose slice is done has the greatest key, and
- * goes after a record of that key. */
 typedef struct {
-    const merge_t *m;
-    const cursor_t *c;
-} tie_t;
+    rcur_t c;
+    uint64_t pos;          /* where its record starts in its part, */
+    size_t j;              /* which part */
+} pcur_t;
 
-static int merge_tie(void *ctx, int a, int b)
+/* Cursor c's record: the one at c->pos (none at the part's end). */
+static int part_read(const sorted_t *s, pcur_t *c)
 {
-    const tie_t *x = ctx;
-    const cursor_t *c = x->c;
-    int da = c[a].pos >= c[a].end, db = c[b].pos >= c[b].end;
-    if (da || db)
-        return da ? 0 : 1;
-    if (x->m->ties) {
-        const sorted_t *sa = &x->m->part[a], *sb = &x->m->part[b];
-        int t = rkey_order(&sa->rk, sa->base + c[a].pos, merge_keylen(sa, &c[a]),
-                           sb->base + c[b].pos, merge_keylen(sb, &c[b]));
-        if (t)
-            return t < 0;
+    if (c->pos >= s->size) {
+        c->c.rec = NULL;
+        c->c.key = UINT64_MAX;
+        return GS_OK;
     }
-    return a < b;   /* the earlier part: the earlier stretch of the input */
+    uint64_t next = merge_next(s, c->pos, &c->c.key);
+    if (next <= c->pos)
+        return err_set(GS_EIO, "internal error: a record of a part received does not read");
+    c->c.rec = s->base + c->pos;
+    c->c.len = (size_t)(next - c->pos);
+    c->c.end = s->base + s->size;
+    return GS_OK;
 }
 
-/* Where a thread's merged bytes go: the output's pages, a buffer written at an
- * offset, or nowhere (counted only). */
-typedef struct {
-    const merge_t *m;
-    char *at, *p, *end, *released;   /* mapped */
-    char *buf;                       /* else buffered, written at off */
-    size_t fill;
-    uint64_t off;
-    int rc;
-} sink_t;
-
-static void sink_flush(sink_t *s)
+static int part_seek(void *ctx, void *own, rcur_t *cur, size_t j, uint64_t lo, int has_lo,
+                     uint64_t *at)
 {
-    if (s->buf && s->fill && s->rc == GS_OK)
-        s->rc = output_spread_write(s->m->out, s->m->wfd, s->buf, s->fill, s->off);
-    s->off += s->fill;
-    s->fill = 0;
+    (void)own;
+    const merge_t *m = ctx;
+    const sorted_t *s = &m->part[j];
+    pcur_t *c = (pcur_t *)cur;
+    c->j = j;
+    c->pos = has_lo && lo > 0 ? sorted_after(s, lo - 1) : 0;   /* the first of lo or above */
+    if (at)
+        *at = c->pos;
+    return part_read(s, c);
 }
 
-/* Record rec[0..len), of a part that ends at rend, to s. */
-static void sink_put(sink_t *s, const char *rec, size_t len, const char *rend)
+static int part_advance(void *ctx, void *own, rcur_t *cur)
 {
-    if (s->at) {
-        if (len > (size_t)(s->end - s->p)) {   /* laid out wrong: never into a neighbour */
-            if (s->rc == GS_OK)
-                s->rc = err_set(GS_EIO, "internal error: a merge's piece overran");
-            return;
-        }
-        if (len <= MERGE_QUICK && (size_t)(s->end - s->p) >= MERGE_QUICK &&
-            rec + MERGE_QUICK <= rend)
-            memcpy(s->p, rec, MERGE_QUICK);   /* one copy without branches: table.h */
-        else
-            memcpy(s->p, rec, len);
-        s->p += len;
-        if ((size_t)(s->p - s->at) >= CLUSTER_MERGE_BUF)
-            output_placed(s->m->out, &s->at, s->p, s->end, &s->released);
-    } else if (s->buf) {
-        if (s->fill + len > CLUSTER_MERGE_BUF)
-            sink_flush(s);
-        if (len > CLUSTER_MERGE_BUF) {   /* a record longer than the buffer: as it is */
-            if (s->rc == GS_OK)
-                s->rc = output_spread_write(s->m->out, s->m->wfd, rec, len, s->off);
-            s->off += len;
-            return;
-        }
-        memcpy(s->buf + s->fill, rec, len);
-        s->fill += len;
-    }
+    (void)own;
+    const merge_t *m = ctx;
+    pcur_t *c = (pcur_t *)cur;
+    c->pos += c->c.len;
+    return part_read(&m->part[c->j], c);
 }
 
-/* Piece p merged into s (nothing written where s has nowhere to put it): the bytes
- * it comes to. */
-static uint64_t merge_piece(const merge_t *m, int p, sink_t *s, cursor_t *c, ltree_t *tree)
-{
-    int n = m->n;
-    for (int j = 0; j < n; j++) {
-        c[j].pos = m->cut[(size_t)p * n + j];
-        c[j].end = m->cut[(size_t)(p + 1) * n + j];
-        c[j].key = UINT64_MAX;
-        if (c[j].pos < c[j].end)
-            c[j].next = merge_next(&m->part[j], c[j].pos, &c[j].key);
-        tree->key[j] = c[j].key;
-    }
-    tie_t tie = { m, c };
-    uint64_t key;
-    int j = ltree_build(tree, &key, merge_tie, &tie);
-    uint64_t total = 0, last = 0;
-    int any = 0, unique = m->set->unique;
-    const char *last_rec = NULL;   /* -u of keys compared in full: the last kept */
-    size_t last_len = 0;
-    while (n > 0 && c[j].pos < c[j].end) {
-        cursor_t *x = &c[j];
-        const sorted_t *pt = &m->part[j];
-        /* -u: the first of a key alone (the parts stay mapped while they merge) */
-        int repeat = unique && any && x->key == last &&
-                     (!m->ties || rkey_cmp(&pt->rk, last_rec, last_len, pt->base + x->pos,
-                                           merge_keylen(pt, x)) == 0);
-        if (!repeat) {
-            size_t len = (size_t)(x->next - x->pos);
-            sink_put(s, pt->base + x->pos, len, pt->base + pt->size);
-            total += len;
-            last = x->key;
-            last_rec = pt->base + x->pos;
-            last_len = merge_keylen(pt, x);
-            any = 1;
-        }
-        x->pos = x->next;
-        if (x->pos < x->end)
-            x->next = merge_next(&m->part[j], x->pos, &x->key);
-        else
-            x->key = UINT64_MAX;
-        key = x->key;
-        j = ltree_replay(tree, j, &key, merge_tie, &tie);
-    }
-    return total;
-}
-
-/* Thread i's piece: counted (no output yet) or written. */
-static void merge_thread(void *arg, int i, int nt)
-{
-    (void)nt;
-    merge_t *m = arg;
-    cursor_t *c = malloc((size_t)m->n * sizeof *c);
-    ltree_t tree;
-    int tree_rc = ltree_init(&tree, m->n);
-    sink_t s = { .m = m, .rc = GS_OK };
-    if (!c || tree_rc) {
-        m->rc[i] = err_set(GS_ENOMEM, "out of memory");
-        goto out;
-    }
-    if (m->out && m->map) {
-        s.at = s.p = s.released = m->map + m->bytes[i];
-        s.end = m->map + m->bytes[i + 1];
-    } else if (m->out) {
-        s.off = m->wpos + m->bytes[i];
-        if (!(s.buf = malloc(CLUSTER_MERGE_BUF))) {
-            m->rc[i] = err_set(GS_ENOMEM, "out of memory");
-            goto out;
-        }
-    }
-    uint64_t got = merge_piece(m, i, &s, c, &tree);
-    if (!m->out) {
-        m->bytes[i] = got;
-    } else if (s.at) {
-        output_placed(m->out, &s.at, s.p, s.end, &s.released);
-        m->rc[i] = s.rc;
-    } else {
-        sink_flush(&s);
-        m->rc[i] = s.rc;
-    }
-out:
-    free(c);
-    ltree_free(&tree);
-    free(s.buf);
-}
+static const rmerge_src_t part_source = {
+    .cur_size = sizeof(pcur_t),
+    .seek = part_seek,
+    .advance = part_advance,
+};
 
 /* ---- the plan ---------------------------------------------------------------------- */
 
-/* The pieces' cuts: regular samples of every part, weighted by the bytes each stands
- * for, sorted; the keys at even steps of the bytes cut the range. GS_OK or
- * GS_ENOMEM. */
-static int merge_cut(merge_t *m)
+/* The pieces' splitters, np - 1 at most: regular samples of every part, weighted by
+ * the bytes each stands for, sorted; the words at even steps of the bytes cut the
+ * range (splitters.h). *ns of them into *split. GS_OK or GS_ENOMEM. */
+static int merge_cut(const merge_t *m, int np, uint64_t **split, size_t *ns)
 {
-    int n = m->n, np = m->npieces;
+    int n = m->n;
     size_t each = (size_t)CLUSTER_MERGE_SAMPLES * (size_t)np, count = 0;
-    sample_t *smp = np > 1 ? malloc((size_t)n * each * sizeof *smp) : NULL;
-    uint64_t *keys = np > 1 ? malloc(each * sizeof *keys) : NULL;
-    if (np > 1 && (!smp || !keys)) {
+    *ns = 0;
+    if (np < 2)
+        return GS_OK;
+    sample_t *smp = malloc((size_t)n * each * sizeof *smp);
+    uint64_t *keys = *split = malloc(each * sizeof *keys);
+    if (!smp || !keys) {
         free(smp);
-        free(keys);
         return err_set(GS_ENOMEM, "out of memory");
     }
-    for (int j = 0; np > 1 && j < n; j++) {
+    for (int j = 0; j < n; j++) {
         size_t got;
         sorted_sample(&m->part[j], each, keys, &got);
         for (size_t k = 0; k < got; k++)
             smp[count++] = (sample_t){ keys[k], (double)m->part[j].size / (double)got };
     }
-    uint64_t *split = keys;   /* np - 1 of them, at most each */
-    size_t ns = np > 1 ? splitters_choose(smp, count, (size_t)np, 0, split) : 0;
-    for (int j = 0; j < n; j++) {
-        m->cut[j] = 0;
-        m->cut[(size_t)np * n + j] = m->part[j].size;
-    }
-    for (int p = 1; p < np; p++)   /* pieces before a splitter end with its records */
-        for (int j = 0; j < n; j++)
-            m->cut[(size_t)p * n + j] = ns ? sorted_after(&m->part[j], split[p - 1]) : 0;
+    *ns = splitters_choose(smp, count, (size_t)np, 0, keys);
     free(smp);
-    free(keys);
     return GS_OK;
 }
 
@@ -314,17 +178,12 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
         return err_set(GS_ENOMEM, "out of memory");
     m->set = set;
     m->n = n;
-    m->wfd = -1;
-    if (settings_records(set)) {
-        rkey_t rk;
-        rkey_init(&rk, set);
-        m->ties = !rk.exact || rk.last_resort;
-    }
     m->resort = !settings_records(set) && !set->unique;
     int threads = set->threads > 0 ? set->threads : 1;
     m->part = calloc((size_t)n, sizeof *m->part);
     m->fd = malloc((size_t)n * sizeof *m->fd);
-    if (!m->part || !m->fd)
+    m->size = calloc((size_t)n + 1, sizeof *m->size);
+    if (!m->part || !m->fd || !m->size)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK;
     uint64_t all = 0;
@@ -333,41 +192,34 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
         m->part[j].set = set;   /* what sorted_close() needs, where it was not opened */
         if (rc == GS_OK)
             rc = sorted_open(&m->part[j], set, files[j], files[j] >= 0 ? sizes[j] : 0);
+        m->size[j] = m->part[j].size;
         all += m->part[j].size;
     }
     if (rc != GS_OK)
         return rc;
+    if (m->resort) {   /* the engine writes what the parts hold */
+        *bytes = m->bytes = all;
+        return GS_OK;
+    }
     /* a piece a thread, none much smaller than CLUSTER_MERGE_PIECE_MIN */
     uint64_t most = all / CLUSTER_MERGE_PIECE_MIN + 1;
-    m->npieces = (uint64_t)threads < most ? threads : (int)most;
-    m->cut = malloc(((size_t)m->npieces + 1) * (size_t)n * sizeof *m->cut);
-    m->bytes = calloc((size_t)m->npieces + 1, sizeof *m->bytes);
-    m->rc = calloc((size_t)m->npieces, sizeof *m->rc);
-    if (!m->cut || !m->bytes || !m->rc)
-        return err_set(GS_ENOMEM, "out of memory");
-    if (!m->resort &&
-        ((rc = pool_create(&m->pool, m->npieces)) != GS_OK || (rc = merge_cut(m)) != GS_OK))
-        return rc;
-    if (set->unique) {   /* merged once to count what -u keeps */
-        pool_run(m->pool, merge_thread, m);
-        for (int p = 0; p < m->npieces; p++)
-            if (m->rc[p])
-                return m->rc[p];
-    } else if (m->resort) {   /* the engine writes what the parts hold */
-        m->bytes[0] = all;
-    } else {
-        for (int p = 0; p < m->npieces; p++)
-            for (int j = 0; j < n; j++)
-                m->bytes[p] += m->cut[(size_t)(p + 1) * n + j] - m->cut[(size_t)p * n + j];
+    int np = (uint64_t)threads < most ? threads : (int)most;
+    uint64_t *split = NULL;
+    rmerge_cfg_t cfg = { .src = &part_source, .ctx = m, .nsrc = (size_t)n, .size = m->size,
+                         .rk = settings_records(set) ? &m->part[0].rk : NULL,
+                         .unique = set->unique, .text = m->part[0].item == 0,
+                         .nthreads = np, .outcap = CLUSTER_MERGE_BUF };
+    size_t ns = 0;
+    if ((rc = pool_create(&m->pool, np)) == GS_OK && (rc = merge_cut(m, np, &split, &ns)) == GS_OK) {
+        cfg.pool = m->pool;
+        cfg.split = split;
+        cfg.npieces = ns + 1;
+        /* under -u merged once to count what it keeps */
+        rc = rmerge_plan(&cfg, set->unique ? RMERGE_COUNT : RMERGE_MEASURE, &m->rm, &m->bytes);
     }
-    uint64_t off = 0;   /* each piece's bytes into its offset */
-    for (int p = 0; p <= m->npieces; p++) {
-        uint64_t b = m->bytes[p];
-        m->bytes[p] = off;
-        off += b;
-    }
-    *bytes = off;
-    return GS_OK;
+    free(split);
+    *bytes = m->bytes;
+    return rc;
 }
 
 /* ---- the writing ------------------------------------------------------------------- */
@@ -379,34 +231,16 @@ static int merge_into(merge_t *m, int out, const char *name)
     int save, rc = local_stdout(out, &save);
     if (rc)
         return rc;
-    uint64_t total = m->bytes[m->npieces];
+    output_t *o = NULL;
     output_cfg_t cfg = { .path = NULL, .name = name, .pool = m->pool };
-    rc = output_open(&m->out, &cfg);
+    rc = output_open(&o, &cfg);
     if (rc == GS_OK)
-        rc = output_place_begin(m->out, total, &m->map);
-    if (rc == GS_OK && m->map) {
-        pool_run(m->pool, merge_thread, m);
-        rc = output_place_end(m->out, m->map, total, 1);
-    } else if (rc == GS_OK) {   /* no mapping there: written at offsets */
-        rc = output_spread_begin(m->out, total, &m->wfd, &m->wpos);
-        if (rc == GS_OK && m->wfd < 0)
-            rc = err_set(GS_EIO, "internal error: the merge's output cannot be placed");
-        if (rc == GS_OK) {
-            pool_run(m->pool, merge_thread, m);
-            for (int p = 0; p < m->npieces && rc == GS_OK; p++)
-                rc = m->rc[p];
-            int rc2 = output_spread_end(m->out, m->wpos, total, rc == GS_OK);
-            rc = rc ? rc : rc2;
-        }
-    }
-    for (int p = 0; p < m->npieces && rc == GS_OK; p++)
-        rc = m->rc[p];
-    if (m->out) {
+        rc = rmerge_write(m->rm, o, NULL, 0);
+    if (o) {
         if (rc == GS_OK)
-            rc = output_commit(m->out);
+            rc = output_commit(o);
         else
-            output_abort(m->out);
-        m->out = NULL;
+            output_abort(o);
     }
     local_stdout_back(save);
     return rc;
@@ -416,7 +250,7 @@ int merge_write(merge_t *m, int out, int *fd)
 {
     const char *name = m->set->output ? m->set->output : "standard output";
     *fd = -1;
-    uint64_t total = m->bytes[m->npieces];
+    uint64_t total = m->bytes;
     if (out < 0) {
         int one = -1, many = 0;
         for (int j = 0; j < m->n; j++)
@@ -453,11 +287,10 @@ void merge_free(merge_t *m)
         return;
     for (int j = 0; m->part && j < m->n; j++)
         sorted_close(&m->part[j]);
+    rmerge_free(m->rm);
     pool_destroy(m->pool);
     free(m->part);
     free(m->fd);
-    free(m->cut);
-    free(m->bytes);
-    free(m->rc);
+    free(m->size);
     free(m);
 }

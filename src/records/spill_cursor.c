@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* spill_cursor.c: a run's cursor for the merge of spilled records (spill_merge.c):
+/* spill_cursor.c: a run's cursor for the merge of spilled records (spill_merge.c; a
+ * source of rmerge.h):
  * the run's blocks read back from its files (a block and its header in one read,
  * checked, decompressed where stored with LZ4), each record's end and word found
  * (by ends.h's masks where -t names a byte), and the seek to the first record of a
@@ -48,9 +49,9 @@ static int spill_reserve(char **buf, size_t *cap, size_t n)
  * the run's end). A block and its header come in one read, at the offset and
  * of the length the index gives; a block stored as it is stays where it was read,
  * after its header, and a compressed one is decompressed into c->raw. */
-static int spill_load(sthread_t *t, scur_t *c)
+static int spill_load(const smerge_t *m, sown_t *t, scur_t *c)
 {
-    rspill_t *s = t->m->s;
+    rspill_t *s = m->s;
     c->rawoff += c->raw_len - c->base;
     c->raw_len = c->pos = c->base = 0;
     if (c->blk == c->bend)
@@ -83,26 +84,27 @@ static int spill_load(sthread_t *t, scur_t *c)
         c->raw_len = len;
     }
     memset(c->raw + c->raw_len, 0, SPILL_SLACK);
-    if (t->m->by_masks)
-        ends_init(&c->ends, c->raw + c->base, c->raw_len - c->base, t->m->term,
+    if (m->by_masks)
+        ends_init(&c->ends, c->raw + c->base, c->raw_len - c->base, m->term,
                   (char)s->set->field_sep);
     c->blk++;
     return GS_OK;
 }
 
 /* Move cursor c to its next record and take its key: GS_OK, c->rec NULL at the
- * run's end or at the piece's (a key at hi or above). */
-int spill_advance(sthread_t *t, scur_t *c)
+ * run's end. */
+static int spill_advance(void *ctx, void *own, rcur_t *cur)
 {
-    smerge_t *m = t->m;
+    const smerge_t *m = ctx;
+    scur_t *c = (scur_t *)cur;
     const settings_t *set = m->s->set;
     if (c->pos == c->raw_len) {
-        int rc = spill_load(t, c);
+        int rc = spill_load(m, own, c);
         if (rc)
             return rc;
         if (c->raw_len == 0) {
-            c->rec = NULL;
-            c->key = UINT64_MAX;   /* done: see spill_tie() */
+            c->c.rec = NULL;
+            c->c.key = UINT64_MAX;
             return GS_OK;
         }
     }
@@ -112,8 +114,8 @@ int spill_advance(sthread_t *t, scur_t *c)
     if (set->record_size) {
         if (left < set->record_size)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = set->record_size;
-        c->key = rkey_word_binary(&m->rk, p);
+        c->c.len = set->record_size;
+        c->c.key = rkey_word_binary(&m->rk, p);
     } else if (m->by_masks) {
         /* As the table indexes a line (table.c): field f lies between the line's
          * (f-1)th separator and the next separator or its terminator. */
@@ -136,32 +138,31 @@ int spill_advance(sthread_t *t, scur_t *c)
         if (field < f ||
             field_parse_quick(p, fb, fe, m->rk.km.type, m->pos_max, &raw) != FIELD_OK)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = e - s + 1;
-        c->key = key_map(&m->rk.km, raw);
+        c->c.len = e - s + 1;
+        c->c.key = key_map(&m->rk.km, raw);
         if (m->rk.km.width == 4)
-            c->key &= 0xFFFFFFFFull;
+            c->c.key &= 0xFFFFFFFFull;
     } else {
         const char *e = memchr(p, m->term, left);
         rkey_bad_t bad;
-        if (!e || rkey_word(&m->rk, p, (size_t)(e - p), &c->key, &bad) != RKEY_OK)
+        if (!e || rkey_word(&m->rk, p, (size_t)(e - p), &c->c.key, &bad) != RKEY_OK)
             return spill_damaged(m->s, &m->s->blocks[c->blk - 1]);
-        c->len = (size_t)(e - p) + 1;
+        c->c.len = (size_t)(e - p) + 1;
     }
-    c->rec = p;
-    c->pos += c->len;
-    if (t->has_hi && c->key >= t->hi) {
-        c->rec = NULL;
-        c->key = UINT64_MAX;
-    }
+    c->c.rec = p;
+    c->c.end = c->raw + c->raw_len;
+    c->pos += c->c.len;
     return GS_OK;
 }
 
 /* Cursor c at run r's first record of key lo or above (has_lo; else its first), and
  * *at (where not NULL) the run's bytes before that record. */
-int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo,
-               uint64_t *at)
+static int spill_seek(void *ctx, void *own, rcur_t *cur, size_t r, uint64_t lo,
+                      int has_lo, uint64_t *at)
 {
-    rspill_t *s = t->m->s;
+    const smerge_t *m = ctx;
+    scur_t *c = (scur_t *)cur;
+    rspill_t *s = m->s;
     const srun_t *run = &s->runs[r];
     const sblock_t *b = s->blocks + run->block0;
     /* The last block whose first key is below lo: the records before it are too. */
@@ -177,12 +178,30 @@ int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo,
     c->bend = run->block0 + run->nblocks;
     c->raw_len = c->pos = c->base = 0;
     c->rawoff = run->nblocks ? b[a].raw : 0;
-    c->run = (int)r;
     int rc;
     do
-        rc = spill_advance(t, c);
-    while (rc == GS_OK && c->rec && has_lo && c->key < lo);
+        rc = spill_advance(ctx, own, cur);
+    while (rc == GS_OK && c->c.rec && has_lo && c->c.key < lo);
     if (at)
-        *at = c->rec ? c->rawoff + (c->pos - c->base) - c->len : run->raw;
+        *at = c->c.rec ? c->rawoff + (c->pos - c->base) - c->c.len : run->raw;
     return rc;
 }
+
+static void spill_cur_free(rcur_t *cur)
+{
+    free(((scur_t *)cur)->raw);
+}
+
+static void spill_own_free(void *own)
+{
+    free(((sown_t *)own)->comp);
+}
+
+const rmerge_src_t spill_source = {
+    .cur_size = sizeof(scur_t),
+    .own_size = sizeof(sown_t),
+    .seek = spill_seek,
+    .advance = spill_advance,
+    .cur_free = spill_cur_free,
+    .own_free = spill_own_free,
+};

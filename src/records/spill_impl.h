@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* spill_impl.h: the files of runs, shared by their three parts: spill.c (writing
- * runs), spill_cursor.c (reading a run back) and spill_merge.c (merging them); and
- * the merge's state, shared by the last two. Not for other modules: their interface
+ * runs), spill_cursor.c (reading a run back, a source of records/rmerge.h) and
+ * spill_merge.c (merging them); and the merge's context, shared by the last two. Not for other modules: their interface
  * is spill.h.
  *
  * A block is one of store/codec.h (its header, then the records' bytes as they are
@@ -16,16 +16,15 @@
 #ifndef GS_SPILL_IMPL_H
 #define GS_SPILL_IMPL_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/pool.h"
 #include "core/settings.h"
 #include "core/tuning.h"
-#include "merge/ltree.h"
 #include "records/ends.h"
 #include "records/rkey.h"
+#include "records/rmerge.h"
 #include "records/spill.h"
 #include "store/codec.h"
 
@@ -92,69 +91,33 @@ struct rspill {
 
 /* ---- the merge (spill_merge.c) and its cursors (spill_cursor.c) -------------------- */
 
-/* A run's cursor inside one piece. */
-typedef struct {
-    size_t blk, bend;      /* the run's blocks still to read, in the index */
-    uint64_t rawoff;       /* the run's records' bytes before the block being read */
-    char *raw;             /* the block being read: its records from raw + base */
-    size_t raw_len, raw_cap, pos, base;
-    ends_t ends;           /* by masks: the block's terminators and separators */
-    const char *rec;       /* the record at hand (NULL: the run's part is done), */
-    size_t len;            /* its length, terminator included, */
-    uint64_t key;          /* its word (rkey.h) */
-    int run;
-} scur_t;
-
-/* The merge, shared by its threads. */
+/* The runs as the merge's sources (records/rmerge.h): its context. */
 typedef struct {
     rspill_t *s;
-    output_t *out;
     rkey_t rk;             /* the keys (rkey.h) */
     char term;
     int by_masks;          /* the quick key (rkey.h), lines split by one byte (-t)
                               other than term: found by ends.h's masks */
     uint64_t pos_max;      /* field_pos_max() of the quick key's type */
-    uint64_t *split;       /* npieces - 1 keys, increasing */
-    size_t npieces;
-    int nthreads;          /* the pool's threads that take part */
-    size_t outcap;         /* a thread's output buffer */
-    int fd;                /* written at offsets: the output's descriptor; else -1 */
-    uint64_t *at;          /* with fd: piece p's bytes at [at[p], at[p + 1]) */
-    char *map;             /* placed: the file mapped from offset map_pos (with fd) */
-    uint64_t map_pos, map_len;
-    size_t next;           /* the next piece to take (atomic) */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    size_t turn;           /* the piece whose bytes go out now */
-    int failed, rc;
 } smerge_t;
 
-/* A thread's part of the merge. */
+/* A run's cursor. */
 typedef struct {
-    smerge_t *m;
-    scur_t *cur;           /* a cursor a run */
-    ltree_t tree;          /* the loser tree over them (merge/ltree.h) */
-    char *comp;            /* a block as stored */
+    rcur_t c;              /* the record at hand (rmerge.h) */
+    size_t blk, bend;      /* the run's blocks still to read, in the index */
+    uint64_t rawoff;       /* the run's records' bytes before the block being read */
+    char *raw;             /* the block being read: its records from raw + base */
+    size_t raw_len, raw_cap, pos, base;
+    ends_t ends;           /* by masks: the block's terminators and separators */
+} scur_t;
+
+/* A thread's state: a block as stored. */
+typedef struct {
+    char *comp;
     size_t comp_cap;
-    char *obuf;
-    size_t olen;
-    size_t piece;
-    uint64_t hi;           /* the piece's keys are below hi, */
-    int has_hi;            /* where it has one */
-    uint64_t at;           /* with m->fd: where the buffer's bytes go */
-    char *released;        /* with m->map: the piece's pages let go of up to here, */
-    char *mark;            /* and counted as placed up to here */
-    char *last;            /* -u where words are not the whole keys: the last record
-                              written, its keys compared with the next one's */
-    size_t last_len, last_cap;
-} sthread_t;
+} sown_t;
 
-/* Move cursor c to its next record and take its key (spill_cursor.c): GS_OK, c->rec
- * NULL at the run's end or at the piece's (a key at t->hi or above). */
-int spill_advance(sthread_t *t, scur_t *c);
-
-/* Cursor c at run r's first record of key lo or above (has_lo; else its first), and
- * *at (where not NULL) the run's bytes before that record (spill_cursor.c). */
-int spill_seek(sthread_t *t, scur_t *c, size_t r, uint64_t lo, int has_lo, uint64_t *at);
+/* The cursors' functions (rmerge_src_t; spill_cursor.c). */
+extern const rmerge_src_t spill_source;
 
 #endif

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/* rmerge.c: sorted runs of records merged into the output by pieces of keys (see
+ * rmerge.h).
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "merge/ltree.h"
+#include "records/rmerge.h"
+
+struct rmerge {
+    rmerge_cfg_t c;
+    uint64_t *split;       /* npieces - 1 words */
+    int ties;              /* equal words ordered by rkey_order() */
+    int cmp_keys;          /* -u: equal words compared in full (rkey_cmp()) */
+    uint64_t *at;          /* known: piece p's bytes at [at[p], at[p + 1]) from the
+                              merge's first byte (the header's after it); else NULL */
+    uint64_t *seen;        /* measuring: [p * nsrc + j] source j's bytes before piece p */
+    /* while writing */
+    output_t *out;
+    char *map;             /* placed: the merge's first byte mapped */
+    int fd;                /* else at offsets: the descriptor (-1: in order), */
+    uint64_t pos;          /*   the offset of the merge's first byte */
+    int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
+    size_t next;           /* the next piece to take (atomic) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    size_t turn;           /* in order: the piece whose bytes go out now */
+    int failed, rc;
+};
+
+/* A thread's part of the merge. */
+typedef struct {
+    rmerge_t *m;
+    char *cur;             /* nsrc cursors of cur_size bytes */
+    void *own;             /* the source's state of this thread */
+    ltree_t tree;
+    size_t piece;
+    uint64_t hi;           /* the piece's words are below hi, */
+    int has_hi;            /* where it has one */
+    uint64_t at;           /* known: where the next byte goes (from the merge's first) */
+    uint64_t end;          /*   and the piece's end */
+    char *obuf;            /* not placed: bytes waiting */
+    size_t olen;
+    char *mark;            /* placed: counted as placed up to here, */
+    char *released;        /*   pages let go of up to here */
+    char *last;            /* -u compared in full: the last record kept */
+    size_t last_len, last_cap;
+} rthread_t;
+
+static inline rcur_t *rm_cur(const rthread_t *t, size_t j)
+{
+    return (rcur_t *)(t->cur + j * t->m->c.src->cur_size);
+}
+
+static void rm_fail(rmerge_t *m, int rc)
+{
+    pthread_mutex_lock(&m->lock);
+    if (!m->failed) {
+        m->rc = rc;
+        __atomic_store_n(&m->failed, 1, __ATOMIC_RELEASE);   /* read without the lock */
+    }
+    pthread_cond_broadcast(&m->cond);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* ---- the output of a thread -------------------------------------------------------- */
+
+/* Write buf[0..len), not placed: at the thread's offset, or in order (it holds the
+ * turn). */
+static int rm_write(rthread_t *t, const char *buf, size_t len)
+{
+    rmerge_t *m = t->m;
+    if (m->fd < 0)
+        return output_write_bytes(m->out, buf, len);
+    if (t->at + len > t->end)
+        return err_set(GS_EIO, "internal error: a merged piece longer than measured");
+    int rc = output_spread_write(m->out, m->fd, buf, len, m->pos + t->at);
+    t->at += len;
+    return rc;
+}
+
+/* What the thread holds, out: counted as placed; written at its offset; or written
+ * on its piece's turn. */
+static int rm_deliver(rthread_t *t)
+{
+    rmerge_t *m = t->m;
+    if (m->map) {
+        output_placed(m->out, &t->mark, m->map + t->at, m->map + t->end, &t->released);
+        return GS_OK;
+    }
+    if (m->fd < 0) {
+        pthread_mutex_lock(&m->lock);
+        while (m->turn != t->piece && !m->failed)
+            pthread_cond_wait(&m->cond, &m->lock);
+        int failed = m->failed;
+        pthread_mutex_unlock(&m->lock);
+        if (failed)
+            return GS_EIO;   /* another thread's error is the one reported */
+    }
+    int rc = t->olen ? rm_write(t, t->obuf, t->olen) : GS_OK;
+    t->olen = 0;
+    return rc;
+}
+
+#define RM_QUICK 64   /* a record this short copied as RM_QUICK bytes, without branches */
+
+/* Record c's bytes to the thread's output (counting: only counted). */
+static inline int rm_put(rthread_t *t, const rcur_t *c)
+{
+    rmerge_t *m = t->m;
+    size_t len = c->len;
+    if (m->count) {
+        t->at += len;
+        return GS_OK;
+    }
+    if (m->map) {
+        uint64_t room = t->end - t->at;
+        if (len > room)   /* laid out wrong: never into a neighbour */
+            return err_set(GS_EIO, "internal error: a merged piece longer than measured");
+        char *p = m->map + t->at;
+        if (len <= RM_QUICK && room >= RM_QUICK && c->rec + RM_QUICK <= c->end)
+            memcpy(p, c->rec, RM_QUICK);
+        else
+            memcpy(p, c->rec, len);
+        t->at += len;
+        return (size_t)(p + len - t->mark) >= m->c.outcap ? rm_deliver(t) : GS_OK;
+    }
+    if (t->olen + len > m->c.outcap && t->olen > 0) {
+        int rc = rm_deliver(t);
+        if (rc)
+            return rc;
+    }
+    if (len > m->c.outcap) {   /* a record longer than the buffer: as it is */
+        int rc = rm_deliver(t);
+        return rc ? rc : rm_write(t, c->rec, len);
+    }
+    memcpy(t->obuf + t->olen, c->rec, len);
+    t->olen += len;
+    return GS_OK;
+}
+
+/* ---- one piece --------------------------------------------------------------------- */
+
+/* The loser tree's tie rule (merge/ltree.h): source a's record before source b's,
+ * their words equal. A source whose part is done has the greatest word and goes
+ * after a record of that word. */
+static int rm_tie(void *ctx, int a, int b)
+{
+    const rthread_t *t = ctx;
+    const rmerge_t *m = t->m;
+    const rcur_t *x = rm_cur(t, (size_t)a), *y = rm_cur(t, (size_t)b);
+    if (!x->rec || !y->rec)
+        return x->rec ? 1 : y->rec ? 0 : a < b;
+    if (m->ties) {
+        size_t tx = (size_t)m->c.text;
+        int o = rkey_order(m->c.rk, x->rec, x->len - tx, y->rec, y->len - tx);
+        if (o)
+            return o < 0;
+    }
+    return a < b;   /* the earlier source */
+}
+
+/* A cursor past the piece's end, or done: done. */
+static inline void rm_bound(const rthread_t *t, rcur_t *c)
+{
+    if (!c->rec || (t->has_hi && c->key >= t->hi)) {
+        c->rec = NULL;
+        c->key = UINT64_MAX;
+    }
+}
+
+/* -u: 1 where c's record has the keys of the last one kept (word last). */
+static inline int rm_repeats(const rthread_t *t, const rcur_t *c, uint64_t last)
+{
+    if (c->key != last)
+        return 0;
+    if (!t->m->cmp_keys)
+        return 1;
+    return rkey_cmp(t->m->c.rk, t->last, t->last_len, c->rec,
+                    c->len - (size_t)t->m->c.text) == 0;
+}
+
+/* -u where words are not whole keys: keep c's record for rm_repeats(). */
+static int rm_keep_last(rthread_t *t, const rcur_t *c)
+{
+    size_t len = c->len - (size_t)t->m->c.text;
+    if (len > t->last_cap) {
+        char *x = realloc(t->last, len);
+        if (!x)
+            return err_set(GS_ENOMEM, "out of memory");
+        t->last = x;
+        t->last_cap = len;
+    }
+    memcpy(t->last, c->rec, len);
+    t->last_len = len;
+    return GS_OK;
+}
+
+/* Merge piece p of every source into the thread's output; then pass the turn. */
+static int rm_piece(rthread_t *t, size_t p)
+{
+    rmerge_t *m = t->m;
+    const rmerge_src_t *src = m->c.src;
+    size_t k = m->c.nsrc;
+    uint64_t lo = p > 0 ? m->split[p - 1] : 0;
+    t->piece = p;
+    t->has_hi = p + 1 < m->c.npieces;
+    t->hi = t->has_hi ? m->split[p] : 0;
+    int offsets = m->map || m->fd >= 0;   /* written at the piece's offset */
+    t->at = offsets ? m->at[p] : 0;
+    t->end = offsets ? m->at[p + 1] : UINT64_MAX;
+    t->released = t->mark = m->map ? m->map + t->at : NULL;
+    int rc = GS_OK;
+    for (size_t j = 0; j < k && rc == GS_OK; j++) {
+        rcur_t *c = rm_cur(t, j);
+        rc = src->seek(m->c.ctx, t->own, c, j, lo, p > 0, NULL);
+        rm_bound(t, c);
+        t->tree.key[j] = c->key;
+    }
+    uint64_t wkey;
+    int w = rc == GS_OK && k > 0 ? ltree_build(&t->tree, &wkey, rm_tie, t) : 0;
+    const ltree_t tree = t->tree;   /* in registers (see merge/pmerge_loops.c) */
+    int any = 0, unique = m->c.unique;
+    uint64_t last = 0;
+    while (rc == GS_OK && k > 0 && rm_cur(t, (size_t)w)->rec) {
+        rcur_t *c = rm_cur(t, (size_t)w);
+        if (!(unique && any && rm_repeats(t, c, last))) {
+            if (unique && m->cmp_keys)
+                rc = rm_keep_last(t, c);
+            if (rc == GS_OK)
+                rc = rm_put(t, c);
+            any = 1;
+            last = c->key;
+        }
+        if (rc == GS_OK)
+            rc = src->advance(m->c.ctx, t->own, c);
+        rm_bound(t, c);
+        wkey = c->key;
+        if (rc == GS_OK)
+            w = ltree_replay(&tree, w, &wkey, rm_tie, t);
+    }
+    if (m->count) {
+        m->at[p + 1] = t->at;
+        return rc;
+    }
+    if (rc == GS_OK)
+        rc = rm_deliver(t);
+    if (rc == GS_OK && offsets && t->at != t->end)
+        rc = err_set(GS_EIO, "internal error: a merged piece shorter than measured");
+    if (rc == GS_OK) {
+        pthread_mutex_lock(&m->lock);
+        m->turn = p + 1;
+        pthread_cond_broadcast(&m->cond);
+        pthread_mutex_unlock(&m->lock);
+    }
+    return rc;
+}
+
+/* A thread's cursors and state: GS_OK or GS_ENOMEM. */
+static int rm_thread_init(rthread_t *t, rmerge_t *m, int buffered)
+{
+    const rmerge_src_t *src = m->c.src;
+    size_t k = m->c.nsrc ? m->c.nsrc : 1;
+    *t = (rthread_t){ .m = m, .cur = calloc(k, src->cur_size),
+                      .own = src->own_size ? calloc(1, src->own_size) : NULL,
+                      .obuf = buffered ? malloc(m->c.outcap) : NULL };
+    int tree = ltree_init(&t->tree, (int)m->c.nsrc);
+    if (!t->cur || (src->own_size && !t->own) || (buffered && !t->obuf) || tree)
+        return err_set(GS_ENOMEM, "out of memory");
+    return GS_OK;
+}
+
+static void rm_thread_free(rthread_t *t)
+{
+    const rmerge_src_t *src = t->m->c.src;
+    for (size_t j = 0; t->cur && src->cur_free && j < t->m->c.nsrc; j++)
+        src->cur_free(rm_cur(t, j));
+    if (t->own && src->own_free)
+        src->own_free(t->own);
+    free(t->cur);
+    free(t->own);
+    ltree_free(&t->tree);
+    free(t->obuf);
+    free(t->last);
+}
+
+/* A thread: pieces, the next not yet taken, until none is left. */
+static void rm_thread(void *arg, int i, int nt)
+{
+    (void)nt;
+    rmerge_t *m = arg;
+    if (i >= m->c.nthreads)
+        return;
+    rthread_t t;
+    int rc = rm_thread_init(&t, m, !m->count && !m->map);
+    for (;;) {
+        size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
+        if (rc || p >= m->c.npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
+            break;
+        rc = rm_piece(&t, p);
+    }
+    if (rc)
+        rm_fail(m, rc);   /* the first failure's is kept */
+    rm_thread_free(&t);
+}
+
+/* Every piece, on the pool's threads (or the caller's alone): the first error. */
+static int rm_run(rmerge_t *m)
+{
+    m->next = 0;
+    m->turn = 0;
+    if (m->c.nthreads > 1 && m->c.npieces > 1)
+        pool_run(m->c.pool, rm_thread, m);
+    else
+        rm_thread(m, 0, 1);
+    return m->failed ? m->rc : GS_OK;
+}
+
+/* ---- the plan ---------------------------------------------------------------------- */
+
+/* Thread i's boundaries (every nthreads'th piece from i + 1): each source's bytes
+ * before the piece, into m->at as [p * nsrc + j]. */
+static void rm_measure_thread(void *arg, int i, int nt)
+{
+    (void)nt;
+    rmerge_t *m = arg;
+    if (i >= m->c.nthreads)
+        return;
+    size_t k = m->c.nsrc;
+    rthread_t t;
+    int rc = rm_thread_init(&t, m, 0);
+    rcur_t *c = rm_cur(&t, 0);
+    for (size_t p = 1 + (size_t)i; p < m->c.npieces && rc == GS_OK; p += (size_t)m->c.nthreads)
+        for (size_t j = 0; j < k && rc == GS_OK; j++)
+            rc = m->c.src->seek(m->c.ctx, t.own, c, j, m->split[p - 1], 1, &m->seen[p * k + j]);
+    if (rc)
+        rm_fail(m, rc);
+    rm_thread_free(&t);
+}
+
+/* m->at: each piece's bytes measured by seeks, as offsets from the first. */
+static int rm_measure(rmerge_t *m)
+{
+    size_t np = m->c.npieces, k = m->c.nsrc;
+    uint64_t *pos = m->seen = calloc((np + 1) * (k ? k : 1), sizeof *pos);
+    if (!pos)
+        return err_set(GS_ENOMEM, "out of memory");
+    for (size_t j = 0; j < k; j++)
+        pos[np * k + j] = m->c.size[j];   /* the last piece ends at each source's end */
+    if (np > 1 && k > 0) {
+        if (m->c.nthreads > 1)
+            pool_run(m->c.pool, rm_measure_thread, m);
+        else
+            rm_measure_thread(m, 0, 1);
+    }
+    m->seen = NULL;
+    int rc = m->failed ? m->rc : GS_OK;
+    m->at[0] = 0;
+    for (size_t p = 0; p < np && rc == GS_OK; p++) {
+        uint64_t len = 0;
+        for (size_t j = 0; j < k; j++)
+            len += pos[(p + 1) * k + j] - pos[p * k + j];
+        m->at[p + 1] = m->at[p] + len;
+    }
+    free(pos);
+    return rc;
+}
+
+/* m->at: each piece's bytes counted by a merge that writes nothing. */
+static int rm_count(rmerge_t *m)
+{
+    m->count = 1;
+    int rc = rm_run(m);
+    m->count = 0;
+    m->at[0] = 0;
+    for (size_t p = 0; p < m->c.npieces; p++)
+        m->at[p + 1] += m->at[p];
+    return rc;
+}
+
+int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes)
+{
+    *bytes = 0;
+    rmerge_t *m = *mp = calloc(1, sizeof *m);
+    if (!m)
+        return err_set(GS_ENOMEM, "out of memory");
+    m->c = *cfg;
+    m->fd = -1;
+    m->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    m->cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    if (m->c.npieces < 1)
+        m->c.npieces = 1;
+    if (m->c.nthreads < 1 || !m->c.pool)
+        m->c.nthreads = 1;
+    if (cfg->rk) {
+        m->ties = !cfg->rk->exact || cfg->rk->last_resort;
+        m->cmp_keys = cfg->unique && !cfg->rk->exact;
+    }
+    size_t ns = m->c.npieces - 1;
+    m->split = malloc((ns ? ns : 1) * sizeof *m->split);
+    if (!m->split)
+        return err_set(GS_ENOMEM, "out of memory");
+    if (ns)
+        memcpy(m->split, cfg->split, ns * sizeof *m->split);
+    m->c.split = m->split;
+    if (how == RMERGE_IN_ORDER || (how == RMERGE_MEASURE && cfg->unique))
+        return GS_OK;
+    if (!(m->at = calloc(m->c.npieces + 1, sizeof *m->at)))
+        return err_set(GS_ENOMEM, "out of memory");
+    int rc = how == RMERGE_COUNT ? rm_count(m) : rm_measure(m);
+    if (rc == GS_OK)
+        *bytes = m->at[m->c.npieces];
+    return rc;
+}
+
+/* ---- the writing ------------------------------------------------------------------- */
+
+int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
+{
+    m->out = out;
+    m->fd = -1;
+    m->map = NULL;
+    m->failed = 0;
+    m->rc = GS_OK;
+    uint64_t total = m->at ? hlen + m->at[m->c.npieces] : 0;
+    char *map = NULL;
+    int spread = 0, rc = GS_OK;
+    if (m->at && total > 0) {   /* known: placed where the file maps, else at offsets */
+        rc = output_place_begin(out, total, &map);
+        if (rc == GS_OK && !map && (rc = output_spread_begin(out, total, &m->fd, &m->pos)) == GS_OK)
+            spread = m->fd >= 0;
+    }
+    if (rc == GS_OK && map) {
+        m->map = map + hlen;
+        if (hlen)
+            output_place_copy(out, map, header, hlen, map + total);
+    } else if (rc == GS_OK && spread) {
+        if (hlen)
+            rc = output_spread_write(out, m->fd, header, hlen, m->pos);
+        m->pos += hlen;
+    } else if (rc == GS_OK && hlen) {
+        rc = output_write_bytes(out, header, hlen);
+    }
+    if (rc == GS_OK)
+        rc = rm_run(m);
+    if (map) {
+        int rc2 = output_place_end(out, map, total, rc == GS_OK);
+        rc = rc ? rc : rc2;
+    } else if (spread) {
+        int rc2 = output_spread_end(out, m->pos - hlen, total, rc == GS_OK);
+        rc = rc ? rc : rc2;
+    }
+    m->out = NULL;
+    m->map = NULL;
+    m->fd = -1;
+    return rc;
+}
+
+void rmerge_free(rmerge_t *m)
+{
+    if (!m)
+        return;
+    free(m->split);
+    free(m->at);
+    free(m);
+}
