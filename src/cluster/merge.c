@@ -148,7 +148,7 @@ static const rmerge_src_t part_source = {
 static int merge_cut(const merge_t *m, int np, uint64_t **split, size_t *ns)
 {
     int n = m->n;
-    size_t each = (size_t)CLUSTER_MERGE_SAMPLES * (size_t)np, count = 0;
+    size_t each = (size_t)MERGE_SAMPLES * (size_t)np, count = 0;
     *ns = 0;
     if (np < 2)
         return GS_OK;

@@ -98,6 +98,7 @@
 #define MERGE_OUT_MIN ((size_t)64 << 10)        /*   and at least (a quarter of -S shared by the threads) */
 #define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together */
 #define MERGE_PARALLEL_MIN ((uint64_t)1 << 20)  /*   fewer bytes spilled: one range, one thread */
+#define MERGE_SAMPLES 64                        /* runs in memory or mapped (-m, gpusort-mpi's parts): samples of each a piece */
 
 /* ---- the CPU radix sort (sorter/cpu) --------------------------------------------- */
 #define RADIX_MAX_BITS 11                       /* most bits a digit covers */
@@ -127,8 +128,7 @@
 #define SAMPLES_A_RANK 64                       /* regular samples each rank gives for each rank */
 #define ROUND_MIN ((size_t)1 << 20)             /* the exchange: a round's bytes from one rank to another, */
 #define ROUND_MAX ((size_t)64 << 20)            /*   at least and at most (-S / 4 / ranks between them) */
-#define CLUSTER_MERGE_SAMPLES 64                /* the parts received merged: samples of each part a piece */
-#define CLUSTER_MERGE_BUF ((size_t)4 << 20)     /*   a thread's bytes a write (placed: a count) */
+#define CLUSTER_MERGE_BUF ((size_t)4 << 20)     /* the parts received merged: a thread's bytes a write (placed: a count) */
 #define CLUSTER_MERGE_PIECE_MIN ((uint64_t)64 << 10) /*   fewer bytes a thread: fewer pieces than threads */
 #define PLACE_PIECE ((size_t)8 << 20)           /* a rank's range copied, or sent to rank 0, in pieces this large */
 

@@ -5,8 +5,10 @@
  * orders each chunk (records/order.h): where the first chunk holds everything it is
  * written out at once (records/emit.h); else every chunk becomes a run on disk and
  * the runs are merged into the output (records/spill.h). -m checks that each input
- * is in order as its chunks go by, then sorts as a sort does; -c and -C only check,
- * and stop at the first record out of order. A sort of binary records that one GPU
+ * is in order as its chunks go by and takes each input's part of a chunk as a run
+ * (records/runs.h): merged into the output where the first chunk holds everything,
+ * else spilled and merged with the others; -c and -C only check, and stop at the
+ * first record out of order. A sort of binary records that one GPU
  * holds streams them through it instead (stream.c).
  */
 #include <config.h>
@@ -21,6 +23,7 @@
 #include "pipeline/ctx.h"
 #include "records/emit.h"
 #include "records/order.h"
+#include "records/runs.h"
 #include "records/spill.h"
 #include "records/table.h"
 
@@ -147,6 +150,20 @@ static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_
     return ctx_finish(rc ? rc : rtable_intact(t), out);
 }
 
+/* -m: everything in the first chunk, its inputs' parts merged into the output. */
+static int records_merge_in_memory(ctx_t *c, const rtable_t *t)
+{
+    output_t *out;
+    progress_phase("merging");
+    int rc = records_output(c, &out);
+    if (rc)
+        return rc;
+    size_t hlen;
+    const char *header = rtable_header(t, &hlen);
+    rc = rruns_merge(t, c->pool, header, hlen, out);
+    return ctx_finish(rc ? rc : rtable_intact(t), out);
+}
+
 /* The runs merged into the output, the header first. */
 static int records_merge(ctx_t *c, rspill_t *sp, const char *header, size_t hlen)
 {
@@ -207,7 +224,7 @@ int records_run(ctx_t *c)
             return rc;
     }
     int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
-    if (rc == GS_OK && !checking)
+    if (rc == GS_OK && set->mode == MODE_SORT)
         rc = records_warm_sorter(c);
     while (rc == GS_OK && more) {
         progress_phase("reading");
@@ -225,6 +242,18 @@ int records_run(ctx_t *c)
                                set->mode == MODE_CHECK_QUIET, t.n);
             if (rc || checking)
                 continue;
+            if (first && !more) {   /* -m: each input's part a run, merged or spilled */
+                rc = records_merge_in_memory(c, &t);
+            } else {
+                if (!sp)
+                    rc = rspill_open(&sp, set, c->pool);
+                if (rc == GS_OK) {
+                    progress_phase("spilling");
+                    rc = rruns_spill(sp, &t);
+                }
+            }
+            first = 0;
+            continue;
         }
         uint64_t *order;
         size_t n;
