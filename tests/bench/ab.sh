@@ -19,6 +19,8 @@
 #             1) by -t, -k2,2n, file to file, as text100m; A's and B's outputs
 #             compared once.
 #   csvkeys   the same lines by -s -t, -k3,3 -k2,2n (text, then an integer).
+#   csvmerge  -m: the same lines dealt into 4 inputs, each sorted by -t, -k2,2n
+#             (by B, once), merged by -m -t, -k2,2n, file to file.
 #   prices    100M lines `id,price,payload` (gsrec --prices, seed 1) by -s -t, -k2,2g.
 #   sb0, sb40 SB_N Sort Benchmark records (gsrec --sortbench: 100 bytes, a 10-byte
 #             key; in sb40, 40% of the keys share their first 8 bytes) by
@@ -76,18 +78,20 @@ report() {
 }
 
 # files IN WHAT ARGS...: A and B alternating, file to file (outputs removed and
-# synced outside the timings, compared once); sets ta and tb.
+# synced outside the timings, compared once); sets ta and tb. IN: one input, or
+# several separated by spaces.
 files() {
-    local in=$1 w=$2 oa=$BENCH_DIR/ab-a.out ob=$BENCH_DIR/ab-b.out t
+    local w=$2 oa=$BENCH_DIR/ab-a.out ob=$BENCH_DIR/ab-b.out t ins
+    read -r -a ins <<<"$1"
     shift 2
     ta="" tb=""
-    "$A" "${extra[@]}" "$@" "$in" -o "$oa" && "$B" "${extra[@]}" "$@" "$in" -o "$ob"
+    "$A" "${extra[@]}" "$@" "${ins[@]}" -o "$oa" && "$B" "${extra[@]}" "$@" "${ins[@]}" -o "$ob"
     for ((i = 1; i <= R; i++)); do
         rm -f "$oa" && sync
-        t=$(seconds "$A" "${extra[@]}" "$@" "$in" -o "$oa")
+        t=$(seconds "$A" "${extra[@]}" "$@" "${ins[@]}" -o "$oa")
         ta="$ta $t"
         rm -f "$ob" && sync
-        t=$(seconds "$B" "${extra[@]}" "$@" "$in" -o "$ob")
+        t=$(seconds "$B" "${extra[@]}" "$@" "${ins[@]}" -o "$ob")
         tb="$tb $t"
         if [ "$i" -eq 1 ]; then
             cmp -s "$oa" "$ob" || die "$w: the outputs of A and B differ"
@@ -152,6 +156,20 @@ csvkeys() {
     echo "csvkeys: command: gpusort $ARGS -s -t, -k3,3 -k2,2n $in -o OUT"
 }
 
+csvmerge() {
+    local in=$BENCH_DIR/rec-$CSV_N.csv parts="" p
+    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    for p in 0 1 2 3; do
+        local part=$BENCH_DIR/rec-$CSV_N-sorted-$p.csv
+        [ -s "$part" ] || awk -v p="$p" 'NR % 4 == p' "$in" | "$B" -t, -k2,2n -o "$part"
+        parts="$parts $part"
+    done
+    files "$parts" csvmerge -m -t, -k2,2n
+    # shellcheck disable=SC2086 # the inputs' names are words on purpose
+    report csvmerge "$ta" "$tb" "$(cat $parts | wc -c)"
+    echo "csvmerge: command: gpusort $ARGS -m -t, -k2,2n$parts -o OUT"
+}
+
 prices() {
     local in=$BENCH_DIR/prices-$CSV_N.csv
     [ -s "$in" ] || "$GSREC" --prices -n "$CSV_N" -s 1 >"$in"
@@ -207,7 +225,7 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | bin16gf | csv100m | csvkeys | prices | rec16) "$w" ;;
+    text100m | bin16g | bin16gf | csv100m | csvkeys | csvmerge | prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;
     rec16null) recnull 16 ;;
