@@ -78,6 +78,7 @@
 #define LOADER_PARALLEL ((uint64_t)64 << 20)    /* reads of a regular file this large: by every thread */
 #define TABLE_PART ((size_t)4 << 20)            /* bytes of a chunk one thread indexes at a time */
 #define ORDER_PARALLEL_MIN ((size_t)1 << 16)    /* fewer records are ordered by one thread */
+#define PAIRS_INSERTION 16                      /* fewer pairs (key, line) sorted by insertion, not radix */
 /* Runs of equal words (records/ties.h): this many records or fewer are sorted by
  * comparisons; more than this many words into a key, or inside this many runs, too;
  * a run this long, and a TIES_SHARES-th of a thread's share of the chunk, is the

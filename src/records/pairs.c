@@ -10,7 +10,8 @@
  * again by its own highest such byte, by one thread, or by all where it holds a
  * good part of the pairs. Out of cache, each pass of a plain LSD sort reads and
  * writes every pair from memory, and eight of them did for words of text.
- * Every scatter keeps the pairs' order among equal digits: the sort is stable.
+ * A few pairs (a run of equal words, ties.c) are sorted by insertion. Every step
+ * keeps the order of pairs of equal keys: the sort is stable.
  */
 #include <config.h>
 
@@ -46,8 +47,19 @@ static void pairs_scatter1(const uint64_t *ak, const uint64_t *av, uint64_t *bk,
 static int pairs_sort1(uint64_t *ak, uint64_t *av, uint64_t *bk, uint64_t *bv, size_t n,
                        int limit)
 {
-    if (n < 2)
+    if (n <= PAIRS_INSERTION) {   /* a few (runs of equal words, mostly): in place */
+        for (size_t r = 1; r < n; r++) {
+            uint64_t k = ak[r], v = av[r];
+            size_t i = r;
+            for (; i > 0 && ak[i - 1] > k; i--) {   /* equal keys stay behind: stable */
+                ak[i] = ak[i - 1];
+                av[i] = av[i - 1];
+            }
+            ak[i] = k;
+            av[i] = v;
+        }
         return 0;
+    }
     size_t cnt[8][256];
     int nb = limit / 8;
     memset(cnt, 0, sizeof cnt[0] * (size_t)nb);

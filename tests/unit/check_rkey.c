@@ -242,14 +242,14 @@ static uint64_t ck_pair_key(uint64_t *rng, int kind)
     }
 }
 
-/* Pairs sorted against qsort with the input position as the last key: sizes that
- * fit a cache (LSD alone), that do not (MSD first: by one thread, and by a pool of
+/* Pairs sorted against qsort with the input position as the last key: a few
+ * (insertion), sizes that fit a cache (LSD alone), that do not (MSD first: by one thread, and by a pool of
  * 2 or 3 threads, its heavy buckets by all of them). */
 START_TEST(test_rkey_pairs_stable)
 {
     uint64_t rng = 0xA125 + (uint64_t)_i;
     int kind = _i % 5, big = _i % 3 != 0;
-    size_t n = 1 + ck_rng_below(&rng, big ? ck_scaled(300000, 100000) : 5000);
+    size_t n = 1 + ck_rng_below(&rng, big ? ck_scaled(300000, 100000) : _i % 2 ? 5000 : 40);
     int threads = _i % 4 == 3 ? 1 : 2 + _i % 2;   /* 1: the caller's thread alone */
     uint64_t *k = malloc(sizeof *k * n * 4), *v = k + n, *kt = k + 2 * n, *vt = k + 3 * n;
     ck_pair_t *ref = malloc(sizeof *ref * n);
