@@ -159,9 +159,14 @@ csvkeys() {
 csvmerge() {
     local in=$BENCH_DIR/rec-$CSV_N.csv parts="" p
     [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    [ -s "$BENCH_DIR/rec-$CSV_N-sorted-3.csv" ] ||
+        awk -v d="$BENCH_DIR/rec-$CSV_N-dealt" '{ print > (d "-" NR % 4) }' "$in"
     for p in 0 1 2 3; do
         local part=$BENCH_DIR/rec-$CSV_N-sorted-$p.csv
-        [ -s "$part" ] || awk -v p="$p" 'NR % 4 == p' "$in" | "$B" -t, -k2,2n -o "$part"
+        if ! [ -s "$part" ]; then
+            "$B" -t, -k2,2n "$BENCH_DIR/rec-$CSV_N-dealt-$p" -o "$part"
+            rm -f "$BENCH_DIR/rec-$CSV_N-dealt-$p"
+        fi
         parts="$parts $part"
     done
     files "$parts" csvmerge -m -t, -k2,2n
