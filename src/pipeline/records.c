@@ -6,9 +6,10 @@
  * written out at once (records/emit.h); else every chunk becomes a run on disk and
  * the runs are merged into the output (records/spill.h). -m checks that each input
  * is in order as its chunks go by and takes each input's part of a chunk as a run
- * (records/runs.h): merged into the output where the first chunk holds everything,
- * else spilled and merged with the others; -c and -C only check, and stop at the
- * first record out of order. A sort of binary records that one GPU
+ * (records/runs.h): merged into the output where the first chunk holds everything;
+ * else a chunk of one input's records spilled as a run as it is, one of several
+ * inputs' sorted into one run, and the runs merged; -c and -C only check, and stop
+ * at the first record out of order. A sort of binary records that one GPU
  * holds streams them through it instead (stream.c).
  */
 #include <config.h>
@@ -242,18 +243,25 @@ int records_run(ctx_t *c)
                                set->mode == MODE_CHECK_QUIET, t.n);
             if (rc || checking)
                 continue;
-            if (first && !more) {   /* -m: each input's part a run, merged or spilled */
+            /* -m: the chunk's parts of the inputs merged where it holds everything;
+             * else one input's part spilled as a run as it is, and several sorted
+             * into one run (below), so that the runs are no more than the chunks:
+             * each holds a block of memory while they merge. */
+            if (first && !more) {
                 rc = records_merge_in_memory(c, &t);
-            } else {
+                first = 0;
+                continue;
+            }
+            if (rruns_count(&t) <= 1) {
                 if (!sp)
                     rc = rspill_open(&sp, set, c->pool);
                 if (rc == GS_OK) {
                     progress_phase("spilling");
                     rc = rruns_spill(sp, &t);
                 }
+                first = 0;
+                continue;
             }
-            first = 0;
-            continue;
         }
         uint64_t *order;
         size_t n;

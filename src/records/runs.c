@@ -172,6 +172,14 @@ int rruns_merge(const rtable_t *t, pool_t *pool, const char *header, size_t hlen
     return rc;
 }
 
+size_t rruns_count(const rtable_t *t)
+{
+    size_t n = 0;
+    for (int i = 0; i < t->nseg; i++)
+        n += t->seg[i].lines > (size_t)(t->seg[i].header ? 1 : 0);
+    return n;
+}
+
 int rruns_spill(rspill_t *s, const rtable_t *t)
 {
     rparts_t p;
