@@ -167,6 +167,11 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
             off = (uint64_t)l * rsize;
             len = rsize;
         }
+        if (len > CODEC_BLOCK_MAX) {   /* no block takes it (store/codec.h) */
+            p->failed = 2;
+            p->too_long = len;
+            return;
+        }
         if (fill == 0 || fill + len > SPILL_BLOCK) {
             if (!spill_plan(p, r, t->key[l])) {
                 p->failed = 1;
@@ -264,6 +269,13 @@ static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
  * bytes to run's): GS_OK, or the pack's error. */
 static int spill_note(rspill_t *s, srun_t *run, const spack_t *p)
 {
+    if (p->failed == 2)
+        return err_set(GS_EINPUT,
+                       "a %s of %zu bytes is too long to be spilled to a temporary file "
+                       "(%u bytes at most): a -S large enough for the whole input sorts it "
+                       "in memory",
+                       s->set->record_size ? "record" : "line", p->too_long,
+                       CODEC_BLOCK_MAX);
     if (p->failed)
         return err_set(GS_ENOMEM, "out of memory");
     if (p->rc)

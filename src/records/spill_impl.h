@@ -70,7 +70,8 @@ typedef struct {
     int file;              /* the file it writes to, */
     uint64_t at;           /* where buf went in it */
     double pack_s, write_s;/* its time packing and writing, this round */
-    int failed;            /* out of memory */
+    int failed;            /* 1: out of memory; 2: a record no block takes, */
+    size_t too_long;       /*   of this many bytes */
     int rc;                /* the write's error, or GS_OK */
 } spack_t;
 
