@@ -10,32 +10,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "core/keys.h"
 #include "io/textnum.h"
-
-#define FIELD_QUICK 32   /* bytes field_byte() looks at a word at a time */
-
-/* The first byte c of p[0..n), or NULL: its first FIELD_QUICK bytes a word at a
- * time (a zero byte of the word XORed with c found by the carry trick: the lowest
- * flag is exact), as fields are mostly short; memchr(3) past them, whose call and
- * set-up cost more than a short field's search. */
-static inline const char *field_byte(const char *p, size_t n, char c)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    const uint64_t cc = ones * (unsigned char)c;
-    size_t i = 0;
-    for (; i + 8 <= n && i < FIELD_QUICK; i += 8) {
-        uint64_t x;
-        memcpy(&x, p + i, 8);
-        x ^= cc;
-        uint64_t z = (x - ones) & ~x & highs;
-        if (z)
-            return p + i + (__builtin_ctzll(z) >> 3);
-    }
-    return i < n ? memchr(p + i, c, n - i) : NULL;
-}
 
 /* field_key()'s results (FIELD_NOT_FLOAT: rkey.h's g keys). */
 enum { FIELD_OK = 0, FIELD_MISSING, FIELD_EMPTY, FIELD_NOT_INT, FIELD_RANGE, FIELD_NOT_FLOAT };

@@ -31,8 +31,7 @@ static size_t rk_sep(const rkey_t *k, rkey_line_t *l, int i)
 {
     while (l->nsep <= i && l->nsep < RKEY_SEPS && !l->end) {
         size_t from = l->nsep ? l->sep[l->nsep - 1] + 1 : 0;
-        const char *s = from < l->len ? field_byte(l->p + from, l->len - from, (char)k->sep)
-                                      : NULL;
+        const char *s = from < l->len ? memchr(l->p + from, k->sep, l->len - from) : NULL;
         if (!s)
             l->end = 1;
         else
@@ -45,8 +44,7 @@ static size_t rk_sep(const rkey_t *k, rkey_line_t *l, int i)
     /* Past the kept ones: counted on from the last, not kept. */
     size_t p = l->sep[RKEY_SEPS - 1];
     for (int j = RKEY_SEPS; j <= i; j++) {
-        const char *s =
-            p + 1 < l->len ? field_byte(l->p + p + 1, l->len - p - 1, (char)k->sep) : NULL;
+        const char *s = p + 1 < l->len ? memchr(l->p + p + 1, k->sep, l->len - p - 1) : NULL;
         if (!s)
             return l->len;
         p = (size_t)(s - l->p);

@@ -9,7 +9,6 @@
  *    n and g, reversed or not; depth 0 is rkey_word()'s word;
  *  - keys in fields far into a line (past the separators rkey.c keeps) where a
  *    split of the line finds them;
- *  - field_byte() against memchr(3);
  *  - rpairs_sort() against qsort with the input position as the last key (stable),
  *    in a cache and out of it, by one thread and by a pool, random keys, keys of
  *    few varying bytes, of letters, of one heavy top byte, of few values.
@@ -21,7 +20,6 @@
 
 #include "check_suites.h"
 #include "core/settings.h"
-#include "records/field.h"
 #include "records/pairs.h"
 #include "records/rkey.h"
 
@@ -207,30 +205,6 @@ START_TEST(test_rkey_far_fields)
 }
 END_TEST
 
-/* ---- field_byte ---------------------------------------------------------------------- */
-
-/* field_byte() against memchr(3): every length from 0 to 100, the byte sought
- * nowhere, once, or often, at every offset from a word's start, and bytes one bit
- * from it (the carry trick's false flags lie above the first true one). */
-START_TEST(test_rkey_field_byte)
-{
-    uint64_t rng = 0xB17E + (uint64_t)_i;
-    char buf[128 + 8];
-    for (int round = 0; round < 2000; round++) {
-        size_t n = (size_t)ck_rng_below(&rng, 101), off = (size_t)ck_rng_below(&rng, 8);
-        char c = (char)ck_rng_below(&rng, 256), *p = buf + off;
-        int often = (int)ck_rng_below(&rng, 4);
-        for (size_t i = 0; i < n; i++) {
-            uint64_t r = ck_rng_below(&rng, 16);
-            p[i] = often && r == 0 ? c : r < 4 ? (char)(c ^ (1 << (r % 8))) : (char)ck_rng_next(&rng);
-        }
-        const char *want = n ? memchr(p, c, n) : NULL, *got = field_byte(p, n, c);
-        ck_expect(got == want, "round %d: n %zu, offset %td (memchr's %td)", round, n,
-                  got ? got - p : -1, want ? want - p : -1);
-    }
-}
-END_TEST
-
 /* ---- pairs ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -312,9 +286,6 @@ Suite *make_rkey_suite(void)
     tcase_add_loop_test(tc, test_rkey_words_order, 0, (int)ck_scaled(400, 40));
     tcase_add_loop_test(tc, test_rkey_far_fields, 0, 8);
     tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-    tc = ck_tcase("field_byte");
-    tcase_add_loop_test(tc, test_rkey_field_byte, 0, 8);
     suite_add_tcase(s, tc);
     tc = ck_tcase("pairs");
     tcase_add_loop_test(tc, test_rkey_pairs_stable, 0, 40);
