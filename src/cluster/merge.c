@@ -182,7 +182,7 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     int threads = set->threads > 0 ? set->threads : 1;
     m->part = calloc((size_t)n, sizeof *m->part);
     m->fd = malloc((size_t)n * sizeof *m->fd);
-    m->size = calloc((size_t)n + 1, sizeof *m->size);
+    m->size = calloc((size_t)n, sizeof *m->size);
     if (!m->part || !m->fd || !m->size)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK;

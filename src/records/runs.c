@@ -27,6 +27,14 @@ typedef struct {
     size_t l, end;
 } tcur_t;
 
+/* Segment sg's records: table lines [*a, *z), its header left out; 0 where none. */
+static int part_lines(const rseg_t *sg, size_t *a, size_t *z)
+{
+    *a = sg->first + (sg->header && sg->lines ? 1 : 0);
+    *z = sg->first + sg->lines;
+    return *a < *z;
+}
+
 static int parts_init(rparts_t *p, const rtable_t *t)
 {
     size_t n = (size_t)t->nseg;
@@ -36,11 +44,9 @@ static int parts_init(rparts_t *p, const rtable_t *t)
     if (!p->first || !p->end || !p->size)
         return err_set(GS_ENOMEM, "out of memory");
     for (int i = 0; i < t->nseg; i++) {
-        const rseg_t *sg = &t->seg[i];
-        size_t a = sg->first + (sg->header && sg->lines ? 1 : 0), z = sg->first + sg->lines;
-        if (a >= z)
-            continue;   /* no records */
-        size_t la, lz;
+        size_t a, z, la, lz;
+        if (!part_lines(&t->seg[i], &a, &z))
+            continue;
         const char *ra = rtable_line(t, a, &la), *rz = rtable_line(t, z - 1, &lz);
         p->first[p->n] = a;
         p->end[p->n] = z;
@@ -174,9 +180,9 @@ int rruns_merge(const rtable_t *t, pool_t *pool, const char *header, size_t hlen
 
 size_t rruns_count(const rtable_t *t)
 {
-    size_t n = 0;
+    size_t n = 0, a, z;
     for (int i = 0; i < t->nseg; i++)
-        n += t->seg[i].lines > (size_t)(t->seg[i].header ? 1 : 0);
+        n += (size_t)part_lines(&t->seg[i], &a, &z);
     return n;
 }
 
