@@ -83,9 +83,29 @@ static size_t rk_skip_blanks(const char *line, size_t len, size_t p)
     return p;
 }
 
+/* Key i's bytes where it is a whole field (rkey_t.whole) and the separators around
+ * it are known already (the table found them): 1 and [*b, *e); else 0. */
+static inline int rk_whole_field(const rkey_t *k, int i, const rkey_line_t *l, size_t *b,
+                                 size_t *e)
+{
+    int f = k->keys[i].sfield - 1;   /* the separators before and after: f - 1, f */
+    if (!k->whole[i])
+        return 0;
+    if (f < l->nsep)
+        *e = l->sep[f];
+    else if (l->end && f == l->nsep)
+        *e = l->len;   /* the last field */
+    else
+        return 0;      /* past the known ones, or a missing field */
+    *b = f ? l->sep[f - 1] + 1 : 0;
+    return 1;
+}
+
 /* rkey_span() on a line looked at already for other keys. */
 static void rk_span(const rkey_t *k, int i, rkey_line_t *l, size_t *b, size_t *e)
 {
+    if (rk_whole_field(k, i, l, b, e))
+        return;
     const keydef_t *d = &k->keys[i];
     const char *line = l->p;
     size_t len = l->len;
@@ -178,28 +198,33 @@ static int rk_float_fast(const char *p, size_t n, double *v)
     int neg = 0;
     if (i < n && (p[i] == '-' || p[i] == '+'))
         neg = p[i++] == '-';
+    /* The digits, leading zeros too, into m: more than 19 of them may have wrapped,
+     * and take the careful loop below. */
     uint64_t m = 0;
-    int digits = 0, any = 0;
-    long e10 = 0;
-    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
-        if (m == 0 && p[i] == '0')
-            continue;
-        if (++digits > 19)
-            return 0;
+    size_t start = i, frac = 0;
+    for (; i < n && (unsigned char)(p[i] - '0') < 10; i++)
         m = m * 10 + (uint64_t)(p[i] - '0');
-    }
+    size_t ints = i - start;
     if (i < n && p[i] == '.') {
-        for (i++; i < n && p[i] >= '0' && p[i] <= '9'; i++, any = 1) {
-            e10--;
-            if (m == 0 && p[i] == '0')
+        size_t f = ++i;
+        for (; i < n && (unsigned char)(p[i] - '0') < 10; i++)
+            m = m * 10 + (uint64_t)(p[i] - '0');
+        frac = i - f;
+    }
+    if (ints + frac == 0)
+        return 0;
+    if (ints + frac > 19) {   /* leading zeros count for nothing */
+        m = 0;
+        int digits = 0;
+        for (size_t j = start; j < i; j++) {
+            if (p[j] == '.' || (m == 0 && p[j] == '0'))
                 continue;
             if (++digits > 19)
                 return 0;
-            m = m * 10 + (uint64_t)(p[i] - '0');
+            m = m * 10 + (uint64_t)(p[j] - '0');
         }
     }
-    if (!any)
-        return 0;
+    long e10 = -(long)frac;
     if (i < n && (p[i] == 'e' || p[i] == 'E')) {
         int eneg = 0;
         long x = 0;
@@ -252,36 +277,33 @@ static int rk_number(const rkey_t *k, int i, rkey_line_t *l, uint64_t *key, int 
     const keydef_t *d = &k->keys[i];
     const char *line = l->p;
     size_t b, e;
-    rk_span(k, i, l, &b, &e);
-    int st;
-    *bad = (rkey_bad_t){ .key = i + 1, .field = d->sfield, .b = b, .e = e };
-    if (!rk_number_span(k, d, l, &b, &e)) {
+    int st, whole = rk_whole_field(k, i, l, &b, &e);   /* then its first field too */
+    if (!whole)
+        rk_span(k, i, l, &b, &e);
+    if (!whole && !rk_number_span(k, d, l, &b, &e)) {
         st = FIELD_MISSING;
     } else if (d->kind == KD_INT) {
         uint64_t raw;
         st = field_parse(line, b, e, k->type, &raw);
         if (st == FIELD_OK) {
-            keymap_t km;
-            key_map_init(&km, k->type, 0);
-            *width = km.width;
-            *key = km.width == 4 ? key_map(&km, raw) & 0xFFFFFFFFull : key_map(&km, raw);
+            const keymap_t *km = &k->int_km;
+            *width = km->width;
+            *key = km->width == 4 ? key_map(km, raw) & 0xFFFFFFFFull : key_map(km, raw);
             return RKEY_OK;
         }
     } else {
         double v;
-        size_t s = b;
-        while (s < e && (rk_blank((unsigned char)line[s]) || line[s] == '\r'))
-            s++;
-        st = s == e ? FIELD_EMPTY : FIELD_NOT_FLOAT;
-        if (s < e && rkey_parse_float(line, b, e, &v)) {
+        if (rkey_parse_float(line, b, e, &v)) {
             *width = 8;
             *key = rk_double_key(v);
             return RKEY_OK;
         }
+        size_t s = b;
+        while (s < e && (rk_blank((unsigned char)line[s]) || line[s] == '\r'))
+            s++;
+        st = s == e ? FIELD_EMPTY : FIELD_NOT_FLOAT;
     }
-    bad->status = st;
-    bad->b = b;
-    bad->e = e;
+    *bad = (rkey_bad_t){ .key = i + 1, .field = d->sfield, .status = st, .b = b, .e = e };
     return RKEY_BAD;
 }
 
@@ -311,8 +333,11 @@ void rkey_init(rkey_t *k, const settings_t *set)
     }
     int width = 0;
     k->exact = 1;
+    key_map_init(&k->int_km, set->type, 0);
     for (int i = 0; i < k->nkeys; i++) {
         const keydef_t *d = &k->keys[i];
+        k->whole[i] = k->sep >= 0 && d->schar == 1 && !d->skip_sblanks &&
+                      d->efield == d->sfield && d->echar == 0;
         if (d->kind == KD_TEXT)
             k->exact = 0;
         else
@@ -348,19 +373,69 @@ static inline void rk_put(rk_acc_t *a, unsigned char byte)
         a->more = 1;
 }
 
-/* width bytes of v (big-endian), inverted where rev. */
+/* The 8 bytes at p as a big-endian word: the first the most significant. */
+static inline uint64_t rk_be64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* The low n bytes of a word (n from 0 to 8). */
+static inline uint64_t rk_low(int n)
+{
+    return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+}
+
+/* width bytes of v (big-endian), inverted where rev: put whole, where no bytes are
+ * to be skipped, as far as the word has room. */
 static void rk_put_number(rk_acc_t *a, uint64_t v, int width, int rev)
 {
     if (rev)
         v = ~v;
-    for (int s = 8 * (width - 1); s >= 0 && !a->more; s -= 8)
-        rk_put(a, (unsigned char)(v >> s));
+    if (a->skip) {
+        for (int s = 8 * (width - 1); s >= 0 && !a->more; s -= 8)
+            rk_put(a, (unsigned char)(v >> s));
+        return;
+    }
+    if (a->more)
+        return;
+    int room = 8 - a->have;
+    if (width <= room) {
+        a->word |= (v & rk_low(width)) << (8 * (room - width));
+        a->have += width;
+    } else {   /* its first room bytes, then one more that does not fit */
+        if (room)
+            a->word |= (v >> (8 * (width - room))) & rk_low(room);
+        a->have = 8;
+        a->more = 1;
+    }
 }
 
-/* Text line[b..e), escaped and ended (rkey.h), inverted where rev. */
+/* Text line[b..e), escaped and ended (rkey.h), inverted where rev. Where no bytes
+ * are to be skipped and the text fills the word's room, its bytes are put at once
+ * (one load, a check that none is 0x00 or 0x01); then a byte or the terminator
+ * follows that does not fit. */
 static void rk_put_text(rk_acc_t *a, const char *line, size_t b, size_t e, int rev)
 {
     unsigned char x = rev ? 0xFF : 0;
+    if (!a->skip && !a->more && e - b >= 8) {
+        int room = 8 - a->have;
+        uint64_t be = rk_be64(line + b);
+        /* bytes 0 and 1 among the first room: a byte of (be & 0xFE..) is zero; the
+         * bytes past room made 0xFF, so that they count for nothing */
+        uint64_t y = (be & 0xFEFEFEFEFEFEFEFEull) | rk_low(8 - room);
+        if (!((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull)) {
+            if (room)
+                a->word |= (be >> (8 * (8 - room))) ^ (x ? rk_low(room) : 0);
+            a->have = 8;
+            a->more = 1;
+            return;
+        }
+    }
     for (size_t p = b; p < e && !a->more; p++) {
         unsigned char c = (unsigned char)line[p];
         if (c <= 1) {
@@ -442,6 +517,8 @@ int rkey_word_at(const rkey_t *k, const char *line, size_t len, size_t depth, ui
 /* A binary float or bytes key's bytes in big-endian order (most significant first). */
 static uint64_t rk_load(const unsigned char *p, int width, int big_endian)
 {
+    if (width == 8 && big_endian)
+        return rk_be64(p);
     uint64_t v = 0;
     for (int i = 0; i < width; i++)
         v = v << 8 | p[big_endian ? i : width - 1 - i];

@@ -46,6 +46,10 @@ typedef struct {
     int reverse;             /* the binary key descending (-r) */
     keymap_t km;             /* a binary integer key's mapping, -r in it; or the quick
                                 key's (below) */
+    keymap_t int_km;         /* n keys' mapping of --type, no -r in it */
+    unsigned char whole[GS_MAX_KEYS];   /* 1: key i is its -t field whole (F,F with
+                                no character or b): its bytes lie between the
+                                line's separators, once they are known */
     int exact;               /* 1: the word is the whole normalized key */
     int quick;               /* 1: one n key, field F from its start to its end, not
                                 reversed but by -r or its r: the table parses it at

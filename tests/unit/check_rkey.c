@@ -7,6 +7,10 @@
  *  - the words of a key (rkey_word_at(), a depth at a time) order random lines as
  *    rkey_cmp() does, which compares the keys themselves, for 1 to 3 keys of text,
  *    n and g, reversed or not; depth 0 is rkey_word()'s word;
+ *  - the words of whole-field keys against the normalized key written here from a
+ *    split of the line, byte by byte as rkey.h defines it, at every depth; by
+ *    rkey_word() and by rkey_word_line() with the line's separators given, as the
+ *    table gives them;
  *  - keys in fields far into a line (past the separators rkey.c keeps) where a
  *    split of the line finds them;
  *  - rpairs_sort() against qsort with the input position as the last key (stable),
@@ -157,6 +161,145 @@ START_TEST(test_rkey_words_order)
 }
 END_TEST
 
+/* ---- words against the encoding ---------------------------------------------------- */
+
+/* Appends byte c to the key being written, inverted where rev. */
+static void ck_put(unsigned char *key, size_t *n, unsigned char c, int rev)
+{
+    key[(*n)++] = rev ? (unsigned char)~c : c;
+}
+
+/* The normalized key of line[0..len) for keys of whole comma-separated fields, every
+ * field present: written from rkey.h's definition, not from rkey.c. */
+static size_t ck_encode(const settings_t *set, const char *line, size_t len, unsigned char *key)
+{
+    size_t fb[16], fe[16], nf = 0, n = 0;
+    fb[0] = 0;
+    for (size_t p = 0; p <= len; p++) {
+        if (p == len || line[p] == ',') {
+            fe[nf++] = p;
+            fb[nf] = p + 1;
+        }
+    }
+    for (int i = 0; i < set->nkeys; i++) {
+        const keydef_t *d = &set->keys[i];
+        size_t b = fb[d->sfield - 1], e = fe[d->sfield - 1];
+        if (d->kind == KD_TEXT) {
+            for (size_t p = b; p < e; p++) {
+                unsigned char c = (unsigned char)line[p];
+                if (c <= 1) {
+                    ck_put(key, &n, 1, d->reverse);
+                    ck_put(key, &n, (unsigned char)(c + 1), d->reverse);
+                } else {
+                    ck_put(key, &n, c, d->reverse);
+                }
+            }
+            ck_put(key, &n, 0, d->reverse);
+            continue;
+        }
+        uint64_t u;
+        char num[64];
+        memcpy(num, line + b, e - b);
+        num[e - b] = '\0';
+        int width = 8;
+        if (d->kind == KD_INT && set->type == KEY_I32) {   /* the sign flipped, 4 bytes */
+            u = (uint32_t)strtol(num, NULL, 10) ^ (1u << 31);
+            width = 4;
+        } else if (d->kind == KD_INT) {
+            u = (uint64_t)strtoll(num, NULL, 10) ^ (1ull << 63);
+        } else {
+            double v = strtod(num, NULL);
+            memcpy(&u, &v, sizeof u);
+            if (v != v)
+                u = 0;                         /* NaN first */
+            else if (v == 0)
+                u = 1ull << 63;                /* -0 as 0 */
+            else
+                u = u >> 63 ? ~u : u | 1ull << 63;
+        }
+        for (int s = 8 * width - 8; s >= 0; s -= 8)
+            ck_put(key, &n, (unsigned char)(u >> s), d->reverse);
+    }
+    return n;
+}
+
+/* Bytes [from, from + 8) of key[0..n) as a big-endian word, zeros past its end. */
+static uint64_t ck_word_of(const unsigned char *key, size_t n, size_t from)
+{
+    uint64_t w = 0;
+    for (size_t i = from; i < from + 8; i++)
+        w = w << 8 | (i < n ? key[i] : 0);
+    return w;
+}
+
+START_TEST(test_rkey_words_encoding)
+{
+    uint64_t rng = 0xE2C0 + (uint64_t)_i;
+    static settings_t set;
+    static const char text[] = { 0, 1, 'a', 'b', 'z', (char)0xFF };
+    ck_csv_settings(&set);
+    set.type = _i % 2 ? KEY_I32 : KEY_I64;   /* n keys of 4 bytes or 8 */
+    /* fields: 1 to 3 text, 4 an integer, 5 a decimal number */
+    set.nkeys = 1 + (int)ck_rng_below(&rng, 3);
+    for (int i = 0; i < set.nkeys; i++) {
+        int f = 1 + (int)ck_rng_below(&rng, 5);
+        set.keys[i] = (keydef_t){ .sfield = f, .schar = 1, .efield = f,
+                                  .reverse = (int)ck_rng_below(&rng, 2),
+                                  .kind = f <= 3 ? KD_TEXT : f == 4 ? KD_INT : KD_FLOAT };
+    }
+    rkey_t k;
+    rkey_init(&k, &set);
+    int numbers = 0, width = 0;
+    for (int i = 0; i < set.nkeys; i++) {
+        numbers += set.keys[i].kind != KD_TEXT;
+        width += set.keys[i].kind == KD_TEXT ? 0 : set.keys[i].kind == KD_INT && _i % 2 ? 4 : 8;
+    }
+    for (int t = 0; t < 200; t++) {
+        char line[256];
+        size_t len = 0;
+        for (int f = 0; f < 3; f++) {   /* 0 to 20 bytes: shorter and longer than a word */
+            size_t tl = ck_rng_below(&rng, 21);
+            int escapes = (int)ck_rng_below(&rng, 2);   /* else letters alone */
+            for (size_t i = 0; i < tl; i++)
+                line[len++] = text[escapes ? ck_rng_below(&rng, sizeof text)
+                                           : 2 + ck_rng_below(&rng, 3)];
+            line[len++] = ',';
+        }
+        len += (size_t)sprintf(line + len, "%lld,%d.%03d",
+                               (long long)(ck_rng_next(&rng) >>
+                                           (ck_rng_below(&rng, 64) | (set.type == KEY_I32 ? 33 : 1))) *
+                                   (ck_rng_below(&rng, 2) ? 1 : -1),
+                               (int)ck_rng_below(&rng, 2001) - 1000, (int)ck_rng_below(&rng, 1000));
+        unsigned char key[512];
+        size_t n = ck_encode(&set, line, len, key);
+        /* the word: the key itself where it is numbers of 8 bytes or fewer (exact),
+         * else its first 8 bytes */
+        int exact = numbers == set.nkeys && width <= 8;
+        uint64_t want = ck_word_of(key, n, 0) >> (exact ? 8 * (8 - n) : 0), w1 = 0, w2 = 0;
+        ck_assert(k.exact == exact);
+        rkey_bad_t bad;
+        ck_expect(rkey_word(&k, line, len, &w1, &bad) == RKEY_OK, "refused");
+        rkey_line_t l;
+        rkey_line_init(&l, line, len);
+        for (size_t p = 0; p < len; p++)
+            if (line[p] == ',')
+                l.sep[l.nsep++] = p;
+        l.end = 1;
+        ck_expect(rkey_word_line(&k, &l, &w2, &bad) == RKEY_OK, "refused, separators given");
+        ck_expect(w1 == want && w2 == want,
+                  "keys %d, line %d: word %016" PRIx64 ", with separators %016" PRIx64
+                  ", encoded %016" PRIx64, set.nkeys, t, w1, w2, want);
+        for (size_t d = 0; !k.exact && d * 8 <= n; d++) {
+            uint64_t w;
+            int more = rkey_word_at(&k, line, len, d, &w);
+            ck_expect(w == ck_word_of(key, n, 8 * d) && more == (n > 8 * d + 8),
+                      "depth %zu: %016" PRIx64 " (more %d), encoded %016" PRIx64
+                      " of %zu bytes", d, w, more, ck_word_of(key, n, 8 * d), n);
+        }
+    }
+}
+END_TEST
+
 /* Keys in fields 1 to 45 of lines of 0 to 44 separators, as -kF,F and -kF,Fn find
  * them: the field's bytes from a split of the line written here, past the
  * separators rkey.h keeps (RKEY_SEPS, 32) too. */
@@ -284,6 +427,7 @@ Suite *make_rkey_suite(void)
     suite_add_tcase(s, tc);
     tc = ck_tcase("words");
     tcase_add_loop_test(tc, test_rkey_words_order, 0, (int)ck_scaled(400, 40));
+    tcase_add_loop_test(tc, test_rkey_words_encoding, 0, (int)ck_scaled(300, 30));
     tcase_add_loop_test(tc, test_rkey_far_fields, 0, 8);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
