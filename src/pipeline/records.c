@@ -182,19 +182,23 @@ static size_t records_chunk_bytes(const settings_t *set)
 }
 
 /* A chunk sorter that gets ready when a chunk grows past caps->grow_at (a GPU's,
- * set up on a job of its own) begins now, while the inputs are read, where GPUs
- * were asked for by number and the inputs' sizes say that so many records are
- * coming (16 bytes a line at most, a guess). Under --device=auto the GPU is set up
- * only where wide keys need it (order.h): its set-up slows the reading about as
- * much as it saves packed words' sort. */
-static int records_warm_sorter(ctx_t *c)
+ * set up on a job of its own) begins now, while the inputs are read, where the
+ * inputs' sizes say that so many records are coming (16 bytes a record at most, a
+ * guess), and the GPU will be asked to sort: where GPUs were asked for by number,
+ * or, under --device=auto, where the keys are wide (rkey.h), whose pairs the GPU
+ * sorts (order.h) and would otherwise wait for its set-up (0.25 s on the H200
+ * machine: doc/perf/RESULTS.md, 2026-12-02). Under --device=auto, a text line is
+ * taken for 64 bytes, so that an input of fewer records than the GPU takes seldom
+ * sets it up for nothing; packed words it does not sort there: its set-up slowed
+ * the reading about as much as it saved. */
+static int records_warm_sorter(ctx_t *c, const rtable_t *t)
 {
     uint64_t bytes;
     const sorter_caps_t *caps = c->sorter ? sorter_caps(c->sorter) : NULL;
-    if (!caps || !caps->grow_at || c->set->gpus == GS_GPUS_AUTO ||
-        !ctx_input_bytes(c, &bytes))
+    int autodev = c->set->gpus == GS_GPUS_AUTO;
+    if (!caps || !caps->grow_at || (autodev && !t->rk.wide) || !ctx_input_bytes(c, &bytes))
         return GS_OK;
-    uint64_t per = c->set->record_size ? c->set->record_size : 16;
+    uint64_t per = c->set->record_size ? c->set->record_size : autodev ? 64 : 16;
     return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
 }
 
@@ -226,7 +230,7 @@ int records_run(ctx_t *c)
     }
     int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
     if (rc == GS_OK && set->mode == MODE_SORT)
-        rc = records_warm_sorter(c);
+        rc = records_warm_sorter(c, &t);
     while (rc == GS_OK && more) {
         progress_phase("reading");
         if ((rc = rtable_next(&t, &more)) != GS_OK) {

@@ -326,6 +326,7 @@ void rkey_init(rkey_t *k, const settings_t *set)
          * fewer. */
         k->kbytes = key_type_width(set->type, set->key_bytes);
         k->exact = k->kbytes <= 8;
+        k->wide = k->kbytes >= 8;
         k->reverse = set->reverse;
         if (key_type_is_int(set->type))
             key_map_init(&k->km, set->type, set->reverse);
@@ -345,6 +346,7 @@ void rkey_init(rkey_t *k, const settings_t *set)
     }
     if (width > 8)
         k->exact = 0;
+    k->wide = !k->exact || width == 8;
     const keydef_t *d = &k->keys[0];
     k->quick = k->nkeys == 1 && d->kind == KD_INT && d->schar == 1 && d->echar == 0 &&
                (d->efield == 0 || d->efield >= d->sfield);

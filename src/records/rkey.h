@@ -51,6 +51,9 @@ typedef struct {
                                 no character or b): its bytes lie between the
                                 line's separators, once they are known */
     int exact;               /* 1: the word is the whole normalized key */
+    int wide;                /* 1: the words may take all 64 bits (a key not exact, or
+                                one of 8 bytes): a chunk's seldom leave room for
+                                the line numbers beside them (records/order.h) */
     int quick;               /* 1: one n key, field F from its start to its end, not
                                 reversed but by -r or its r: the table parses it at
                                 once (field_parse_quick) into km's mapping */
