@@ -129,9 +129,6 @@ int rkey_order(const rkey_t *k, const char *a, size_t la, const char *b, size_t 
  * an integer or a float in decimal, bytesN in hexadecimal. */
 void rkey_format_binary(const rkey_t *k, const char *rec, char *buf, size_t size);
 
-/* line[b..e) read as a floating-point number whole (blanks and CR around it), as a
- * g key is: 1 and *v, or 0. */
-int rkey_parse_float(const char *line, size_t b, size_t e, double *v);
 /* The bytes of key i (from 0) of line[0..len): [*b, *e), as sort finds them. */
 void rkey_span(const rkey_t *k, int i, const char *line, size_t len, size_t *b, size_t *e);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "records/gfloat.h"
 #include "records/rkey.h"
 #include "records/tokens.h"
 
@@ -41,7 +42,7 @@ static int rtokens_check(rtokens_t *k, const char *arena, size_t *bytes, const c
 {
     size_t b = *bytes - k->len;
     double v;
-    if (rkey_parse_float(arena, b, *bytes, &v))
+    if (gfloat_parse(arena, b, *bytes, &v))
         return rtokens_note(k, k->line);
     char q[256];
     err_escape(q, sizeof q, arena + b, k->len, 40);

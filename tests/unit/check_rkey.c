@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check_rkey.c: the records' normalized key (records/rkey.h) and the pairs sort
  * (records/pairs.h).
- *  - g keys: rkey_parse_float() against libc's strtod, the independent oracle, on
+ *  - g keys: gfloat_parse() against libc's strtod, the independent oracle, on
  *    random decimal texts (its own fast path and strtod's cases: long significands,
  *    far exponents, hex, inf, nan, junk);
  *  - the words of a key (rkey_word_at(), a depth at a time) order random lines as
@@ -24,6 +24,7 @@
 
 #include "check_suites.h"
 #include "core/settings.h"
+#include "records/gfloat.h"
 #include "records/pairs.h"
 #include "records/rkey.h"
 
@@ -70,7 +71,7 @@ START_TEST(test_rkey_float_vs_strtod)
         double want = strtod(buf, &end), got = 0;
         int want_ok = n > 0 && end == buf + n &&
                       !(buf[0] == '+' && (buf[1] == '-' || buf[1] == '+'));
-        int ok = rkey_parse_float(buf, 0, n, &got);
+        int ok = gfloat_parse(buf, 0, n, &got);
         ck_expect(ok == want_ok, "'%s': %s, strtod %s", buf, ok ? "a number" : "refused",
                   want_ok ? "a number" : "refused");
         ck_expect(!ok || memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)),
