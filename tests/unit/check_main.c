@@ -39,6 +39,7 @@ static const struct {
     { 1, make_rkey_suite },
     { 1, make_ltree_suite },
     { 1, make_splitters_suite },
+    { 1, make_rmerge_suite },
     { 2, make_smerge_suite },
 };
 

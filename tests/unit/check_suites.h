@@ -29,6 +29,7 @@ Suite *make_cleanup_suite(void);
 Suite *make_rkey_suite(void);
 Suite *make_ltree_suite(void);
 Suite *make_splitters_suite(void);
+Suite *make_rmerge_suite(void);
 
 /* A test case of the suites: tcase_create, with every test starting from no error
  * recorded. The runners run every test in their own process (check_main.c), and
