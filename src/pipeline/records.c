@@ -182,23 +182,26 @@ static size_t records_chunk_bytes(const settings_t *set)
 }
 
 /* A chunk sorter that gets ready when a chunk grows past caps->grow_at (a GPU's,
- * set up on a job of its own) begins now, while the inputs are read, where the
- * inputs' sizes say that so many records are coming (16 bytes a record at most, a
- * guess), and the GPU will be asked to sort: where GPUs were asked for by number,
- * or, under --device=auto, where the keys are wide (rkey.h), whose pairs the GPU
- * sorts (order.h) and would otherwise wait for its set-up (0.25 s on the H200
- * machine: doc/perf/RESULTS.md, 2026-12-02). Under --device=auto, a text line is
- * taken for 64 bytes, so that an input of fewer records than the GPU takes seldom
- * sets it up for nothing; packed words it does not sort there: its set-up slowed
- * the reading about as much as it saved. */
+ * set up on a job of its own) begins now, while the inputs are read, where their
+ * sizes are known and the GPU will be asked to sort: where GPUs were asked for by
+ * number and the sizes say that so many records are coming (16 bytes a record at
+ * most, a guess); under --device=auto, whose GPU sorter is there only where the
+ * engine's estimate of the records passed RECORDS_GPU_KEYS_A_THREAD a thread
+ * (engine.c), where the keys are wide (rkey.h): the GPU sorts their pairs
+ * (order.h), and would otherwise be waited for at the sort (0.25 s on the H200
+ * machine: doc/perf/RESULTS.md, 2026-12-02). Packed words it does not sort under
+ * --device=auto: there its set-up slowed the reading about as much as it saved.
+ * Of a pipe the size is not known: a small input never waits for a set-up it does
+ * not need. */
 static int records_warm_sorter(ctx_t *c, const rtable_t *t)
 {
     uint64_t bytes;
     const sorter_caps_t *caps = c->sorter ? sorter_caps(c->sorter) : NULL;
-    int autodev = c->set->gpus == GS_GPUS_AUTO;
-    if (!caps || !caps->grow_at || (autodev && !t->rk.wide) || !ctx_input_bytes(c, &bytes))
+    if (!caps || !caps->grow_at || !ctx_input_bytes(c, &bytes))
         return GS_OK;
-    uint64_t per = c->set->record_size ? c->set->record_size : autodev ? 64 : 16;
+    if (c->set->gpus == GS_GPUS_AUTO)
+        return t->rk.wide ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
+    uint64_t per = c->set->record_size ? c->set->record_size : 16;
     return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
 }
 
