@@ -28,6 +28,8 @@ static uint64_t read_mapped;    /* text read mapped (under stats_lock) */
 static uint64_t records_mapped; /* records' inputs mapped whole (under stats_lock) */
 static int spill_files, spill_threads;   /* records spilled (under stats_lock), */
 static double spill_pack_s, spill_write_s;   /* the threads' seconds packing, writing */
+static uint64_t pass_before, pass_after;   /* records' runs merged in passes (under */
+static int pass_fan;                       /*   stats_lock): from, to, a merge's runs */
 static int order_chunks;        /* records ordered (under stats_lock): chunks, */
 static double order_sort_s, order_settle_s;   /* their words sorted, equal words settled */
 static uint64_t order_shared;   /* runs of equal words settled by the whole pool */
@@ -128,6 +130,15 @@ void stats_note_records_spill(int files, int threads, double pack_s, double writ
     spill_threads = threads;
     spill_pack_s += pack_s;
     spill_write_s += write_s;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_records_passes(uint64_t before, uint64_t after, int fan)
+{
+    pthread_mutex_lock(&stats_lock);
+    pass_before = before;
+    pass_after = after;
+    pass_fan = fan;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -274,6 +285,10 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: records spilled to %d files by %d threads, each "
                 "packing blocks and writing them: %.3f s packing, %.3f s writing, the threads' "
                 "times added up\n", spill_files, spill_threads, spill_pack_s, spill_write_s);
+    if (pass_before)
+        fprintf(stderr, "gpusort: stats: records' runs merged in passes, %llu runs to %llu, "
+                "%d at a time (the runs -S lets one merge read)\n",
+                (unsigned long long)pass_before, (unsigned long long)pass_after, pass_fan);
     if (order_chunks)
         fprintf(stderr, "gpusort: stats: records ordered in %d chunks: words sorted %.3f s, "
                 "equal words settled and lines made %.3f s (%llu runs of equal words by the "

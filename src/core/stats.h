@@ -55,6 +55,10 @@ void stats_note_records_mapped(uint64_t bytes);
  * threads' seconds packing blocks and writing them, added up. */
 void stats_note_records_spill(int files, int threads, double pack_s, double write_s);
 
+/* Records' spilled runs merged in passes (records/spill_merge.c): from before runs
+ * to after, fan of them a merge. */
+void stats_note_records_passes(uint64_t before, uint64_t after, int fan);
+
 /* A chunk of records ordered (records/order.c): its words sorted, then its runs of
  * equal words settled and its lines made (of them, shared_runs by the whole pool). */
 void stats_note_records_order(double sort_s, double settle_s, uint64_t shared_runs);

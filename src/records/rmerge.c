@@ -22,6 +22,8 @@ struct rmerge {
     uint64_t *seen;        /* measuring: [p * nsrc + j] source j's bytes before piece p */
     /* while writing */
     output_t *out;
+    rmerge_put_fn put;     /* rmerge_write_to()'s, instead of out */
+    void *put_ctx;
     char *map;             /* placed: the merge's first byte mapped */
     int fd;                /* else at offsets: the descriptor (-1: in order), */
     uint64_t pos;          /*   the offset of the merge's first byte */
@@ -76,7 +78,7 @@ static int rm_write(rthread_t *t, const char *buf, size_t len)
 {
     rmerge_t *m = t->m;
     if (m->fd < 0)
-        return output_write_bytes(m->out, buf, len);
+        return m->put ? m->put(m->put_ctx, buf, len) : output_write_bytes(m->out, buf, len);
     if (t->at + len > t->end)
         return err_set(GS_EIO, "internal error: a merged piece longer than measured");
     int rc = output_spread_write(m->out, m->fd, buf, len, m->pos + t->at);
@@ -458,6 +460,20 @@ int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
     m->out = NULL;
     m->map = NULL;
     m->fd = -1;
+    return rc;
+}
+
+int rmerge_write_to(rmerge_t *m, rmerge_put_fn put, void *ctx)
+{
+    m->out = NULL;
+    m->put = put;
+    m->put_ctx = ctx;
+    m->fd = -1;
+    m->map = NULL;
+    m->failed = 0;
+    m->rc = GS_OK;
+    int rc = rm_run(m);
+    m->put = NULL;
     return rc;
 }
 

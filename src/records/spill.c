@@ -236,11 +236,22 @@ static void spill_part(void *arg, int i, int nt)
     p->write_s = stats_now() - t1;
 }
 
+/* Whether len bytes of records, a run's first block, shrink by a tenth or more
+ * under LZ4 (1 where memory is short: the packing says so). */
+static int spill_block_pays(const char *raw, size_t len)
+{
+    char *blk = malloc(codec_block_bound(len));
+    if (!blk)
+        return 1;
+    size_t stored = codec_block_seal(blk, raw, len, 1) - CODEC_HEAD;
+    free(blk);
+    return stored * 10 <= len * 9;
+}
+
 /* Under --compress-temp=auto, whether a run is compressed: where its first block
  * (its first SPILL_BLOCK bytes of records, in order) shrinks by a tenth or more
  * under LZ4, as bare numbers decide (store/run.c). Lines of random text shrink by
- * less, and compressing them costs more time than the bytes it saves. 1 where
- * memory is short: the packing says so. */
+ * less, and compressing them costs more time than the bytes it saves. */
 static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
 {
     size_t len, fill = 0, r;
@@ -248,20 +259,17 @@ static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
         rtable_line(t, (size_t)order[r], &len);
         fill += len;
     }
-    char *raw = malloc(fill), *blk = malloc(codec_block_bound(fill));
-    int pays = 1;
-    if (raw && blk) {
-        char *p = raw;
-        for (size_t k = 0; k < r; k++) {
-            const char *rec = rtable_line(t, (size_t)order[k], &len);
-            memcpy(p, rec, len);
-            p += len;
-        }
-        size_t stored = codec_block_seal(blk, raw, fill, 1) - CODEC_HEAD;
-        pays = stored * 10 <= fill * 9;
+    char *raw = malloc(fill);
+    if (!raw)
+        return 1;
+    char *p = raw;
+    for (size_t k = 0; k < r; k++) {
+        const char *rec = rtable_line(t, (size_t)order[k], &len);
+        memcpy(p, rec, len);
+        p += len;
     }
+    int pays = spill_block_pays(raw, fill);
     free(raw);
-    free(blk);
     return pays;
 }
 
@@ -338,6 +346,110 @@ int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
     stats_add(ST_SPILL, 0, stats_now() - t0);
     stats_note_records_spill(s->nfiles, nt, pack_s, write_s);
     run->nblocks = s->nblocks - run->block0;
+    return rc;
+}
+
+/* ---- a run written as it comes (a merge pass) ------------------------------------- */
+
+/* Pack p's blocks written at the end of file 0 (the pass is one thread's) and noted
+ * in the index as the run's. */
+static int spill_writer_flush(swriter_t *w)
+{
+    rspill_t *s = w->s;
+    spack_t *p = &s->packs[0];
+    if (p->len == 0)
+        return GS_OK;
+    sfile_t *f = &s->files[0];
+    p->file = 0;
+    p->at = __atomic_fetch_add(&f->bytes, (uint64_t)p->len, __ATOMIC_RELAXED);
+    int e = fdio_write(f->fd, p->buf, p->len, (int64_t)p->at, NULL);
+    p->rc = e ? err_sys(GS_EIO, e, "write error on temporary file '%s'", f->path) : GS_OK;
+    stats_add(ST_SPILL, p->len, 0);
+    int rc = spill_note(s, &w->run, p);
+    p->len = p->nblocks = 0;
+    return rc;
+}
+
+/* The block being filled, sealed into thread 0's pack; the pack written where it
+ * holds a round's bytes. */
+static int spill_writer_block(swriter_t *w)
+{
+    spack_t *p = &w->s->packs[0];
+    if (w->fill == 0)
+        return GS_OK;
+    if (w->lz4 < 0)   /* --compress-temp=auto: the first block decides, as spill_pays() */
+        w->lz4 = spill_block_pays(w->blk, w->fill);
+    char *d = spill_block_room(p, w->fill, w->lz4);
+    if (!d)
+        return err_set(GS_ENOMEM, "out of memory");
+    memcpy(d, w->blk, w->fill);
+    spill_block_end(p, w->fill, w->key, w->lz4);
+    w->fill = 0;
+    return p->len >= SPILL_SHARE ? spill_writer_flush(w) : GS_OK;
+}
+
+void spill_writer_begin(rspill_t *s, swriter_t *w, const rkey_t *rk)
+{
+    spack_t *p = &s->packs[0];
+    p->len = p->nblocks = 0;
+    p->failed = 0;
+    p->rc = GS_OK;
+    *w = (swriter_t){ .s = s, .rk = rk, .term = s->set->zero_terminated ? '\0' : '\n',
+                      .lz4 = s->lz4 && s->probe ? -1 : s->lz4,
+                      .run = { .block0 = s->nblocks } };
+}
+
+int spill_writer_put(void *arg, const char *bytes, size_t len)
+{
+    swriter_t *w = arg;
+    size_t rsize = w->s->set->record_size;
+    for (size_t at = 0; at < len;) {
+        const char *rec = bytes + at, *e = NULL;
+        size_t n = rsize;
+        if (!rsize) {
+            e = memchr(rec, w->term, len - at);
+            n = e ? (size_t)(e - rec) + 1 : 0;
+        }
+        if (n == 0 || n > len - at)
+            return err_set(GS_EIO, "internal error: a merge pass handed a record in part");
+        if (w->fill > 0 && w->fill + n > SPILL_BLOCK) {
+            int rc = spill_writer_block(w);
+            if (rc)
+                return rc;
+        }
+        if (w->fill == 0) {   /* the block's first record: its word, as the table took it */
+            rkey_bad_t bad;
+            if (rsize)
+                w->key = rkey_word_binary(w->rk, rec);
+            else if (rkey_word(w->rk, rec, n - 1, &w->key, &bad) != RKEY_OK)
+                return err_set(GS_EIO, "internal error: a spilled record's key is not valid");
+        }
+        if (w->fill + n > w->cap) {
+            size_t cap = w->cap ? w->cap : SPILL_BLOCK;
+            while (cap < w->fill + n)
+                cap *= 2;
+            char *b = realloc(w->blk, cap);
+            if (!b)
+                return err_set(GS_ENOMEM, "out of memory");
+            w->blk = b;
+            w->cap = cap;
+        }
+        memcpy(w->blk + w->fill, rec, n);
+        w->fill += n;
+        at += n;
+    }
+    return GS_OK;
+}
+
+int spill_writer_end(swriter_t *w, int ok, srun_t *run)
+{
+    int rc = ok ? spill_writer_block(w) : GS_OK;
+    if (ok && rc == GS_OK)
+        rc = spill_writer_flush(w);
+    w->run.nblocks = w->s->nblocks - w->run.block0;
+    *run = w->run;
+    free(w->blk);
+    w->blk = NULL;
     return rc;
 }
 

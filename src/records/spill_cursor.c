@@ -163,7 +163,7 @@ static int spill_seek(void *ctx, void *own, rcur_t *cur, size_t r, uint64_t lo,
     const smerge_t *m = ctx;
     scur_t *c = (scur_t *)cur;
     rspill_t *s = m->s;
-    const srun_t *run = &s->runs[r];
+    const srun_t *run = &m->runs[r];
     const sblock_t *b = s->blocks + run->block0;
     /* The last block whose first key is below lo: the records before it are too. */
     size_t a = 0, z = run->nblocks;

@@ -92,9 +92,32 @@ struct rspill {
 
 /* ---- the merge (spill_merge.c) and its cursors (spill_cursor.c) -------------------- */
 
+/* ---- a run written as its records come, in order (a merge pass; spill.c) ---------- */
+
+typedef struct {
+    rspill_t *s;
+    const rkey_t *rk;      /* each block's first record's word */
+    char term;
+    srun_t run;            /* the run made */
+    char *blk;             /* the block being filled: its records */
+    size_t fill, cap;
+    uint64_t key;          /* its first record's word */
+    int lz4;               /* 1: blocks compressed; -1: the first block decides */
+} swriter_t;
+
+/* Begin a run after every block of s's index; none may be added meanwhile. */
+void spill_writer_begin(rspill_t *s, swriter_t *w, const rkey_t *rk);
+/* Records bytes[0..len), whole, appended to the run (an rmerge_put_fn). GS_OK or an
+ * error. */
+int spill_writer_put(void *w, const char *bytes, size_t len);
+/* The run ended: its last blocks written and noted, *run it (where ok; else what
+ * was written is left in the files, unused). GS_OK or an error. */
+int spill_writer_end(swriter_t *w, int ok, srun_t *run);
+
 /* The runs as the merge's sources (records/rmerge.h): its context. */
 typedef struct {
     rspill_t *s;
+    const srun_t *runs;    /* the runs merged: s->runs, or a pass's group of them */
     rkey_t rk;             /* the keys (rkey.h) */
     char term;
     int by_masks;          /* the quick key (rkey.h), lines split by one byte (-t)

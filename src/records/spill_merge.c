@@ -7,18 +7,29 @@
  * a position and each piece's length is known (without -u: the bytes of its
  * records, which the index and one block a run and piece measure), every piece is
  * written at its offset; otherwise on its turn. The file's layout: spill_impl.h.
+ *
+ * Every run the merge reads holds a block and its stored form in memory: where
+ * there are more runs than -S holds so (a large input under a small -S), merge
+ * passes first merge groups of them, in order, into new runs (pipeline/passes.h,
+ * the one driver of merge passes), by one thread each, written as they come
+ * (spill.c's writer), until one merge takes them all.
  */
 #include <config.h>
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "merge/splitters.h"
+#include "pipeline/passes.h"
 #include "records/field.h"
 #include "records/rmerge.h"
 #include "records/spill_impl.h"
+
+/* A run's bytes held by a merge that reads it: a block and its stored form. */
+#define RUN_HELD (2 * (SPILL_BLOCK + SPILL_BLOCK / 8))
 
 /* The threads the merge may use and their output buffers (*outcap): the pool's, as
  * far as their buffers (a block and its stored form a run, and the output buffer,
@@ -30,9 +41,50 @@ static int merge_threads(const rspill_t *s, size_t *outcap)
     *outcap = out < MERGE_OUT_MIN ? MERGE_OUT_MIN : out > MERGE_OUT_MAX ? MERGE_OUT_MAX : out;
     if (s->bytes < MERGE_PARALLEL_MIN)
         return 1;
-    size_t each = s->nruns * 2 * (SPILL_BLOCK + SPILL_BLOCK / 8) + *outcap;
+    size_t each = s->nruns * RUN_HELD + *outcap;
     size_t fit = s->set->buffer_bytes / each;
     return fit < 1 ? 1 : fit < (size_t)nt ? (int)fit : nt;
+}
+
+/* The runs one merge reads at once within -S, beside its output buffer and a
+ * pass's new run (a block being filled, one packed): two at least. */
+static int merge_fan_in(const rspill_t *s)
+{
+    size_t beside = MERGE_OUT_MIN + 2 * SPILL_BLOCK + SPILL_BLOCK / 8;
+    size_t room = s->set->buffer_bytes > beside ? s->set->buffer_bytes - beside : 0;
+    size_t fan = room / RUN_HELD;
+    return fan < 2 ? 2 : fan > INT_MAX ? INT_MAX : (int)fan;
+}
+
+/* A merge pass (passes.h): the k runs at group merged, in order, by the calling
+ * thread, into one new run at *merged. */
+static int merge_group(void *self, void *group, int k, void *merged)
+{
+    smerge_t *m = self;
+    const srun_t *runs = group;
+    uint64_t *size = malloc((size_t)k * sizeof *size);
+    if (!size)
+        return err_set(GS_ENOMEM, "out of memory");
+    for (int r = 0; r < k; r++)
+        size[r] = runs[r].raw;
+    const srun_t *all = m->runs;
+    m->runs = runs;
+    rmerge_cfg_t cfg = { .src = &spill_source, .ctx = m, .nsrc = (size_t)k, .size = size,
+                         .rk = &m->rk, .unique = m->s->set->unique,
+                         .text = !m->s->set->record_size, .npieces = 1, .pool = m->s->pool,
+                         .nthreads = 1, .outcap = MERGE_OUT_MIN };
+    rmerge_t *rm = NULL;
+    uint64_t bytes;
+    swriter_t w;
+    spill_writer_begin(m->s, &w, &m->rk);
+    int rc = rmerge_plan(&cfg, RMERGE_IN_ORDER, &rm, &bytes);
+    if (rc == GS_OK)
+        rc = rmerge_write_to(rm, spill_writer_put, &w);
+    int rc2 = spill_writer_end(&w, rc == GS_OK, merged);
+    rmerge_free(rm);
+    m->runs = all;
+    free(size);
+    return rc ? rc : rc2;
 }
 
 /* split[] and *npieces: for nt threads, up to MERGE_PIECES pieces a thread, cut at
@@ -63,6 +115,18 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
     rkey_init(&m.rk, s->set);
     m.by_masks = m.rk.quick && s->set->field_sep >= 0 && (char)s->set->field_sep != m.term;
     m.pos_max = field_pos_max(m.rk.km.type);
+    m.runs = s->runs;
+    int fan = merge_fan_in(s), n = s->nruns > INT_MAX ? INT_MAX : (int)s->nruns;
+    if ((size_t)n > (size_t)fan) {
+        double tp = stats_now();
+        size_t before = s->nruns;
+        int rc = passes_reduce(s->runs, sizeof *s->runs, &n, fan, merge_group, &m);
+        s->nruns = (size_t)n;
+        stats_add(ST_MERGE, 0, stats_now() - tp);
+        stats_note_records_passes(before, s->nruns, fan);
+        if (rc)
+            return rc;
+    }
     rmerge_cfg_t cfg = { .src = &spill_source, .ctx = &m, .nsrc = s->nruns, .rk = &m.rk,
                          .unique = s->set->unique, .text = !s->set->record_size,
                          .pool = s->pool };
