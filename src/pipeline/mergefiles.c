@@ -23,7 +23,7 @@
 #include "core/tuning.h"
 #include "merge/streams.h"
 #include "pipeline/ctx.h"
-#include "pipeline/passes.h"
+#include "merge/passes.h"
 
 /* An input of a merge pass: a user's file, or a temporary made by an earlier pass. */
 typedef struct {

@@ -25,7 +25,7 @@
 #include "merge/pmerge.h"
 #include "pipeline/smerge.h"
 #include "pipeline/chunks.h"
-#include "pipeline/passes.h"
+#include "merge/passes.h"
 
 /* Read blocks: an eighth of the budget, at least SORT_BLOCK_MIN, at most
  * SORT_BLOCK_A_THREAD a thread and SORT_BLOCK_MAX: enough for every thread's share of

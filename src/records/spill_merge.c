@@ -10,7 +10,7 @@
  *
  * Every run the merge reads holds a block and its stored form in memory: where
  * there are more runs than -S holds so (a large input under a small -S), merge
- * passes first merge groups of them, in order, into new runs (pipeline/passes.h,
+ * passes first merge groups of them, in order, into new runs (merge/passes.h,
  * the one driver of merge passes), by one thread each, written as they come
  * (spill.c's writer), until one merge takes them all.
  */
@@ -23,7 +23,7 @@
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "merge/splitters.h"
-#include "pipeline/passes.h"
+#include "merge/passes.h"
 #include "records/field.h"
 #include "records/rmerge.h"
 #include "records/spill_impl.h"

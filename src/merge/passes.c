@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "pipeline/passes.h"
+#include "merge/passes.h"
 
 int passes_reduce(void *items, size_t size, int *n, int fan, passes_merge_fn merge, void *self)
 {
