@@ -94,7 +94,9 @@
 #define EMIT_SPREAD_BUF ((size_t)4 << 20)       /* at offsets: a thread's bytes a write (placed: a count) */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)       /* fewer records are written in order, not at offsets */
 #define SPILL_SHARE ((size_t)4 << 20)           /* a thread's bytes a spilled round (as 64-byte lines) */
-#define SPILL_BLOCK ((size_t)256 << 10)         /* a spilled block's records: about this many bytes */
+#define SPILL_BLOCK ((size_t)256 << 10)         /* a spilled block's records: about this many bytes, */
+#define SPILL_BLOCK_MIN ((size_t)16 << 10)      /*   at a small -S as few as this, */
+#define SPILL_BLOCKS_IN_S 64                    /*   -S / this (a merge then reads tens of runs) */
 #define MERGE_OUT_MAX ((size_t)4 << 20)         /* the spilled merge: a thread's output buffer, at most */
 #define MERGE_OUT_MIN ((size_t)64 << 10)        /*   and at least (a quarter of -S shared by the threads) */
 #define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together */

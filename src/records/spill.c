@@ -35,6 +35,11 @@ int rspill_open(rspill_t **out, const settings_t *set, pool_t *pool)
     s->pool = pool;
     s->lz4 = set->compress != COMPRESS_NONE;
     s->probe = set->compress == COMPRESS_AUTO;
+    /* A merge holds a block of every run it reads: blocks of -S / SPILL_BLOCKS_IN_S
+     * let it read tens of them within -S, where a small -S would take two at a
+     * time (doc/perf/TUNING.md). */
+    size_t b = set->buffer_bytes / SPILL_BLOCKS_IN_S;
+    s->block = b < SPILL_BLOCK_MIN ? SPILL_BLOCK_MIN : b > SPILL_BLOCK ? SPILL_BLOCK : b;
     int nf = pool_size(pool) < SPILL_RECORD_FILES ? pool_size(pool) : SPILL_RECORD_FILES;
     if (!(s->files = calloc((size_t)nf, sizeof *s->files)))
         return err_set(GS_ENOMEM, "out of memory");
@@ -139,7 +144,7 @@ static int spill_plan(spack_t *p, size_t r, uint64_t key)
 }
 
 /* Thread i's share of the round, packed into blocks in its buffer, in two passes
- * as emit.c writes records: first its blocks are planned (each about SPILL_BLOCK
+ * as emit.c writes records: first its blocks are planned (each about s->block
  * bytes; their first keys taken) and, for text, its table lines made where words;
  * then each block's records are gathered, one random read a record, and stored. */
 static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
@@ -172,7 +177,7 @@ static void spill_pack(spack_job_t *j, spack_t *p, int i, int nt)
             p->too_long = len;
             return;
         }
-        if (fill == 0 || fill + len > SPILL_BLOCK) {
+        if (fill == 0 || fill + len > j->s->block) {
             if (!spill_plan(p, r, t->key[l])) {
                 p->failed = 1;
                 return;
@@ -249,13 +254,13 @@ static int spill_block_pays(const char *raw, size_t len)
 }
 
 /* Under --compress-temp=auto, whether a run is compressed: where its first block
- * (its first SPILL_BLOCK bytes of records, in order) shrinks by a tenth or more
+ * (its first block's bytes of records, in order) shrinks by a tenth or more
  * under LZ4, as bare numbers decide (store/run.c). Lines of random text shrink by
  * less, and compressing them costs more time than the bytes it saves. */
-static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n)
+static int spill_pays(const rtable_t *t, const uint64_t *order, size_t n, size_t block)
 {
     size_t len, fill = 0, r;
-    for (r = 0; r < n && fill < SPILL_BLOCK; r++) {
+    for (r = 0; r < n && fill < block; r++) {
         rtable_line(t, (size_t)order[r], &len);
         fill += len;
     }
@@ -327,7 +332,7 @@ int rspill_add(rspill_t *s, const rtable_t *t, uint64_t *order, size_t n)
     int nt = pool_size(s->pool), rc = GS_OK;
     size_t round = SPILL_SHARE / 64 * (size_t)nt;   /* records: lines of 64 bytes, say */
     spack_job_t j = { .s = s, .t = t, .order = order, .where = rtable_can_where(t),
-                      .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n)) };
+                      .lz4 = s->lz4 && (!s->probe || spill_pays(t, order, n, s->block)) };
     double t0 = stats_now(), pack_s = 0, write_s = 0;
     for (size_t lo = 0; lo < n && rc == GS_OK; lo += round) {
         j.lo = lo;
@@ -412,7 +417,7 @@ int spill_writer_put(void *arg, const char *bytes, size_t len)
         }
         if (n == 0 || n > len - at)
             return err_set(GS_EIO, "internal error: a merge pass handed a record in part");
-        if (w->fill > 0 && w->fill + n > SPILL_BLOCK) {
+        if (w->fill > 0 && w->fill + n > w->s->block) {
             int rc = spill_writer_block(w);
             if (rc)
                 return rc;
@@ -425,7 +430,7 @@ int spill_writer_put(void *arg, const char *bytes, size_t len)
                 return err_set(GS_EIO, "internal error: a spilled record's key is not valid");
         }
         if (w->fill + n > w->cap) {
-            size_t cap = w->cap ? w->cap : SPILL_BLOCK;
+            size_t cap = w->cap ? w->cap : w->s->block;
             while (cap < w->fill + n)
                 cap *= 2;
             char *b = realloc(w->blk, cap);

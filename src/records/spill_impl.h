@@ -88,6 +88,7 @@ struct rspill {
     spack_t *packs;        /* one a thread */
     int lz4;               /* 1: blocks compressed (--compress-temp lz4 or auto) */
     int probe;             /* 1: auto: each run's first block decides (spill_pays) */
+    size_t block;          /* a block's records: about this many bytes (spill_open) */
 };
 
 /* ---- the merge (spill_merge.c) and its cursors (spill_cursor.c) -------------------- */

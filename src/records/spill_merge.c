@@ -28,8 +28,12 @@
 #include "records/rmerge.h"
 #include "records/spill_impl.h"
 
-/* A run's bytes held by a merge that reads it: a block and its stored form. */
-#define RUN_HELD (2 * (SPILL_BLOCK + SPILL_BLOCK / 8))
+/* A run's bytes held by a merge that reads it: a block and its stored form (a
+ * cursor's and its thread's). */
+static size_t run_held(const rspill_t *s)
+{
+    return 2 * (s->block + s->block / 8);
+}
 
 /* The threads the merge may use and their output buffers (*outcap): the pool's, as
  * far as their buffers (a block and its stored form a run, and the output buffer,
@@ -41,7 +45,7 @@ static int merge_threads(const rspill_t *s, size_t *outcap)
     *outcap = out < MERGE_OUT_MIN ? MERGE_OUT_MIN : out > MERGE_OUT_MAX ? MERGE_OUT_MAX : out;
     if (s->bytes < MERGE_PARALLEL_MIN)
         return 1;
-    size_t each = s->nruns * RUN_HELD + *outcap;
+    size_t each = s->nruns * run_held(s) + *outcap;
     size_t fit = s->set->buffer_bytes / each;
     return fit < 1 ? 1 : fit < (size_t)nt ? (int)fit : nt;
 }
@@ -50,9 +54,9 @@ static int merge_threads(const rspill_t *s, size_t *outcap)
  * pass's new run (a block being filled, one packed): two at least. */
 static int merge_fan_in(const rspill_t *s)
 {
-    size_t beside = MERGE_OUT_MIN + 2 * SPILL_BLOCK + SPILL_BLOCK / 8;
+    size_t beside = MERGE_OUT_MIN + run_held(s);
     size_t room = s->set->buffer_bytes > beside ? s->set->buffer_bytes - beside : 0;
-    size_t fan = room / RUN_HELD;
+    size_t fan = room / run_held(s);
     return fan < 2 ? 2 : fan > INT_MAX ? INT_MAX : (int)fan;
 }
 
