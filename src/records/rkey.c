@@ -176,7 +176,8 @@ static int rk_number(const rkey_t *k, int i, rkey_line_t *l, uint64_t *key, int 
         st = FIELD_MISSING;
     } else if (d->kind == KD_INT) {
         uint64_t raw;
-        st = field_parse(line, b, e, k->type, &raw);
+        st = l->slack ? field_parse_quick(line, b, e, k->type, k->int_max, &raw)
+                      : field_parse(line, b, e, k->type, &raw);
         if (st == FIELD_OK) {
             const keymap_t *km = &k->int_km;
             *width = km->width;
@@ -227,6 +228,7 @@ void rkey_init(rkey_t *k, const settings_t *set)
     int width = 0;
     k->exact = 1;
     key_map_init(&k->int_km, set->type, 0);
+    k->int_max = field_pos_max(set->type);
     for (int i = 0; i < k->nkeys; i++) {
         const keydef_t *d = &k->keys[i];
         k->whole[i] = k->sep >= 0 && d->schar == 1 && !d->skip_sblanks &&

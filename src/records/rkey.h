@@ -46,7 +46,8 @@ typedef struct {
     int reverse;             /* the binary key descending (-r) */
     keymap_t km;             /* a binary integer key's mapping, -r in it; or the quick
                                 key's (below) */
-    keymap_t int_km;         /* n keys' mapping of --type, no -r in it */
+    keymap_t int_km;         /* n keys' mapping of --type, no -r in it, */
+    uint64_t int_max;        /*   and their largest positive magnitude */
     unsigned char whole[GS_MAX_KEYS];   /* 1: key i is its -t field whole (F,F with
                                 no character or b): its bytes lie between the
                                 line's separators, once they are known */
@@ -87,6 +88,9 @@ typedef struct {
     size_t len;
     int nsep;                /* separators known: sep[0..nsep) */
     int end;                 /* 1: there are no more */
+    int slack;               /* 1: 16 bytes past any byte of the line may be read
+                                (the table's arena: RTABLE_SLACK), so that an n
+                                key's digits are read at once (field_parse_quick) */
     size_t sep[RKEY_SEPS];
 } rkey_line_t;
 
@@ -97,6 +101,7 @@ static inline void rkey_line_init(rkey_line_t *l, const char *p, size_t len)
     l->len = len;
     l->nsep = 0;
     l->end = 0;
+    l->slack = 0;
 }
 
 /* The word of line[0..len) (its terminator excluded): RKEY_OK, or RKEY_BAD with *bad

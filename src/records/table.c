@@ -183,6 +183,7 @@ static void table_index_keys(rtable_t *t, tpart_t *p)
     for (size_t l = p->first; l < end; l++) {
         size_t e;
         rkey_line_init(&rl, base + s, 0);
+        rl.slack = 1;   /* the arena's RTABLE_SLACK bytes follow its last line */
         if (by_masks) {
             for (rl.end = 1;;) {   /* the part ends with a terminator: one comes */
                 e = ends_next(&ends);

@@ -9,8 +9,8 @@
  *    n and g, reversed or not; depth 0 is rkey_word()'s word;
  *  - the words of whole-field keys against the normalized key written here from a
  *    split of the line, byte by byte as rkey.h defines it, at every depth; by
- *    rkey_word() and by rkey_word_line() with the line's separators given, as the
- *    table gives them;
+ *    rkey_word() and by rkey_word_line() with the line's separators given and
+ *    bytes to spare after it (integers read at once), as the table gives them;
  *  - keys in fields far into a line (past the separators rkey.c keeps) where a
  *    split of the line finds them;
  *  - rpairs_sort() against qsort with the input position as the last key (stable),
@@ -286,6 +286,7 @@ START_TEST(test_rkey_words_encoding)
             if (line[p] == ',')
                 l.sep[l.nsep++] = p;
         l.end = 1;
+        l.slack = 1;   /* line[] holds 16 bytes and more past the line, as the table's arena */
         ck_expect(rkey_word_line(&k, &l, &w2, &bad) == RKEY_OK, "refused, separators given");
         ck_expect(w1 == want && w2 == want,
                   "keys %d, line %d: word %016" PRIx64 ", with separators %016" PRIx64
