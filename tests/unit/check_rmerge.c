@@ -161,12 +161,13 @@ START_TEST(test_rmerge_vs_sorted)
 
     /* The runs: each line generated, the run sorted; under -u each run holds the
      * first of its equal keys alone, as a spilled run of -u does. */
-    size_t nrun = 1 + ck_rng_below(&rng, 6), total = 0, cap = 0;
-    ck_runs_t r = { .first = calloc(nrun + 1, sizeof(size_t)),
+    size_t nrun = 1 + ck_rng_below(&rng, 6), total = 0, cap = 16;
+    ck_runs_t r = { .recs = malloc(cap * sizeof *r.recs),   /* never NULL, for libc's sake */
+                    .first = calloc(nrun + 1, sizeof(size_t)),
                     .size = calloc(nrun, sizeof(uint64_t)), .nrun = nrun };
     char *text = malloc(nrun * 400 * 32);
     size_t tlen = 0;
-    ck_assert(r.first && r.size && text);
+    ck_assert(r.recs && r.first && r.size && text);
     for (size_t j = 0; j < nrun; j++) {
         size_t m = ck_rng_below(&rng, 6) == 0 ? 0 : ck_rng_below(&rng, 400);
         if (total + m > cap) {
