@@ -7,7 +7,8 @@
  * 6 runs (some empty), the words cut into pieces at random splitters, by 1 to 3
  * threads, each plan (in order, measured by seeks, counted), small buffers (each
  * piece written in several goes, a thread waiting for its turn), with and without
- * -u and -s. The lines have few distinct keys, text and a number, whose first 8
+ * -u and -s; by one thread, the same merge again through rmerge_write_to() (a
+ * merge pass's way), whole records each call. The lines have few distinct keys, text and a number, whose first 8
  * bytes often tie: equal words of unequal keys, equal keys in several runs.
  */
 #include <config.h>
@@ -124,6 +125,29 @@ static const rmerge_src_t ck_source = {
     .seek = ck_seek,
     .advance = ck_advance,
 };
+
+/* rmerge_write_to()'s callback: the bytes appended to a buffer, each call's ending
+ * with a record's terminator (whole records). */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int split;   /* 1: a call's bytes ended inside a record */
+} ck_sink_t;
+
+static int ck_put_bytes_cb(void *ctx, const char *bytes, size_t len)
+{
+    ck_sink_t *k = ctx;
+    if (k->len + len > k->cap) {
+        k->cap = (k->len + len) * 2;
+        k->buf = realloc(k->buf, k->cap);
+        if (!k->buf)
+            return err_set(GS_ENOMEM, "out of memory");
+    }
+    memcpy(k->buf + k->len, bytes, len);
+    k->len += len;
+    k->split |= len > 0 && bytes[len - 1] != '\n';
+    return GS_OK;
+}
 
 /* A line "TEXT,N,RUN.AT\n": TEXT 0 to 11 of 'a' and 'b' (its first 8 bytes often
  * those of another's), N from -2 to 2 (the keys); then, in no key, where the line
@@ -257,8 +281,17 @@ START_TEST(test_rmerge_vs_sorted)
     ck_expect(how == RMERGE_IN_ORDER || bytes == wlen, "planned %llu bytes, %zu to come",
               (unsigned long long)bytes, wlen);
     ck_assert_int_eq(rmerge_write(m, out, NULL, 0), GS_OK);
-    rmerge_free(m);
     ck_assert_int_eq(output_commit(out), GS_OK);
+    /* The same merge handed to a callback (a merge pass's way), by one thread. */
+    if (threads == 1) {
+        ck_sink_t k = { 0 };
+        ck_assert_int_eq(rmerge_write_to(m, ck_put_bytes_cb, &k), GS_OK);
+        ck_expect(k.len == wlen && (wlen == 0 || memcmp(k.buf, want, wlen) == 0) && !k.split,
+                  "case %d: rmerge_write_to: %zu bytes%s, %zu wanted", _i, k.len,
+                  k.split ? " (a record in parts)" : "", wlen);
+        free(k.buf);
+    }
+    rmerge_free(m);
 
     FILE *f = fopen(path, "rb");
     ck_assert(f);
