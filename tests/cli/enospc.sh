@@ -18,6 +18,10 @@ need_faultfs
 LC_ALL=C sort -n in.txt >exp.txt
 # Records (lines by a field): 4.1 MB of CSV against -S 1M spill about as much.
 "$GSREC" -s 709 -n 200000 -t u32 -w 8 >rec.csv
+# Records in more runs than one merge reads at -S 1M (25): merged in passes, which
+# write as much again after the first spill.
+"$GSREC" -s 719 -n 600000 -t u32 -w 40 >recbig.csv
+recbig=$(wc -c <recbig.csv)
 mkdir tdir full
 # 40 sorted inputs for -m under ulimit -n 16: merged in passes through temporaries.
 sorted=()
@@ -114,6 +118,20 @@ for err in ENOSPC EIO; do
             refused tdir "$what"
         fi
     done
+
+    # Records' merge passes write to a full -T: past the first spill's bytes (the
+    # input's and the blocks' heads, uncompressed).
+    what="$err in -T during records' merge passes"
+    target_init
+    faulty full "$((recbig + 1000000))" "$err" --stats -t, -k2,2 --parallel=2 -S 1M -T full \
+        --compress-temp=none -o "$TARGET" recbig.csv
+    grep -v '^gpusort: stats: ' "$RUN_ERR" >err.only || true
+    [ "$STATUS" -eq 2 ] || fail "$what: exited $STATUS (2 expected); stderr: $(cat "$RUN_ERR")"
+    empty "$RUN_OUT" "stdout ($what)"
+    check_msg err.only "$text\$" no
+    target_check
+    dir_empty full "$what"
+    rm -rf "$TARGET_DIR"
 
     # -m's passes write their temporaries to a full -T: at once, and midway.
     for after in 0 200000; do
