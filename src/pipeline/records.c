@@ -188,8 +188,8 @@ static size_t records_chunk_bytes(const settings_t *set)
  * most, a guess); under --device=auto, whose GPU sorter is there only where the
  * engine's estimate of the records passed RECORDS_GPU_KEYS_A_THREAD a thread
  * (engine.c), where the keys are wide (rkey.h): the GPU sorts their pairs
- * (order.h), and would otherwise be waited for at the sort (0.25 s on the H200
- * machine: doc/perf/RESULTS.md, 2026-12-02). Packed words it does not sort under
+ * (order.h), and would otherwise be waited for at the sort, its whole set-up then
+ * on the sort's path (doc/perf/RESULTS.md). Packed words it does not sort under
  * --device=auto: there its set-up slowed the reading about as much as it saved.
  * Of a pipe the size is not known: a small input never waits for a set-up it does
  * not need. */

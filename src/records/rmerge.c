@@ -422,13 +422,21 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
 
 /* ---- the writing ------------------------------------------------------------------- */
 
-int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
+/* The merge's writing state for a write to out, or through put (out NULL). */
+static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
 {
     m->out = out;
+    m->put = put;
+    m->put_ctx = ctx;
     m->fd = -1;
     m->map = NULL;
     m->failed = 0;
     m->rc = GS_OK;
+}
+
+int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
+{
+    rm_begin(m, out, NULL, NULL);
     uint64_t total = m->at ? hlen + m->at[m->c.npieces] : 0;
     char *map = NULL;
     int spread = 0, rc = GS_OK;
@@ -465,13 +473,7 @@ int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
 
 int rmerge_write_to(rmerge_t *m, rmerge_put_fn put, void *ctx)
 {
-    m->out = NULL;
-    m->put = put;
-    m->put_ctx = ctx;
-    m->fd = -1;
-    m->map = NULL;
-    m->failed = 0;
-    m->rc = GS_OK;
+    rm_begin(m, NULL, put, ctx);
     int rc = rm_run(m);
     m->put = NULL;
     return rc;

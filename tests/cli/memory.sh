@@ -35,7 +35,7 @@ kib=$(peak_kib "$RUN_ERR")
 [ "$kib" -lt 65536 ] || fail "-u -S 8M --parallel=1000: peak RSS $kib KiB"
 
 # Records spilled in about a hundred runs at -S 2M: merged in passes, a few runs
-# at a time, where the one merge of them all held a block of each (40 MB). (Where
+# at a time, where the one merge of them all held a block of each, past -S. (Where
 # the records' generator is built.)
 if [ -x "${GSREC:-}" ]; then
     "$GSREC" --bench -n 2500000 -s 2243 >rec.csv
