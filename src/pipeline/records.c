@@ -139,37 +139,12 @@ static int records_output(ctx_t *c, output_t **out)
     return output_open(out, &cfg);
 }
 
-/* Everything in one chunk, about to be sorted: open the output now and have zeros
- * written ahead into it while the chunk sorts (output_write_ahead, as sort.c does
- * for one chunk of bare keys), as many bytes as the inputs hold plus one a file (a
- * last line may lack its newline), where they are regular files and every record
- * is written (no -u, no header, which would move the records off the pages'
- * starts). The pages the records are placed in are then there, not each made and
- * zeroed at its first fault while the records are written. *out stays NULL where
- * this does not apply. */
-static int records_open_ahead(ctx_t *c, const rtable_t *t, output_t **out)
-{
-    const settings_t *set = c->set;
-    output_cfg_t cfg = ctx_output_cfg(c);
-    uint64_t bytes;
-    *out = NULL;
-    cfg.binary = 0;   /* as records_output() */
-    if (set->unique || set->header || !output_may_write_ahead(&cfg, t->nrec) ||
-        !ctx_input_bytes(c, &bytes))
-        return GS_OK;
-    int rc = records_output(c, out);
-    if (rc == GS_OK)
-        output_write_ahead(*out, bytes + (uint64_t)set->ninputs, t->nrec);
-    return rc;
-}
-
-/* Everything fitted in the first chunk: ordered, written out at once, to out where
- * it was opened before the sort (records_open_ahead), else to the output opened
- * now. */
+/* Everything fitted in the first chunk: ordered, written out at once. */
 static int records_in_memory(ctx_t *c, const rtable_t *t, uint64_t *order, size_t n,
-                             const rorder_shares_t *sh, output_t *out)
+                             const rorder_shares_t *sh)
 {
-    int rc = out ? GS_OK : records_output(c, &out);
+    output_t *out;
+    int rc = records_output(c, &out);
     if (rc)
         return rc;
     rc = remit_write(t, c->pool, order, n, sh, out);
@@ -299,23 +274,17 @@ int records_run(ctx_t *c)
         size_t n;
         rorder_shares_t sh;   /* written at once: the order made where words, measured */
         int at_once = first && !more;
-        output_t *out = NULL;
         progress_phase("sorting");
-        if (at_once)
-            rc = records_open_ahead(c, &t, &out);
-        if (rc == GS_OK)
-            rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &mem, &order,
-                             &n, at_once ? &sh : NULL);
-        if (rc != GS_OK) {
-            output_abort(out);
+        rc = rorder_sort(&t, c->pool, records_words_sorter(c), c->sorter, &mem, &order, &n,
+                         at_once ? &sh : NULL);
+        if (rc != GS_OK)
             break;
-        }
         if (!more) {   /* the last sort: the GPUs go while the records are written */
             sorter_release(c->sorter);
             rorder_mem_keep(&mem, order);
         }
         if (at_once) {
-            rc = records_in_memory(c, &t, order, n, &sh, out);
+            rc = records_in_memory(c, &t, order, n, &sh);
             rorder_shares_free(&sh);
         } else {
             if (!sp)

@@ -6,8 +6,7 @@
 # placed over them and the rest cut off. Whatever the inputs' shape (a last line
 # without its newline, tokens longer than their canonical lines, several files,
 # -o naming an input), the file holds exactly what sort -n would have written;
-# --stats says the zeros were written. Records too (lines by one key or several,
-# binary records). Fewer threads, or -u, write none. A disk that
+# --stats says the zeros were written. Fewer threads, or -u, write none. A disk that
 # fills while the zeros are written is no error where the output itself fits, and
 # the usual one where it does not.
 # The zeros are written while the chunk sorts, and stopped when it is sorted: on a
@@ -85,37 +84,6 @@ none "$RUN_ERR" "-u"
 oracle -u -- c.txt >exp.txt
 same exp.txt out.txt "-u"
 rm out.txt
-
-# Records, one chunk of them (pipeline/records.c, records_open_ahead): lines by
-# one key and by several (the last line without its newline: the bound is one past
-# the inputs), and binary records; the same bytes as sort and recsort.py write.
-"$GSREC" --bench -n $n -s 803 >r.csv
-"$GSREC" --bench -n 1000 -s 804 --no-final-newline >rn.csv
-# recs WHAT ORACLE-OUTPUT GPUSORT-ARGS...: gpusort on 16 threads, to out.txt.
-recs() {
-    local what=$1 exp=$2
-    shift 2
-    run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -o out.txt "$@"
-    [ "$STATUS" -eq 0 ] || fail "$what: exited $STATUS: $(cat "$RUN_ERR")"
-    stats_only "$RUN_ERR"
-    ahead "$RUN_ERR" "$what"
-    same "$exp" out.txt "$what"
-    rm out.txt
-}
-sort -t, -k2,2n r.csv rn.csv >exp.txt
-recs "records by -t, -k2,2n" exp.txt -t, -k2,2n r.csv rn.csv
-sort -s -t, -k3,3 -k2,2nr r.csv rn.csv >exp.txt
-recs "records by -s -t, -k3,3 -k2,2nr" exp.txt -s -t, -k3,3 -k2,2nr r.csv rn.csv
-"$GSREC" --binary --type=u64 --record-size=24 -n $n -s 805 >recs.bin
-python3 "$srcdir/recsort.py" 24 0 u64 little recs.bin || fail "the oracle failed"
-recs "binary records" exp.bin -B --record-size=24 --type=u64 recs.bin
-# -u: records dropped, no zeros.
-run_cmd "$GPUSORT" --device=cpu --parallel=16 --stats -u -t, -k2,2n -o out.txt r.csv
-[ "$STATUS" -eq 0 ] || fail "records -u: exited $STATUS: $(cat "$RUN_ERR")"
-none "$RUN_ERR" "records -u"
-sort -u -t, -k2,2n r.csv >exp.txt
-same exp.txt out.txt "records -u"
-rm out.txt exp.bin exp-r.bin exp-u.bin exp-ru.bin recs.bin
 
 # A full disk under -o's directory (tests/tools/faultfs.so: writes there fail past
 # GS_FAULT_WRITE_AFTER bytes).
