@@ -190,7 +190,11 @@ static size_t records_chunk_bytes(const settings_t *set)
  * (engine.c), where the keys are wide (rkey.h): the GPU sorts their pairs
  * (order.h), and would otherwise be waited for at the sort, its whole set-up then
  * on the sort's path (doc/perf/RESULTS.md). Packed words it does not sort under
- * --device=auto: there its set-up slowed the reading about as much as it saved.
+ * --device=auto: there its set-up slowed the reading about as much as it saved;
+ * so not for one integer key of lines either (rkey_t.quick), wide only by its
+ * type's 8 bytes: its values' range, known once read, mostly leaves room for the
+ * line numbers, and a set-up for nothing slowed the whole run (doc/perf/RESULTS.md,
+ * 2026-12-02).
  * Of a pipe the size is not known: a small input never waits for a set-up it does
  * not need. */
 static int records_warm_sorter(ctx_t *c, const rtable_t *t)
@@ -200,7 +204,8 @@ static int records_warm_sorter(ctx_t *c, const rtable_t *t)
     if (!caps || !caps->grow_at || !ctx_input_bytes(c, &bytes))
         return GS_OK;
     if (c->set->gpus == GS_GPUS_AUTO)
-        return t->rk.wide ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
+        return t->rk.wide && !t->rk.quick ? sorter_grow(c->sorter, caps->grow_at + 1)
+                                          : GS_OK;
     uint64_t per = c->set->record_size ? c->set->record_size : 16;
     return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
 }
