@@ -78,7 +78,6 @@
 #define LOADER_PARALLEL ((uint64_t)64 << 20)    /* reads of a regular file this large: by every thread */
 #define TABLE_PART ((size_t)4 << 20)            /* bytes of a chunk one thread indexes at a time */
 #define ORDER_PARALLEL_MIN ((size_t)1 << 16)    /* fewer records are ordered by one thread */
-#define PAIRS_INSERTION 16                      /* fewer pairs (key, line) sorted by insertion, not radix */
 /* Runs of equal words (records/ties.h): this many records or fewer are sorted by
  * comparisons; more than this many words into a key, or inside this many runs, too;
  * a run this long, and a TIES_SHARES-th of a thread's share of the chunk, is the
@@ -107,6 +106,7 @@
 #define RADIX_MAX_BITS 11                       /* most bits a digit covers */
 #define RADIX_MIN_BITS 8                        /* least bits an LSD digit covers */
 #define RADIX_BUCKET_LOG 12                     /* the MSD digit leaves buckets of about 2^this keys */
+#define RADIX_INSERTION 16                      /* this many keys or fewer (with values or not) sorted by insertion */
 #define RADIX_PARALLEL_MIN ((size_t)1 << 16)    /* fewer keys are sorted by one thread */
 #define RADIX_BUCKET_CACHE ((size_t)1 << 20)    /* buckets of at most these bytes: one thread, in cache */
 #define RADIX_SLICES_A_THREAD 4                 /* the parallel passes' slices for each thread */

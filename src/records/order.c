@@ -12,7 +12,6 @@
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "records/order.h"
-#include "records/pairs.h"
 #include "records/ties.h"
 #include "sorter/sorter.h"
 
@@ -467,7 +466,7 @@ static int order_pairs_sorter(const rtable_t *t, pool_t *pool, sorter_t *sorter,
     return rc;
 }
 
-/* Sort the lines by key as pairs (key, line), stably (records/pairs.h), by the
+/* Sort the lines by key as pairs (key, line), stably (radix_sort_cpu_pairs), by the
  * chunk sorter where it takes them, else by the pool: for keys whose range leaves
  * no room for the line numbers in one word. */
 static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64_t *order)
@@ -483,12 +482,11 @@ static int order_pairs(const rtable_t *t, pool_t *pool, sorter_t *sorter, uint64
         return err_set(GS_ENOMEM, "out of memory");
     index_job_t j = { .order = order, .key = t->key, .dst = block, .n = n };
     order_run(pool, n, index_gather, &j);
-    int where = rpairs_sort(n >= ORDER_PARALLEL_MIN ? pool : NULL, block, order, block + n,
-                            block + 2 * n, n);
-    if (where == 1)
+    void *res = radix_sort_cpu_pairs(pool, block, order, block + n, block + 2 * n, n, 8, 0);
+    if (res == block + n)
         mem_copy(pool, order, block + 2 * n, sizeof *order * n);
     free(block);
-    return where < 0 ? err_set(GS_ENOMEM, "out of memory") : GS_OK;
+    return res ? GS_OK : err_set(GS_ENOMEM, "out of memory");
 }
 
 void rorder_shares_free(rorder_shares_t *sh)

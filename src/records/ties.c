@@ -10,8 +10,8 @@
 #include "core/mem.h"
 #include "core/tuning.h"
 #include "records/order.h"
-#include "records/pairs.h"
 #include "records/ties.h"
+#include "sorter/sorter.h"
 
 /* Where a run stands: the key's words (KEYS) from word depth on, or the lines'
  * (LINES, the last resort) from 7 * depth bytes on. */
@@ -177,7 +177,12 @@ static void ties_run(const rties_t *c, uint64_t *e, uint64_t *w, uint64_t *wt, u
                 depth = ties_past(depth, from, ties_common(c, e, 1, n, from));
             continue;
         }
-        if (rpairs_sort(NULL, w, e, wt, et, n) == 1) {
+        void *res = radix_sort_cpu_pairs(NULL, w, e, wt, et, n, 8, 0);
+        if (!res) {   /* no memory for its counters: comparisons need none */
+            qsort_r(e, n, sizeof *e, ties_cmp, (void *)c);
+            return;
+        }
+        if (res == wt) {
             memcpy(w, wt, sizeof *w * n);
             memcpy(e, et, sizeof *e * n);
         }
@@ -354,12 +359,12 @@ static int shared_run(const rties_t *c, pool_t *pool, uint64_t *e, uint64_t *w, 
             }
             continue;
         }
-        int where = rpairs_sort(pool, w, e, wt, et, n);
-        if (where < 0) {
+        void *res = radix_sort_cpu_pairs(pool, w, e, wt, et, n, 8, 0);
+        if (!res) {
             rc = err_set(GS_ENOMEM, "out of memory");
             break;
         }
-        if (where == 1) {
+        if (res == wt) {
             mem_copy(pool, w, wt, sizeof *w * n);
             mem_copy(pool, e, et, sizeof *e * n);
         }

@@ -6,7 +6,7 @@
  * normalized key where it is exact, else its first 8 bytes. A run of equal words
  * is then put in rkey_order()'s order, input order last, the way an MSD radix
  * sort goes on: each record's next word is made (the key's bytes 8 to 15, then 16
- * to 23, ...: rkey_word_at()), the run sorted stably by it (records/pairs.h), and
+ * to 23, ...: rkey_word_at()), the run sorted stably by it (radix_sort_cpu_pairs), and
  * each run of equal next words taken further, until the keys end. Where sort's
  * last resort applies, equal keys go on the same way by the lines themselves, 7
  * bytes a word above a byte that says how many of them the line has (8: it goes

@@ -188,15 +188,22 @@ void sorter_destroy(sorter_t *s);
 /* The CPU backend: the radix sort over the pool's threads. */
 int sorter_cpu_create(sorter_t **s, pool_t *pool);
 
-/* The CPU radix sort itself, also the reference the GPU tests compare with: sorts
- * keys[0..n) ascending using tmp (room for n keys); returns keys or tmp, whichever
- * holds the result, or NULL if its small counters cannot be allocated. Digits of 8 to
- * 11 bits; bits that are the same in every key are never sorted on. */
+/* The CPU radix sort itself (radix.c), also the reference the GPU tests compare
+ * with: sorts keys[0..n) (width 4 or 8 bytes) ascending using tmp (room for n keys),
+ * in parallel on the pool's threads (NULL: this thread alone); returns keys or tmp,
+ * whichever holds the result, or NULL if its small counters cannot be allocated.
+ * Digits of 8 to 11 bits; bits that are the same in every key are never sorted on. */
 void *radix_sort_cpu(pool_t *pool, void *keys, void *tmp, size_t n, int width);
 
 /* The same on the bits from `from` up alone, stably: keys that agree on them keep
  * their order (keys already in order by the bits below come out wholly sorted). */
 void *radix_sort_cpu_from(pool_t *pool, void *keys, void *tmp, size_t n, int width, int from);
+
+/* The same with a 64-bit value beside each key (vals NULL: none), moved with it:
+ * vals[i] goes where keys[i] goes, into vtmp where the keys go into tmp (room for
+ * n values). The one sort of pairs: records' wide words and their lines. */
+void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp,
+                           size_t n, int width, int from);
 
 /* The GPU backend's settings. */
 typedef struct {

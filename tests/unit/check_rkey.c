@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_rkey.c: the records' normalized key (records/rkey.h) and the pairs sort
- * (records/pairs.h).
+/* check_rkey.c: the records' normalized key (records/rkey.h).
  *  - g keys: gfloat_parse() against libc's strtod, the independent oracle, on
  *    random decimal texts (its own fast path and strtod's cases: long significands,
  *    far exponents, hex, inf, nan, junk);
@@ -12,10 +11,7 @@
  *    rkey_word() and by rkey_word_line() with the line's separators given and
  *    bytes to spare after it (integers read at once), as the table gives them;
  *  - keys in fields far into a line (past the separators rkey.c keeps) where a
- *    split of the line finds them;
- *  - rpairs_sort() against qsort with the input position as the last key (stable),
- *    in a cache and out of it, by one thread and by a pool, random keys, keys of
- *    few varying bytes, of letters, of one heavy top byte, of few values.
+ *    split of the line finds them.
  */
 #include <config.h>
 
@@ -25,7 +21,6 @@
 #include "check_suites.h"
 #include "core/settings.h"
 #include "records/gfloat.h"
-#include "records/pairs.h"
 #include "records/rkey.h"
 
 /* ---- g keys ------------------------------------------------------------------------ */
@@ -350,76 +345,6 @@ START_TEST(test_rkey_far_fields)
 }
 END_TEST
 
-/* ---- pairs ---------------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t k, v;
-} ck_pair_t;
-
-static int ck_pair_cmp(const void *x, const void *y)
-{
-    const ck_pair_t *a = x, *b = y;
-    if (a->k != b->k)
-        return a->k < b->k ? -1 : 1;
-    return (a->v > b->v) - (a->v < b->v);   /* v: the input position */
-}
-
-/* Keys of kind kind (0: random; 1: a few bytes vary; 2: letters, as words of text;
- * 3: one top byte for most, the rest random, one heavy bucket; 4: few distinct). */
-static uint64_t ck_pair_key(uint64_t *rng, int kind)
-{
-    uint64_t x = ck_rng_next(rng);
-    switch (kind) {
-    case 1:
-        return x & 0xF0F0F0F0F0F0F0F0ull;
-    case 2: {
-        uint64_t w = 0;
-        for (int b = 0; b < 8; b++)
-            w = w << 8 | (uint64_t)('a' + (x >> (5 * b % 60)) % 26);
-        return w;
-    }
-    case 3:
-        return ck_rng_below(rng, 8) ? (x & 0x00FFFFFFFFFFFFFFull) | 0x4100000000000000ull : x;
-    case 4:
-        return ck_rng_below(rng, 5) << 40;
-    default:
-        return x;
-    }
-}
-
-/* Pairs sorted against qsort with the input position as the last key: a few
- * (insertion), sizes that fit a cache (LSD alone), that do not (MSD first: by one thread, and by a pool of
- * 2 or 3 threads, its heavy buckets by all of them). */
-START_TEST(test_rkey_pairs_stable)
-{
-    uint64_t rng = 0xA125 + (uint64_t)_i;
-    int kind = _i % 5, big = _i % 3 != 0;
-    size_t n = 1 + ck_rng_below(&rng, big ? ck_scaled(300000, 100000) : _i % 2 ? 5000 : 40);
-    int threads = _i % 4 == 3 ? 1 : 2 + _i % 2;   /* 1: the caller's thread alone */
-    uint64_t *k = malloc(sizeof *k * n * 4), *v = k + n, *kt = k + 2 * n, *vt = k + 3 * n;
-    ck_pair_t *ref = malloc(sizeof *ref * n);
-    ck_assert(k && ref);
-    for (size_t i = 0; i < n; i++) {
-        k[i] = ck_pair_key(&rng, kind);
-        v[i] = i;
-        ref[i] = (ck_pair_t){ k[i], i };
-    }
-    qsort(ref, n, sizeof *ref, ck_pair_cmp);
-    pool_t *pool = NULL;
-    if (threads > 1)
-        ck_assert_int_eq(pool_create(&pool, threads), 0);
-    int where = rpairs_sort(pool, k, v, kt, vt, n);
-    pool_destroy(pool);
-    ck_assert_int_ge(where, 0);
-    const uint64_t *gk = where ? kt : k, *gv = where ? vt : v;
-    for (size_t i = 0; i < n; i++)
-        ck_expect(gk[i] == ref[i].k && gv[i] == ref[i].v, "pair %zu of %zu (kind %d)", i, n,
-                  kind);
-    free(k);
-    free(ref);
-}
-END_TEST
-
 Suite *make_rkey_suite(void)
 {
     Suite *s = suite_create("rkey");
@@ -431,10 +356,6 @@ Suite *make_rkey_suite(void)
     tcase_add_loop_test(tc, test_rkey_words_order, 0, (int)ck_scaled(400, 40));
     tcase_add_loop_test(tc, test_rkey_words_encoding, 0, (int)ck_scaled(300, 30));
     tcase_add_loop_test(tc, test_rkey_far_fields, 0, 8);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-    tc = ck_tcase("pairs");
-    tcase_add_loop_test(tc, test_rkey_pairs_stable, 0, 40);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

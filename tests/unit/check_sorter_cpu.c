@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* check_sorter_cpu.c: unit tests of the CPU chunk sorter (sorter/cpu.c): both
- * radix_sort_cpu, radix_sort_cpu_from and the sorter_t they back, against qsort, for
- * widths 4 and 8, pools of 1, 2 and 3 threads, a sweep of sizes and the key
- * distributions below.
+/* check_sorter_cpu.c: unit tests of the CPU's radix sort (sorter/radix.c) and the
+ * chunk sorter it backs (sorter/cpu.c): radix_sort_cpu, radix_sort_cpu_from and the
+ * sorter_t against qsort, radix_sort_cpu_pairs against a stable sort of (key, input
+ * position), for widths 4 and 8, pools of 1, 2 and 3 threads (and none, for pairs),
+ * a sweep of sizes and the key distributions below.
  */
 #include <config.h>
 
@@ -240,6 +241,75 @@ START_TEST(test_radix_from_matches_qsort)
 }
 END_TEST
 
+
+/* radix_sort_cpu_pairs: each key with its input position as its value, sorted on the
+ * key's bits from FROM up, must come out as a stable sort of (key's bits from FROM,
+ * position) puts them, keys and values alike. _i as above (but for 10^6 keys);
+ * widths 4 and 8; FROM 0 and half the key's bits; no pool (this thread alone) and
+ * pools of 1 to 3 threads. */
+typedef struct {
+    uint64_t k, v, above;
+} pair_ref_t;
+
+static int pair_ref_cmp(const void *x, const void *y)
+{
+    const pair_ref_t *a = x, *b = y;
+    uint64_t ka = a->k & a->above, kb = b->k & b->above;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    return (a->v > b->v) - (a->v < b->v);
+}
+
+START_TEST(test_radix_pairs_stable)
+{
+    if (!ck_sweep_runs(_i, D_COUNT))   /* _i % D_COUNT: the distribution */
+        return;
+    int dist;
+    uint64_t seed;
+    pool_t *pools[3];
+    size_t n = sweep_case(_i, 0x70616972, &dist, &seed, pools);
+    void *input = malloc((n + 1) * 8), *keys = malloc((n + 1) * 8), *tmp = malloc((n + 1) * 8);
+    uint64_t *vals = malloc((n + 1) * 8), *vtmp = malloc((n + 1) * 8);
+    pair_ref_t *ref = malloc((n + 1) * sizeof *ref);
+    ck_assert(input && keys && tmp && vals && vtmp && ref);
+    for (int width = 4; width <= 8; width += 4) {
+        generate(input, n, width, dist, &seed);
+        for (int from = 0; from <= width * 4; from += width * 4) {
+            uint64_t above = ~(uint64_t)0 << from;
+            for (size_t i = 0; i < n; i++)
+                ref[i] = (pair_ref_t){ width == 4 ? ((uint32_t *)input)[i] : ((uint64_t *)input)[i],
+                                       i, above };
+            qsort(ref, n, sizeof *ref, pair_ref_cmp);
+            for (int t = -1; t < 3; t++) {
+                memcpy(keys, input, n * (size_t)width);
+                for (size_t i = 0; i < n; i++)
+                    vals[i] = i;
+                void *res = radix_sort_cpu_pairs(t < 0 ? NULL : pools[t], keys, vals, tmp, vtmp,
+                                                 n, width, from);
+                ck_assert_msg(res == keys || res == tmp, "the result is neither keys nor tmp");
+                const uint64_t *gv = res == keys ? vals : vtmp;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t gk = width == 4 ? ((uint32_t *)res)[i] : ((uint64_t *)res)[i];
+                    if (gk != ref[i].k || gv[i] != ref[i].v)
+                        ck_abort_msg("width %d, from %d, n %zu, %s, %d threads: pair %zu is "
+                                     "(%#" PRIx64 ", %" PRIu64 "), expected (%#" PRIx64
+                                     ", %" PRIu64 ")", width, from, n, dist_names[dist], t + 1,
+                                     i, gk, gv[i], ref[i].k, ref[i].v);
+                }
+            }
+        }
+    }
+    free(input);
+    free(keys);
+    free(tmp);
+    free(vals);
+    free(vtmp);
+    free(ref);
+    for (int t = 0; t < 3; t++)
+        pool_destroy(pools[t]);
+}
+END_TEST
+
 /* One sorter sorts many chunks in a row (state must not leak between calls). */
 START_TEST(test_sorter_cpu_reuse)
 {
@@ -291,6 +361,7 @@ Suite *make_sorter_cpu_suite(void)
     tcase_add_loop_test(tc, test_sorter_cpu_matches_qsort, 0, NSIZES * D_COUNT);
     /* All sizes but the last, 10^6: the sanitizers' builds run this too. */
     tcase_add_loop_test(tc, test_radix_from_matches_qsort, 0, (NSIZES - 1) * D_COUNT);
+    tcase_add_loop_test(tc, test_radix_pairs_stable, 0, (NSIZES - 1) * D_COUNT);
     tcase_add_test(tc, test_sorter_cpu_reuse);
     tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
