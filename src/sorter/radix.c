@@ -32,199 +32,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/tuning.h"
+#include "sorter/radix_impl.h"
 #include "sorter/sorter.h"
-
-/* The tuning (core/tuning.h): digits of RADIX_MIN_BITS to RADIX_MAX_BITS bits
- * (counters of 2^11 buckets and their line buffers stay in a core's second-level
- * cache; fewer bits would mean more passes); an MSD digit that leaves buckets of
- * about 2^RADIX_BUCKET_LOG keys (in the first-level cache); buckets of at most
- * RADIX_BUCKET_CACHE bytes (keys and values) finished by one thread in its cache;
- * the parallel passes' keys in RADIX_SLICES_A_THREAD slices for each thread, taken
- * in turn, so that a thread that shares its CPU holds a pass up by a slice at most. */
-#define RADIX_MAX_BUCKETS (1 << RADIX_MAX_BITS)
-/* The most LSD digits a sort makes: 64 bits in digits of RADIX_MIN_BITS. */
-#define RADIX_MAX_DIGITS 8
-/* The write-combining line, in bytes. */
-#define RADIX_LINE 64
-/* Most threads that take part in one parallel pass (more are left idle). */
-#define RADIX_MAX_THREADS 256
-#define RADIX_MAX_SLICES (RADIX_MAX_THREADS * RADIX_SLICES_A_THREAD)
-/* A value's bytes. */
-#define VAL 8
-
-_Static_assert(RADIX_MAX_DIGITS * RADIX_MIN_BITS >= 64, "the LSD digits cover 64 bits");
-_Static_assert(RADIX_BUCKET_CACHE / 4 <= UINT32_MAX, "in-cache counts fit 32 bits");
-
-/* floor(log2(n)) for n >= 1. */
-static inline int radix_log2(size_t n)
-{
-    return 63 - __builtin_clzll((unsigned long long)n);
-}
-
-/* Key i of keys (width 4 or 8). */
-static inline __attribute__((always_inline)) uint64_t radix_key(const void *keys, size_t i,
-                                                                int width)
-{
-    return width == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
-}
-
-/* Store v as key i of keys (width 4 or 8). */
-static inline __attribute__((always_inline)) void radix_put(void *keys, size_t i, uint64_t v,
-                                                            int width)
-{
-    if (width == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
-}
-
-/* ---- a few keys, or a bucket's, by one thread ---------------------------------------- */
-
-/* Insertion, stably: equal keys stay behind one another. */
-static void radix_insertion(void *keys, uint64_t *vals, size_t n, int width, uint64_t above)
-{
-    for (size_t r = 1; r < n; r++) {
-        uint64_t k = radix_key(keys, r, width), v = vals ? vals[r] : 0;
-        size_t i = r;
-        for (; i > 0 && (radix_key(keys, i - 1, width) & above) > (k & above); i--) {
-            radix_put(keys, i, radix_key(keys, i - 1, width), width);
-            if (vals)
-                vals[i] = vals[i - 1];
-        }
-        radix_put(keys, i, k, width);
-        if (vals)
-            vals[i] = v;
-    }
-}
-
-/* Count nd digits of db bits (from bit lo) of keys[0..n) into hist[d * nb + digit];
- * inlined with constant width and nd, so the loop over digits unrolls. */
-static inline __attribute__((always_inline)) void
-radix_hist_digits(const void *keys, size_t n, int lo, int db, uint64_t dmask, size_t nb,
-                  uint32_t *hist, int width, int nd)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = radix_key(keys, i, width) >> lo;
-        for (int d = 0; d < nd; d++)
-            hist[(size_t)d * nb + ((v >> (d * db)) & dmask)]++;
-    }
-}
-
-/* radix_hist_digits with a constant count for one, two or three digits (all of
- * u32's, most buckets' after the MSD pass): the general loop over digits costs twice
- * as much. */
-static inline __attribute__((always_inline)) void
-radix_hist(const void *keys, size_t n, int lo, int db, uint64_t dmask, size_t nb,
-           uint32_t *hist, int width, int nd)
-{
-    switch (nd) {
-    case 1: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 1); break;
-    case 2: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 2); break;
-    case 3: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, 3); break;
-    default: radix_hist_digits(keys, n, lo, db, dmask, nb, hist, width, nd); break;
-    }
-}
-
-/* The digits' width and count for n keys on bits [lo, hi): equal digits of 8 to 11
- * bits, fewer for fewer keys (the counters cost a pass of their own). */
-static inline void radix_digits(size_t n, int lo, int hi, int *db, int *nd)
-{
-    int maxb = radix_log2(n) - 1;
-    maxb = maxb < RADIX_MIN_BITS ? RADIX_MIN_BITS : maxb > RADIX_MAX_BITS ? RADIX_MAX_BITS : maxb;
-    *nd = (hi - lo + maxb - 1) / maxb;
-    *db = (hi - lo + *nd - 1) / *nd;
-}
-
-/* Sort keys[0..n) (width 4 or 8), vals beside them where not NULL, on bits [lo, hi)
- * by LSD passes of radix_digits(), using tmp and vtmp (room for n each); hist has
- * room for the digits' counters. A digit the same in every key is skipped. Returns
- * the buffer that holds the keys (the values in its fellow). n must fit 32 bits. */
-static inline __attribute__((always_inline)) void *
-radix_lsd_width(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n, int lo, int hi,
-                uint32_t *hist, int width)
-{
-    if (hi - lo <= 0 || n < 2)
-        return keys;
-    int db, nd;
-    radix_digits(n, lo, hi, &db, &nd);
-    uint64_t dmask = ((uint64_t)1 << db) - 1;
-    size_t nb = (size_t)1 << db;
-    memset(hist, 0, sizeof *hist * nb * (size_t)nd);
-    radix_hist(keys, n, lo, db, dmask, nb, hist, width, nd);
-    void *src = keys, *dst = tmp;
-    uint64_t *vsrc = vals, *vdst = vtmp;
-    for (int d = 0; d < nd; d++) {
-        uint32_t *h = hist + (size_t)d * nb;
-        uint32_t run = 0;
-        int trivial = 0;
-        for (size_t b = 0; b < nb; b++) {
-            uint32_t c = h[b];
-            trivial |= (c == n);
-            h[b] = run;
-            run += c;
-        }
-        if (trivial)
-            continue;
-        int shift = lo + d * db;
-        if (vals) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t v = radix_key(src, i, width);
-                uint32_t o = h[(v >> shift) & dmask]++;
-                radix_put(dst, o, v, width);
-                vdst[o] = vsrc[i];
-            }
-        } else {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t v = radix_key(src, i, width);
-                radix_put(dst, h[(v >> shift) & dmask]++, v, width);
-            }
-        }
-        void *t = src;
-        src = dst;
-        dst = t;
-        uint64_t *vt = vsrc;
-        vsrc = vdst;
-        vdst = vt;
-    }
-    return src;
-}
-
-static void *radix_lsd(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n, int lo,
-                       int hi, uint32_t *hist, int width)
-{
-    if (width == 4)
-        return radix_lsd_width(keys, vals, tmp, vtmp, n, lo, hi, hist, 4);
-    return radix_lsd_width(keys, vals, tmp, vtmp, n, lo, hi, hist, 8);
-}
-
-/* Keys that fit a core's cache, by this thread: their varying bits above `above`'s
- * found, then LSD passes on them, the counters on the stack where the digits are
- * RADIX_MIN_BITS. Returns keys or tmp, or NULL: no memory. */
-static void *radix_small(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n,
-                         int width, uint64_t above)
-{
-    uint64_t o = 0, a = ~(uint64_t)0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = radix_key(keys, i, width);
-        o |= v;
-        a &= v;
-    }
-    uint64_t diff = (o ^ a) & above;
-    if (diff == 0)
-        return keys;
-    int hi = 64 - __builtin_clzll(diff), lo = __builtin_ctzll(diff), db, nd;
-    radix_digits(n, lo, hi, &db, &nd);
-    uint32_t stack[RADIX_MAX_DIGITS << RADIX_MIN_BITS];
-    uint32_t *hist = db == RADIX_MIN_BITS ? stack
-                                          : malloc(sizeof *hist * ((size_t)nd << db));
-    if (!hist)
-        return NULL;
-    void *res = radix_lsd(keys, vals, tmp, vtmp, n, lo, hi, hist, width);
-    if (hist != stack)
-        free(hist);
-    return res;
-}
 
 /* ---- the parallel MSD pass --------------------------------------------------------- */
 
@@ -372,12 +181,12 @@ radix_scatter_width(const void *src, void *dst, const uint64_t *vsrc, uint64_t *
         else
             radix_wc_put(dst, lines + b * RADIX_LINE, o, beg[b], &v, 8);
         if (vsrc)
-            radix_wc_put((char *)vdst, vlines + b * RADIX_LINE, o, beg[b], &vsrc[i], VAL);
+            radix_wc_put((char *)vdst, vlines + b * RADIX_LINE, o, beg[b], &vsrc[i], RADIX_VAL);
     }
     for (size_t b = 0; b <= m; b++) {
         radix_wc_end(dst, lines + b * RADIX_LINE, beg[b], off[b], (size_t)width);
         if (vsrc)
-            radix_wc_end((char *)vdst, vlines + b * RADIX_LINE, beg[b], off[b], VAL);
+            radix_wc_end((char *)vdst, vlines + b * RADIX_LINE, beg[b], off[b], RADIX_VAL);
     }
 #ifdef __SSE2__
     _mm_sfence();   /* the streamed lines are seen before the pool reports done */
@@ -437,25 +246,31 @@ static void radix_run(pool_t *pool, radix_job_t *j, pool_fn_t fn)
 
 typedef struct {
     char *tmp;               /* after the MSD pass the buckets are in tmp, */
-    uint64_t *vtmp;          /*   their values (or NULL) in vtmp */
+    uint64_t *vtmp;          /*   their values (or NULL) in vtmp; */
+    char *scr;               /* the keys' first place, free now: scratch, */
+    uint64_t *vscr;          /*   and the values' */
     const size_t *start;     /* bucket b is [start[b], start[b+1]) */
     size_t nb;               /* buckets */
+    size_t alone_max;        /* buckets of this many keys or fewer: by one thread */
     int width;
     int lo, hi;              /* the bits left to sort: [lo, hi) */
     int next;                /* the next bucket to take (atomic) */
     int failed;              /* 1: a thread could not allocate its counters or buffer */
 } msd_job_t;
 
-/* The buckets that fit the cache, each by one thread, left in tmp. Each thread
- * sorts through a buffer of its own, which stays in its cache from one bucket to
- * the next: the chunk's other buffer, used instead, would be read from memory
- * before each line is written, and written back after. */
+/* The buckets of at most m->alone_max keys, each by one thread, left in tmp. One
+ * that fits the cache the thread sorts through a buffer of its own, which stays in
+ * its cache from one bucket to the next: the chunk's other buffer, used instead,
+ * would be read from memory before each line is written, and written back after.
+ * A larger one it sorts alone, MSD first again, through the scratch: where there
+ * are many (keys whose top bits vary little, as words of text do), all threads on
+ * each in turn would wait for one another on every pass of every bucket. */
 static void msd_small_buckets(void *arg, int t, int nt)
 {
     (void)t;
     (void)nt;
     msd_job_t *m = arg;
-    size_t w = (size_t)m->width, ew = w + (m->vtmp ? VAL : 0);   /* a key's, an element's */
+    size_t w = (size_t)m->width, ew = w + (m->vtmp ? RADIX_VAL : 0);   /* a key's, an element's */
     size_t cap = RADIX_BUCKET_CACHE / ew & ~(size_t)1;   /* even: the values aligned */
     uint32_t *hist = malloc(sizeof *hist * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS);
     char *own = aligned_alloc(RADIX_LINE, RADIX_BUCKET_CACHE);
@@ -471,14 +286,25 @@ static void msd_small_buckets(void *arg, int t, int nt)
         if (b >= m->nb)
             break;
         size_t lo = m->start[b], n = m->start[b + 1] - lo;
-        if (n < 2 || n > cap)
+        if (n < 2 || n > m->alone_max)
             continue;
-        uint64_t *vals = m->vtmp ? m->vtmp + lo : NULL;
-        void *res = radix_lsd(m->tmp + lo * w, vals, own, vown, n, m->lo, m->hi, hist, m->width);
+        uint64_t *vals = m->vtmp ? m->vtmp + lo : NULL, *vres = vown;
+        void *res;
+        if (n <= cap) {
+            res = radix_lsd(m->tmp + lo * w, vals, own, vown, n, m->lo, m->hi, hist, m->width);
+        } else {
+            vres = vals ? m->vscr + lo : NULL;
+            res = radix_sort_cpu_pairs(NULL, m->tmp + lo * w, vals, m->scr + lo * w, vres, n,
+                                       m->width, m->lo);
+            if (!res) {
+                m->failed = 1;
+                break;
+            }
+        }
         if (res != m->tmp + lo * w) {
             memcpy(m->tmp + lo * w, res, n * w);
             if (vals)
-                memcpy(vals, vown, n * VAL);
+                memcpy(vals, vres, n * RADIX_VAL);
         }
     }
     free(hist);
@@ -515,7 +341,7 @@ void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, 
     /* Bits below from are never sorted on, as bits that do not vary are not: each
      * pass is stable, so keys that agree above them keep their order. */
     uint64_t above = from >= 64 ? 0 : ~(uint64_t)0 << from;
-    size_t w = (size_t)width, ew = w + (vals ? VAL : 0);   /* a key's, an element's bytes */
+    size_t w = (size_t)width, ew = w + (vals ? RADIX_VAL : 0);   /* a key's, an element's bytes */
     if (n <= RADIX_INSERTION) {
         radix_insertion(keys, vals, n, width, above);
         return keys;
@@ -580,11 +406,15 @@ void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, 
     if (j->failed)
         goto out;
     if (j->shift > lo) {
-        /* Large buckets one at a time with every thread, then the small ones with
-         * one thread each. */
+        /* Large buckets one at a time with every thread (those past the cache that
+         * hold more than a half of a thread's share), then the others with one
+         * thread each. */
+        size_t alone_max = j->threads > 1 ? n / (2 * (size_t)j->threads) : n;
+        if (alone_max < RADIX_BUCKET_CACHE / ew)
+            alone_max = RADIX_BUCKET_CACHE / ew;
         for (size_t b = 0; b < nb; b++) {
             size_t blo = j->start[b], bn = j->start[b + 1] - blo;
-            if (bn * ew <= RADIX_BUCKET_CACHE)
+            if (bn <= alone_max)
                 continue;
             char *bk = (char *)tmp + blo * w;
             uint64_t *bv = vals ? vtmp + blo : NULL;
@@ -595,11 +425,12 @@ void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, 
             if (r != bk) {
                 memcpy(bk, r, bn * w);
                 if (bv)
-                    memcpy(bv, vals + blo, bn * VAL);
+                    memcpy(bv, vals + blo, bn * RADIX_VAL);
             }
         }
-        msd_job_t m = { .tmp = tmp, .vtmp = vals ? vtmp : NULL, .start = j->start, .nb = nb,
-                        .width = width, .lo = lo, .hi = j->shift };
+        msd_job_t m = { .tmp = tmp, .vtmp = vals ? vtmp : NULL, .scr = keys, .vscr = vals,
+                        .start = j->start, .nb = nb, .alone_max = alone_max, .width = width,
+                        .lo = lo, .hi = j->shift };
         if (j->threads == 1)
             msd_small_buckets(&m, 0, 1);
         else
