@@ -9,7 +9,6 @@
  */
 #include <config.h>
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,28 +21,6 @@
 size_t pmerge_cursor_bytes(int nruns, int width)
 {
     return (size_t)nruns * run_cursor_bytes(width);
-}
-
-void pm_fail(pm_job_t *j, int rc)
-{
-    pthread_mutex_lock(&j->lock);
-    if (!j->failed) {
-        __atomic_store_n(&j->failed, 1, __ATOMIC_RELEASE);
-        j->rc = rc;
-    }
-    pthread_cond_broadcast(&j->cond);
-    pthread_mutex_unlock(&j->lock);
-}
-
-/* Wait for piece p's turn; 0, or -1 if the merge failed. */
-static int pm_wait_turn(pm_job_t *j, size_t p)
-{
-    pthread_mutex_lock(&j->lock);
-    while (j->turn != p && !j->failed)
-        pthread_cond_wait(&j->cond, &j->lock);
-    int failed = j->failed;
-    pthread_mutex_unlock(&j->lock);
-    return failed ? -1 : 0;
 }
 
 /* Deliver what the thread holds (it has the turn). */
@@ -88,7 +65,7 @@ int pm_flush(pm_thread_t *t, size_t p)
     size_t need = n * j->sink->max_bytes;
     if (t->outlen + need > t->outcap) {
         /* Full: wait for the turn and hand the bytes on. */
-        if (pm_wait_turn(j, p))
+        if (turns_wait(&j->turns, p))
             return GS_EIO;
         int rc = pm_deliver(t);
         if (rc)
@@ -100,7 +77,7 @@ int pm_flush(pm_thread_t *t, size_t p)
         memcpy(t->out + t->outlen, t->batch, n * w);
         t->outlen += n * w;
     }
-    if (__atomic_load_n(&j->turn, __ATOMIC_ACQUIRE) == p &&
+    if (turns_mine(&j->turns, p) &&
         (t->outlen >= PM_STREAM || t->outlen >= t->outcap / 2))
         /* our turn: stream, while the bytes are still in the cache */
         return pm_deliver(t);
@@ -166,14 +143,14 @@ static int pm_piece(pm_thread_t *t, size_t p)
     }
     if (rc == GS_OK)
         rc = pm_merge_piece(t, p, has_hi, hi);
-    int failed = __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE);
+    int failed = turns_failed(&j->turns);
     if (rc == GS_OK && !failed)
         rc = pm_flush(t, p);
     if (j->base) {
         if (rc == GS_OK && !failed && t->at != t->pend)
             rc = err_set(GS_EIO, "internal error: merged output shorter than laid out");
     } else {
-        if (rc == GS_OK && pm_wait_turn(j, p))
+        if (rc == GS_OK && turns_wait(&j->turns, p))
             rc = GS_EIO;
         if (rc == GS_OK)
             rc = pm_deliver(t);
@@ -181,10 +158,7 @@ static int pm_piece(pm_thread_t *t, size_t p)
     for (int i = 0; i < k; i++)
         run_cursor_close(t->cur_run[i]);
     if (rc == GS_OK && !j->base) {
-        pthread_mutex_lock(&j->lock);
-        __atomic_store_n(&j->turn, p + 1, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&j->cond);
-        pthread_mutex_unlock(&j->lock);
+        turns_pass(&j->turns, p);
     }
     return rc;
 }
@@ -216,15 +190,15 @@ static void pm_worker(void *arg, int ti, int nt)
     }
     if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.batch ||
         (t.outcap && !t.out) || !tree_ok) {
-        pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
+        turns_fail(&j->turns, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
             size_t p = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-            if (p >= j->npieces || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+            if (p >= j->npieces || turns_failed(&j->turns))
                 break;
             int rc = pm_piece(&t, p);
             if (rc) {
-                pm_fail(j, rc);
+                turns_fail(&j->turns, rc);
                 break;
             }
         }
@@ -295,20 +269,19 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
         piece_keys = most;
     int rc = pm_split(&j, total, piece_keys);
     uint64_t placed = 0;
+    turns_init(&j.turns);
     if (rc == GS_OK && placing)
         rc = pm_layout(&j, pool, &placed);
     if (rc) {
+        turns_destroy(&j.turns);
         free(j.split);
         free(j.off);
         return rc;
     }
     stats_note_merge(0, total);
-    pthread_mutex_init(&j.lock, NULL);
-    pthread_cond_init(&j.cond, NULL);
     pool_run(pool, pm_worker, &j);
-    pthread_mutex_destroy(&j.lock);
-    pthread_cond_destroy(&j.cond);
-    rc = j.failed ? j.rc : GS_OK;
+    rc = turns_rc(&j.turns);
+    turns_destroy(&j.turns);
     if (j.base) {
         int erc = sink->place->end(sink->self, j.base, placed, rc == GS_OK);
         if (rc == GS_OK)

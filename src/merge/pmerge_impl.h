@@ -6,12 +6,12 @@
 #ifndef GS_PMERGE_IMPL_H
 #define GS_PMERGE_IMPL_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/tuning.h"
 #include "merge/ltree.h"
+#include "io/turns.h"
 #include "merge/pmerge.h"
 
 typedef struct {
@@ -22,11 +22,7 @@ typedef struct {
     size_t npieces;
     size_t hold;             /* bytes a thread may hold before its turn */
     size_t next;             /* the next piece to take (atomic) */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    size_t turn;             /* the piece that may deliver */
-    int failed;              /* 1: stop; the first error is in rc */
-    int rc;
+    turns_t turns;           /* the piece that may deliver; the first error */
     char *base;              /* placed: the sink's room, else NULL */
     uint64_t *off;           /* placed: [npieces + 1] where each piece's bytes start */
 } pm_job_t;
@@ -62,8 +58,6 @@ typedef struct {
     char *nodes;             /* [K][PM_NODE_KEYS] inner nodes' buffers */
 } pm_thread_t;
 
-/* pmerge.c: record the merge's first error and wake every thread. */
-void pm_fail(pm_job_t *j, int rc);
 
 /* pmerge.c: prepare the thread's batch of merged keys and hand it on (see there). */
 int pm_flush(pm_thread_t *t, size_t p);

@@ -31,11 +31,11 @@ static void pm_layout_worker(void *arg, int ti, int nt)
     size_t *rx = malloc(sizeof *rx * np);         /* ranks of the splitters, then n */
     void *buffers = malloc(run_cursor_bytes(j->width));
     if (!rs || !rx || !buffers) {
-        pm_fail(j, err_set(GS_ENOMEM, "out of memory"));
+        turns_fail(&j->turns, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
             int r = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
-            if (r >= j->nruns || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+            if (r >= j->nruns || turns_failed(&j->turns))
                 break;
             run_t *run = j->runs[r];
             size_t n = run_keys(run);
@@ -43,7 +43,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
             if (rc == GS_OK)
                 rc = run_ranks(run, j->split, np - 1, rx, buffers);
             if (rc) {
-                pm_fail(j, rc);
+                turns_fail(&j->turns, rc);
                 break;
             }
             rs[m] = n;
@@ -83,8 +83,8 @@ int pm_layout(pm_job_t *j, pool_t *pool, uint64_t *total)
         j->off[p + 1] = below;
     }
     free(L.below);
-    if (j->failed)
-        return j->rc;
+    if (turns_failed(&j->turns))
+        return turns_rc(&j->turns);
     *total = j->off[np];
     return j->sink->place->begin(j->sink->self, *total, &j->base);
 }

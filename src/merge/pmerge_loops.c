@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
             t->nb = nb;
             rc = pm_flush(t, p);
             nb = t->nb;
-            if (rc || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+            if (rc || turns_failed(&j->turns))
                 return rc;
         }
         const char *c = t->cur[s] + w;
@@ -200,7 +200,7 @@ static int pm_tree(pm_thread_t *t, size_t p, int has_hi, uint64_t hi, const int 
         t->nb = (size_t)(end - batch) / (size_t)w;
         if (rc || end < full)
             return rc;   /* finished, or failed */
-        if ((rc = pm_flush(t, p)) != GS_OK || __atomic_load_n(&j->failed, __ATOMIC_ACQUIRE))
+        if ((rc = pm_flush(t, p)) != GS_OK || turns_failed(&j->turns))
             return rc;
     }
 }

@@ -4,11 +4,11 @@
  */
 #include <config.h>
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "io/turns.h"
 #include "merge/ltree.h"
 #include "records/rmerge.h"
 
@@ -29,10 +29,8 @@ struct rmerge {
     uint64_t pos;          /*   the offset of the merge's first byte */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    size_t turn;           /* in order: the piece whose bytes go out now */
-    int failed, rc;
+    turns_t turns;         /* in order: the piece whose bytes go out now; the first
+                              error */
 };
 
 /* A thread's part of the merge. */
@@ -57,17 +55,6 @@ typedef struct {
 static inline rcur_t *rm_cur(const rthread_t *t, size_t j)
 {
     return (rcur_t *)(t->cur + j * t->m->c.src->cur_size);
-}
-
-static void rm_fail(rmerge_t *m, int rc)
-{
-    pthread_mutex_lock(&m->lock);
-    if (!m->failed) {
-        m->rc = rc;
-        __atomic_store_n(&m->failed, 1, __ATOMIC_RELEASE);   /* read without the lock */
-    }
-    pthread_cond_broadcast(&m->cond);
-    pthread_mutex_unlock(&m->lock);
 }
 
 /* ---- the output of a thread -------------------------------------------------------- */
@@ -95,15 +82,8 @@ static int rm_deliver(rthread_t *t)
         output_placed(m->out, &t->mark, m->map + t->at, m->map + t->end, &t->released);
         return GS_OK;
     }
-    if (m->fd < 0) {
-        pthread_mutex_lock(&m->lock);
-        while (m->turn != t->piece && !m->failed)
-            pthread_cond_wait(&m->cond, &m->lock);
-        int failed = m->failed;
-        pthread_mutex_unlock(&m->lock);
-        if (failed)
-            return GS_EIO;   /* another thread's error is the one reported */
-    }
+    if (m->fd < 0 && turns_wait(&m->turns, t->piece))
+        return GS_EIO;   /* another thread's error is the one reported */
     int rc = t->olen ? rm_write(t, t->obuf, t->olen) : GS_OK;
     t->olen = 0;
     return rc;
@@ -255,10 +235,7 @@ static int rm_piece(rthread_t *t, size_t p)
     if (rc == GS_OK && offsets && t->at != t->end)
         rc = err_set(GS_EIO, "internal error: a merged piece shorter than measured");
     if (rc == GS_OK) {
-        pthread_mutex_lock(&m->lock);
-        m->turn = p + 1;
-        pthread_cond_broadcast(&m->cond);
-        pthread_mutex_unlock(&m->lock);
+        turns_pass(&m->turns, p);
     }
     return rc;
 }
@@ -302,12 +279,12 @@ static void rm_thread(void *arg, int i, int nt)
     int rc = rm_thread_init(&t, m, !m->count && !m->map);
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
-        if (rc || p >= m->c.npieces || __atomic_load_n(&m->failed, __ATOMIC_ACQUIRE))
+        if (rc || p >= m->c.npieces || turns_failed(&m->turns))
             break;
         rc = rm_piece(&t, p);
     }
     if (rc)
-        rm_fail(m, rc);   /* the first failure's is kept */
+        turns_fail(&m->turns, rc);   /* the first failure's is kept */
     rm_thread_free(&t);
 }
 
@@ -315,12 +292,12 @@ static void rm_thread(void *arg, int i, int nt)
 static int rm_run(rmerge_t *m)
 {
     m->next = 0;
-    m->turn = 0;
+    turns_reset(&m->turns);
     if (m->c.nthreads > 1 && m->c.npieces > 1)
         pool_run(m->c.pool, rm_thread, m);
     else
         rm_thread(m, 0, 1);
-    return m->failed ? m->rc : GS_OK;
+    return turns_rc(&m->turns);
 }
 
 /* ---- the plan ---------------------------------------------------------------------- */
@@ -341,7 +318,7 @@ static void rm_measure_thread(void *arg, int i, int nt)
         for (size_t j = 0; j < k && rc == GS_OK; j++)
             rc = m->c.src->seek(m->c.ctx, t.own, c, j, m->split[p - 1], 1, &m->seen[p * k + j]);
     if (rc)
-        rm_fail(m, rc);
+        turns_fail(&m->turns, rc);
     rm_thread_free(&t);
 }
 
@@ -361,7 +338,7 @@ static int rm_measure(rmerge_t *m)
             rm_measure_thread(m, 0, 1);
     }
     m->seen = NULL;
-    int rc = m->failed ? m->rc : GS_OK;
+    int rc = turns_rc(&m->turns);
     m->at[0] = 0;
     for (size_t p = 0; p < np && rc == GS_OK; p++) {
         uint64_t len = 0;
@@ -393,8 +370,7 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
         return err_set(GS_ENOMEM, "out of memory");
     m->c = *cfg;
     m->fd = -1;
-    m->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-    m->cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    turns_init(&m->turns);
     if (m->c.npieces < 1)
         m->c.npieces = 1;
     if (m->c.nthreads < 1 || !m->c.pool)
@@ -430,8 +406,7 @@ static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
     m->put_ctx = ctx;
     m->fd = -1;
     m->map = NULL;
-    m->failed = 0;
-    m->rc = GS_OK;
+    turns_reset(&m->turns);
 }
 
 int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
@@ -483,6 +458,7 @@ void rmerge_free(rmerge_t *m)
 {
     if (!m)
         return;
+    turns_destroy(&m->turns);
     free(m->split);
     free(m->at);
     free(m);

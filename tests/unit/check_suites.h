@@ -28,6 +28,7 @@ Suite *make_smerge_suite(void);
 Suite *make_cleanup_suite(void);
 Suite *make_rkey_suite(void);
 Suite *make_ltree_suite(void);
+Suite *make_turns_suite(void);
 Suite *make_splitters_suite(void);
 Suite *make_rmerge_suite(void);
 
