@@ -194,4 +194,36 @@ int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok);
  * the file goes on after them; without (the placing failed), only unmap. */
 int output_place_end(output_t *o, char *base, uint64_t total, int ok);
 
+/* ---- bytes laid out ahead: the way to write them chosen here ------------------------ */
+
+typedef enum {
+    LAYOUT_IN_ORDER,         /* written in order (output_write_bytes, or the caller's
+                                own in-order writer) */
+    LAYOUT_MAPPED,           /* copied by any thread into map at their offsets */
+    LAYOUT_AT,               /* written by any thread at pos + their offsets of fd */
+} layout_how_t;
+
+typedef struct {
+    layout_how_t how;
+    char *map;               /* mapped: the first byte after the header; */
+    char *end;               /*   one past the last */
+    int fd;                  /* at offsets: the descriptor (output_spread_write), */
+    uint64_t pos;            /*   the offset of the first byte after the header */
+    char *base;              /* the output's own: the mapping, */
+    uint64_t total;          /*   the bytes laid out, the header's included, */
+    size_t hlen;             /*   the header's */
+} output_layout_t;
+
+/* The next total bytes (0: not known), a header of hlen bytes (NULL: none) their
+ * first, laid out ahead by the caller: mapped where the file allows it (copied into
+ * L->map by the caller's threads at their offsets, output_placed()), else written
+ * at their offsets (output_spread_write() to L->fd at L->pos on), else in order.
+ * The header goes out here, whichever way is chosen. GS_OK or an error. */
+int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t hlen,
+                        output_layout_t *L);
+
+/* The laid-out bytes written (ok: the file goes on after them) or not (the caller
+ * failed: a mapping only let go of). GS_OK or an error. */
+int output_layout_end(output_t *o, output_layout_t *L, int ok);
+
 #endif

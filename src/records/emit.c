@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* emit.c: the records written out, whole, in a given order (see emit.h).
  *
- * To a file written from a position (-o's temporary, or standard output where it
- * is a regular file), every thread measures its share of the records; then the
- * file's space is reserved and mapped, as placed text is (io/placed.c), and each
- * thread copies its share straight into the file's pages at its offset: ext4 takes
- * one write(2) at a time per file, but page faults on a mapping of reserved blocks
- * run in parallel (doc/perf/RESULTS.md). Where the file cannot be mapped so, each
- * thread gathers its share into a buffer of its own and writes it at its offset
- * (pwrite). Elsewhere (a pipe), the threads copy batches into buffers of their own
- * that the calling thread writes in order.
+ * Every thread measures its share of the records, and the output lays them out
+ * (output_layout_begin): where the file can be mapped, each thread copies its share
+ * straight into the file's pages at its offset (ext4 takes one write(2) at a time
+ * per file, but page faults on a mapping of reserved blocks run in parallel:
+ * doc/perf/RESULTS.md); where it can be written at offsets, each thread gathers its
+ * share into a buffer of its own and writes it at its offset (pwrite). Elsewhere (a
+ * pipe), the threads copy batches into buffers of their own that the calling thread
+ * writes in order.
  *
  * The measure turns order[] (the caller's, used up) into where words for text: each
  * line's offset and length, so that the copies read each line alone, with no second
@@ -88,11 +87,11 @@ typedef struct {
     size_t n;
     const size_t *cut;      /* the shares of a measured order; NULL: even shares */
     output_t *out;
-    char *map;              /* placed: the file mapped from the header's first byte */
-    int fd;
-    uint64_t pos;           /* the file offset of the header's first byte */
+    char *map;              /* mapped (output_layout_t): the records' first byte */
+    int fd;                 /* at offsets: the descriptor, */
+    uint64_t pos;           /*   the file offset of the records' first byte */
     uint64_t *bytes;        /* nthreads + 1: each share's bytes, then their offsets */
-    uint64_t skip;          /* the header's bytes */
+    uint64_t skip;          /* the header's bytes, before the records */
     int *rc;                /* nthreads: each thread's result */
 } spread_job_t;
 
@@ -138,7 +137,7 @@ static void emit_spread(void *arg, int i, int n)
     spread_job_t *j = arg;
     size_t lo, hi, len, fill = 0;
     spread_share(j, i, n, &lo, &hi);
-    uint64_t off = j->pos + j->skip + j->bytes[i];
+    uint64_t off = j->pos + j->bytes[i];
     char *buf = malloc(EMIT_SPREAD_BUF);
     if (!buf) {
         j->rc[i] = err_set(GS_ENOMEM, "out of memory");
@@ -172,7 +171,7 @@ static void emit_place(void *arg, int i, int n)
     spread_job_t *j = arg;
     size_t lo, hi, len;
     spread_share(j, i, n, &lo, &hi);
-    char *at = j->map + j->skip + j->bytes[i], *end = j->map + j->skip + j->bytes[i + 1];
+    char *at = j->map + j->bytes[i], *end = j->map + j->bytes[i + 1];
     char *p = at, *released = at;
     const rtable_t *t = j->t;
     if (j->where) {
@@ -205,86 +204,63 @@ static void emit_place(void *arg, int i, int n)
                            p < end ? "shorter" : "longer");
 }
 
-/* The header and the records placed in the file (mapped): GS_OK with *done set
- * where it could be mapped, GS_OK without, or an error. */
-static int emit_place_all(pool_t *pool, spread_job_t *j, uint64_t total, const char *h,
-                          int *done)
-{
-    char *base;
-    double t0 = stats_now();
-    int rc = output_place_begin(j->out, total, &base);
-    if (rc || !base)
-        return rc;
-    *done = 1;
-    j->map = base;
-    if (j->skip)
-        output_place_copy(j->out, base, h, j->skip, base + total);
-    pool_run(pool, emit_place, j);
-    stats_add(ST_WRITE, 0, stats_now() - t0);
-    rc = GS_OK;
-    for (int i = 0; i < pool_size(pool) && rc == GS_OK; i++)
-        rc = j->rc[i];
-    int rc2 = output_place_end(j->out, base, total, rc == GS_OK);
-    return rc ? rc : rc2;
-}
-
-/* Write the header and the records at their offsets, where the output is a file that
- * allows it: GS_OK with *done set, GS_OK without (write them in order instead), or an
- * error. *where 1 where order[] now holds where words (table.h). */
-static int emit_spread_all(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
-                           const rorder_shares_t *sh, output_t *out, const char *h,
-                           size_t hlen, int *done, int *where)
+/* The records measured for the output to lay them out, where it may pay (two
+ * threads or more, EMIT_SPREAD_MIN records or more): *total the header's and their
+ * bytes, j->bytes each share's offset; *total 0 where they are not measured.
+ * *where 1 where order[] now holds where words (table.h). */
+static int emit_measure_all(pool_t *pool, spread_job_t *j, const rorder_shares_t *sh,
+                            uint64_t *total, int *where)
 {
     int nt = pool_size(pool), measured = sh && sh->n > 0;
-    *done = 0;
+    *total = 0;
     *where = measured;   /* a measured order is where words already */
     if (measured && sh->n != nt)   /* order.h made them with this pool */
         return err_set(GS_EIO, "internal error: records measured in %d shares for %d threads",
                        sh->n, nt);
-    if (nt < 2 || n < EMIT_SPREAD_MIN)
+    if (nt < 2 || j->n < EMIT_SPREAD_MIN)
         return GS_OK;
     /* Text: the measure notes where each record's line lies, so that the copy reads
      * the line alone, one random read a record where it took two (the line's start,
      * then its bytes). */
-    spread_job_t j = { .t = t, .order = order, .n = n, .out = out, .skip = hlen,
-                       .where = measured || rtable_can_where(t),
-                       .cut = measured ? sh->cut : NULL,
-                       .bytes = calloc((size_t)nt + 1, sizeof(uint64_t)),
-                       .rc = calloc((size_t)nt, sizeof(int)) };
-    int rc = GS_OK;
-    if (!j.bytes || !j.rc) {
-        rc = err_set(GS_ENOMEM, "out of memory");
-        goto out;
-    }
+    j->where = measured || rtable_can_where(j->t);
+    j->cut = measured ? sh->cut : NULL;
+    j->bytes = calloc((size_t)nt + 1, sizeof(uint64_t));
+    j->rc = calloc((size_t)nt, sizeof(int));
+    if (!j->bytes || !j->rc)
+        return err_set(GS_ENOMEM, "out of memory");
     if (measured)
-        memcpy(j.bytes, sh->bytes, sizeof(uint64_t) * (size_t)nt);
+        memcpy(j->bytes, sh->bytes, sizeof(uint64_t) * (size_t)nt);
     else
-        pool_run(pool, emit_measure, &j);
-    *where = j.where;
-    uint64_t total = hlen;
+        pool_run(pool, emit_measure, j);
+    *where = j->where;
+    uint64_t at = 0;
     for (int i = 0; i < nt; i++) {   /* the shares' bytes into their offsets */
-        uint64_t b = j.bytes[i];
-        j.bytes[i] = total - hlen;
-        total += b;
+        uint64_t b = j->bytes[i];
+        j->bytes[i] = at;
+        at += b;
     }
-    j.bytes[nt] = total - hlen;
-    if ((rc = emit_place_all(pool, &j, total, h, done)) != GS_OK || *done)
-        goto out;
-    rc = output_spread_begin(out, total, &j.fd, &j.pos);
-    if (rc || j.fd < 0)
-        goto out;
-    if (hlen)
-        rc = output_spread_write(out, j.fd, h, hlen, j.pos);
-    if (rc == GS_OK)
-        pool_run(pool, emit_spread, &j);
-    for (int i = 0; i < nt && rc == GS_OK; i++)
-        rc = j.rc[i];
-    int rc2 = output_spread_end(out, j.pos, total, rc == GS_OK);
-    rc = rc ? rc : rc2;
-    *done = 1;
-out:
-    free(j.bytes);
-    free(j.rc);
+    j->bytes[nt] = at;
+    *total = j->skip + at;
+    return GS_OK;
+}
+
+/* Every thread's share written at its offset, as the output laid them out (mapped,
+ * or at offsets): the first error. */
+static int emit_shares(pool_t *pool, spread_job_t *j, const output_layout_t *L)
+{
+    double t0 = stats_now();
+    if (L->how == LAYOUT_MAPPED) {
+        j->map = L->map;
+        pool_run(pool, emit_place, j);
+        stats_add(ST_WRITE, 0, stats_now() - t0);
+    } else {
+        j->fd = L->fd;
+        j->pos = L->pos;
+        pool_run(pool, emit_spread, j);
+    }
+    int rc = GS_OK;
+    for (int i = 0; i < pool_size(pool) && rc == GS_OK; i++)
+        rc = j->rc[i];
     return rc;
 }
 
@@ -295,17 +271,30 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
 {
     size_t hlen = 0;
     const char *h = rtable_header(t, &hlen);
-    int done, where;
+    hlen = h ? hlen : 0;
     progress_phase("writing");
-    int rc = emit_spread_all(t, pool, order, n, sh, out, h, h ? hlen : 0, &done, &where);
-    if (rc || done)
-        return rc;
-    rc = h ? output_write_bytes(out, h, hlen) : GS_OK;
+    spread_job_t sj = { .t = t, .order = order, .n = n, .out = out, .skip = hlen };
+    uint64_t total;
+    int where;
+    int rc = emit_measure_all(pool, &sj, sh, &total, &where);
+    output_layout_t L = { .how = LAYOUT_IN_ORDER };
+    if (rc == GS_OK)
+        rc = output_layout_begin(out, total, h, hlen, &L);
+    if (L.how != LAYOUT_IN_ORDER) {
+        if (rc == GS_OK)
+            rc = emit_shares(pool, &sj, &L);
+        int rc2 = output_layout_end(out, &L, rc == GS_OK);
+        free(sj.bytes);
+        free(sj.rc);
+        return rc ? rc : rc2;
+    }
+    free(sj.bytes);
+    free(sj.rc);
     int nt = pool_size(pool);
     emit_job_t j = { .t = t, .order = order, .where = where,
                      .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
-    if (!j.bufs)
-        return err_set(GS_ENOMEM, "out of memory");
+    if (rc == GS_OK && !j.bufs)
+        rc = err_set(GS_ENOMEM, "out of memory");
     for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {
         j.lo = lo;
         j.hi = n - lo > EMIT_BATCH * (size_t)nt ? lo + EMIT_BATCH * (size_t)nt : n;
@@ -326,8 +315,9 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
                 rc = output_write_bytes(out, j.bufs[i].buf, j.bufs[i].len);
         }
     }
-    for (int i = 0; i < nt; i++)
-        free(j.bufs[i].buf);
+    if (j.bufs)
+        for (int i = 0; i < nt; i++)
+            free(j.bufs[i].buf);
     free(j.bufs);
     return rc;
 }

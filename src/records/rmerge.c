@@ -412,38 +412,24 @@ static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
 int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
 {
     rm_begin(m, out, NULL, NULL);
-    uint64_t total = m->at ? hlen + m->at[m->c.npieces] : 0;
-    char *map = NULL;
-    int spread = 0, rc = GS_OK;
-    if (m->at && total > 0) {   /* known: placed where the file maps, else at offsets */
-        rc = output_place_begin(out, total, &map);
-        if (rc == GS_OK && !map && (rc = output_spread_begin(out, total, &m->fd, &m->pos)) == GS_OK)
-            spread = m->fd >= 0;
-    }
-    if (rc == GS_OK && map) {
-        m->map = map + hlen;
-        if (hlen)
-            output_place_copy(out, map, header, hlen, map + total);
-    } else if (rc == GS_OK && spread) {
-        if (hlen)
-            rc = output_spread_write(out, m->fd, header, hlen, m->pos);
-        m->pos += hlen;
-    } else if (rc == GS_OK && hlen) {
-        rc = output_write_bytes(out, header, hlen);
+    /* Pieces of known bytes: the output chooses where they go (mapped, at offsets);
+     * else in order, each on its turn. */
+    output_layout_t L;
+    int rc = output_layout_begin(out, m->at ? hlen + m->at[m->c.npieces] : 0, header, hlen,
+                                 &L);
+    if (L.how == LAYOUT_MAPPED) {
+        m->map = L.map;
+    } else if (L.how == LAYOUT_AT) {
+        m->fd = L.fd;
+        m->pos = L.pos;
     }
     if (rc == GS_OK)
         rc = rm_run(m);
-    if (map) {
-        int rc2 = output_place_end(out, map, total, rc == GS_OK);
-        rc = rc ? rc : rc2;
-    } else if (spread) {
-        int rc2 = output_spread_end(out, m->pos - hlen, total, rc == GS_OK);
-        rc = rc ? rc : rc2;
-    }
+    int rc2 = output_layout_end(out, &L, rc == GS_OK);
     m->out = NULL;
     m->map = NULL;
     m->fd = -1;
-    return rc;
+    return rc ? rc : rc2;
 }
 
 int rmerge_write_to(rmerge_t *m, rmerge_put_fn put, void *ctx)

@@ -16,6 +16,9 @@
  *                             fallocate that crosses it fails whole (unset: writes
  *                             never fail)
  *   GS_FAULT_ERRNO=ENOSPC|EIO the errno of the failures (default ENOSPC)
+ *   GS_FAULT_NO_FALLOCATE=1   fallocate of such files fails with EOPNOTSUPP, as on
+ *                             a file system without it (gpusort then writes bytes
+ *                             laid out ahead at their offsets, not mapped)
  * Reads (read, readv, pread):
  *   GS_FAULT_READ_PIPES=1     pipes and FIFOs (standard input from a pipe, say) are
  *                             affected too, wherever they are
@@ -93,6 +96,7 @@ static char fault_dir[PATH_MAX];         /* the resolved directory, no trailing 
 static size_t fault_dir_len;             /* 0: the shim is off */
 static uint64_t fault_after = UINT64_MAX;/* GS_FAULT_WRITE_AFTER */
 static int fault_errno = ENOSPC;         /* GS_FAULT_ERRNO */
+static int fault_no_fallocate;           /* GS_FAULT_NO_FALLOCATE */
 static int fault_signal;                 /* GS_FAULT_SIGNAL, or 0 */
 static uint64_t fault_signal_at = 1;     /* GS_FAULT_SIGNAL_AT */
 static long fault_signal_wait;           /* GS_FAULT_SIGNAL_WAIT, milliseconds */
@@ -213,6 +217,8 @@ __attribute__((constructor)) static void fault_init(void)
     if (after && *after)
         fault_after = strtoull(after, NULL, 10);
     fault_errno = fault_parse_errno(getenv("GS_FAULT_ERRNO"), ENOSPC);
+    const char *nofa = getenv("GS_FAULT_NO_FALLOCATE");
+    fault_no_fallocate = nofa && !strcmp(nofa, "1");
     const char *sig = getenv("GS_FAULT_SIGNAL");
     if (sig && *sig)
         fault_signal = fault_parse_signal(sig);
@@ -458,10 +464,15 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
     return real(fd, buf, ok, off);
 }
 
-/* Space given to a file counts as written: a full disk refuses it whole. */
+/* Space given to a file counts as written: a full disk refuses it whole; none is
+ * given where the file system "has no fallocate". */
 int fallocate(int fd, int mode, off_t off, off_t len)
 {
     fallocate_fn real = (fallocate_fn)fault_real("fallocate", &real_fallocate_p);
+    if (fault_no_fallocate && fault_affects(fd)) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
     if (len > 0 && fault_allow(fd, (size_t)len) < (size_t)len) {
         errno = fault_errno;
         return -1;
@@ -472,6 +483,10 @@ int fallocate(int fd, int mode, off_t off, off_t len)
 int fallocate64(int fd, int mode, off64_t off, off64_t len)
 {
     fallocate64_fn real = (fallocate64_fn)fault_real("fallocate64", &real_fallocate64_p);
+    if (fault_no_fallocate && fault_affects(fd)) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
     if (len > 0 && fault_allow(fd, (size_t)len) < (size_t)len) {
         errno = fault_errno;
         return -1;
