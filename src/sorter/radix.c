@@ -407,9 +407,9 @@ void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, 
         goto out;
     if (j->shift > lo) {
         /* Large buckets one at a time with every thread (those past the cache that
-         * hold more than a half of a thread's share), then the others with one
-         * thread each. */
-        size_t alone_max = j->threads > 1 ? n / (2 * (size_t)j->threads) : n;
+         * hold more than a RADIX_ALONE_SHARE-th of a thread's share), then the
+         * others with one thread each. */
+        size_t alone_max = j->threads > 1 ? n / (RADIX_ALONE_SHARE * (size_t)j->threads) : n;
         if (alone_max < RADIX_BUCKET_CACHE / ew)
             alone_max = RADIX_BUCKET_CACHE / ew;
         for (size_t b = 0; b < nb; b++) {
