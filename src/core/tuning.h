@@ -109,7 +109,7 @@
 #define RADIX_INSERTION 16                      /* this many keys or fewer (with values or not) sorted by insertion */
 #define RADIX_PARALLEL_MIN ((size_t)1 << 16)    /* fewer keys are sorted by one thread */
 #define RADIX_BUCKET_CACHE ((size_t)1 << 20)    /* buckets of at most these bytes: one thread, in cache */
-#define RADIX_ALONE_SHARE 2                     /* buckets past the cache of a 2nd of a thread's share or less: one thread each */
+#define RADIX_ALONE_SHARE 2                     /* a bucket past the cache of 1/this of a thread's keys or fewer: one thread's */
 #define RADIX_SLICES_A_THREAD 4                 /* the parallel passes' slices for each thread */
 #define RADIX_SAMPLE 1024                       /* keys sampled to foretell the MSD digit */
 
