@@ -2,8 +2,8 @@
 /* sorter.h: the chunk sorter: what the pipeline asks of a backend.
  *
  * A chunk is n mapped keys (keys.h), 4 or 8 bytes each, to be sorted ascending. Two
- * backends fill in the same object: the CPU's radix sort (cpu.c), always there, and
- * the GPUs' (cuda*.c), which sorts small chunks on the CPU too. The pipeline sees
+ * backends fill in the same object: the CPU's radix sort (cpu.c over radix.c), always
+ * there, and the GPUs' (cuda*.c), which sorts small chunks on the CPU too. The pipeline sees
  * only this: sort a chunk here and now, or submit it to be sorted aside while it
  * reads the next and wait for it; tell the backend how large a chunk is growing, so
  * that it gets ready for it (the GPUs set themselves up, in the background, at the
