@@ -17,9 +17,8 @@ int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t 
         if (rc == GS_OK && L->base) {
             L->how = LAYOUT_MAPPED;
             L->map = L->base + hlen;
-            L->end = L->base + total;
             if (hlen)
-                output_place_copy(o, L->base, header, hlen, L->end);
+                output_place_copy(o, L->base, header, hlen, L->base + total);
             return GS_OK;
         }
         if (rc == GS_OK)

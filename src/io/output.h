@@ -205,8 +205,7 @@ typedef enum {
 
 typedef struct {
     layout_how_t how;
-    char *map;               /* mapped: the first byte after the header; */
-    char *end;               /*   one past the last */
+    char *map;               /* mapped: the first byte after the header */
     int fd;                  /* at offsets: the descriptor (output_spread_write), */
     uint64_t pos;            /*   the offset of the first byte after the header */
     char *base;              /* the output's own: the mapping, */

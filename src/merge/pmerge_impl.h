@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "core/tuning.h"
-#include "merge/ltree.h"
 #include "io/turns.h"
+#include "merge/ltree.h"
 #include "merge/pmerge.h"
 
 typedef struct {
@@ -57,7 +57,6 @@ typedef struct {
     unsigned char *fin;      /* [2K] 1: the node has no keys beyond those at hand */
     char *nodes;             /* [K][PM_NODE_KEYS] inner nodes' buffers */
 } pm_thread_t;
-
 
 /* pmerge.c: prepare the thread's batch of merged keys and hand it on (see there). */
 int pm_flush(pm_thread_t *t, size_t p);

@@ -284,17 +284,17 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
         if (rc == GS_OK)
             rc = emit_shares(pool, &sj, &L);
         int rc2 = output_layout_end(out, &L, rc == GS_OK);
-        free(sj.bytes);
-        free(sj.rc);
-        return rc ? rc : rc2;
+        rc = rc ? rc : rc2;
     }
     free(sj.bytes);
     free(sj.rc);
+    if (rc || L.how != LAYOUT_IN_ORDER)
+        return rc;
     int nt = pool_size(pool);
     emit_job_t j = { .t = t, .order = order, .where = where,
                      .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
-    if (rc == GS_OK && !j.bufs)
-        rc = err_set(GS_ENOMEM, "out of memory");
+    if (!j.bufs)
+        return err_set(GS_ENOMEM, "out of memory");
     for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {
         j.lo = lo;
         j.hi = n - lo > EMIT_BATCH * (size_t)nt ? lo + EMIT_BATCH * (size_t)nt : n;
@@ -315,9 +315,8 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
                 rc = output_write_bytes(out, j.bufs[i].buf, j.bufs[i].len);
         }
     }
-    if (j.bufs)
-        for (int i = 0; i < nt; i++)
-            free(j.bufs[i].buf);
+    for (int i = 0; i < nt; i++)
+        free(j.bufs[i].buf);
     free(j.bufs);
     return rc;
 }

@@ -342,10 +342,6 @@ void *radix_sort_cpu_pairs(pool_t *pool, void *keys, uint64_t *vals, void *tmp, 
      * pass is stable, so keys that agree above them keep their order. */
     uint64_t above = from >= 64 ? 0 : ~(uint64_t)0 << from;
     size_t w = (size_t)width, ew = w + (vals ? RADIX_VAL : 0);   /* a key's, an element's bytes */
-    if (n <= RADIX_INSERTION) {
-        radix_insertion(keys, vals, n, width, above);
-        return keys;
-    }
     if (ew * n <= RADIX_BUCKET_CACHE)
         return radix_small(keys, vals, tmp, vtmp, n, width, above);
     radix_job_t *j = calloc(1, sizeof *j);

@@ -10,7 +10,7 @@
 #include "sorter/radix_impl.h"
 
 /* Insertion, stably: equal keys stay behind one another. */
-void radix_insertion(void *keys, uint64_t *vals, size_t n, int width, uint64_t above)
+static void radix_insertion(void *keys, uint64_t *vals, size_t n, int width, uint64_t above)
 {
     for (size_t r = 1; r < n; r++) {
         uint64_t k = radix_key(keys, r, width), v = vals ? vals[r] : 0;
@@ -126,12 +126,16 @@ void *radix_lsd(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n,
     return radix_lsd_width(keys, vals, tmp, vtmp, n, lo, hi, hist, 8);
 }
 
-/* Keys that fit a core's cache, by this thread: their varying bits above `above`'s
- * found, then LSD passes on them, the counters on the stack where the digits are
+/* Keys that fit a core's cache, by this thread: a few by insertion; else their
+ * varying bits above `above`'s found, then LSD passes on them, the counters on the stack where the digits are
  * RADIX_MIN_BITS. Returns keys or tmp, or NULL: no memory. */
 void *radix_small(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n, int width,
                   uint64_t above)
 {
+    if (n <= RADIX_INSERTION) {
+        radix_insertion(keys, vals, n, width, above);
+        return keys;
+    }
     uint64_t o = 0, a = ~(uint64_t)0;
     for (size_t i = 0; i < n; i++) {
         uint64_t v = radix_key(keys, i, width);

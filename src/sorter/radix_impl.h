@@ -54,10 +54,6 @@ static inline __attribute__((always_inline)) void radix_put(void *keys, size_t i
         ((uint64_t *)keys)[i] = v;
 }
 
-/* Sort keys[0..n) (and vals beside them, where not NULL) stably by insertion, on
- * their bits in `above`. */
-void radix_insertion(void *keys, uint64_t *vals, size_t n, int width, uint64_t above);
-
 /* Sort keys[0..n) (width 4 or 8), vals beside them where not NULL, on bits [lo,
  * hi) by LSD passes, using tmp and vtmp (room for n each); hist has room for
  * RADIX_MAX_DIGITS * RADIX_MAX_BUCKETS counters. Returns the buffer that holds the
@@ -65,8 +61,8 @@ void radix_insertion(void *keys, uint64_t *vals, size_t n, int width, uint64_t a
 void *radix_lsd(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n, int lo, int hi,
                 uint32_t *hist, int width);
 
-/* Keys that fit a core's cache, by this thread, on their bits in `above` that
- * vary. Returns keys or tmp, or NULL: no memory. */
+/* Keys that fit a core's cache, by this thread (a few by insertion), on their bits
+ * in `above` that vary. Returns keys or tmp, or NULL: no memory. */
 void *radix_small(void *keys, uint64_t *vals, void *tmp, uint64_t *vtmp, size_t n, int width,
                   uint64_t above);
 
