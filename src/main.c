@@ -16,7 +16,7 @@
 int main(int argc, char **argv)
 {
     opts_t o;
-    settings_t s;
+    settings_t s = { 0 };
     int e = stdfds_open(), rc = GS_OK;
     if (e)
         rc = err_sys(GS_EIO, e, "cannot open /dev/null for a closed standard descriptor");
@@ -32,6 +32,7 @@ int main(int argc, char **argv)
         rc = opt_settings(&o, &s);
     if (rc == GS_OK)
         rc = run(&s);
+    opt_settings_free(&s);
     cleanup_remove_all();
     /* A reader went away: as killed by SIGPIPE, unless our parent ignored it. */
     if (rc == GS_EPIPE && !cleanup_sigpipe_ignored())

@@ -83,8 +83,10 @@ uint64_t opt_size_bytes(const size_arg_t *s, uint64_t total, uint64_t dflt);
 /* Resolve o into s (settings.c): the defaults applied, -S in bytes (raised to the
  * least that works), the temporary directory, and with --device=all or a list the
  * GPUs checked to exist (sort mode only: -m and -c use none). GS_OK or GS_EUSAGE
- * with the message set. s->inputs points into o, which must outlive s. */
+ * with the message set; opt_settings_free() either way. s->sources name the
+ * operands in o, which must outlive s. */
 int opt_settings(const opts_t *o, settings_t *s);
+void opt_settings_free(settings_t *s);
 
 /* --help and --version (usage.c), on standard output. */
 void opt_usage(void);

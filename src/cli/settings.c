@@ -15,7 +15,6 @@
 #include "core/tuning.h"
 #include "sorter/sorter.h"
 
-static char *const stdin_only[] = { "-" };
 
 /* -S in bytes: by default half of the memory gpusort may have (physical memory, as
  * sort takes, or less where a cgroup's limit is less), and at most a quarter of the
@@ -154,8 +153,14 @@ int opt_settings(const opts_t *o, settings_t *s)
     s->in_format = o->in_format;
     s->out_format = o->out_format;
     s->big_endian = o->big_endian;
-    s->inputs = o->nfiles ? o->files : stdin_only;
-    s->ninputs = o->nfiles ? o->nfiles : 1;
+    s->nsources = o->nfiles ? o->nfiles : 1;
+    source_t *src = calloc((size_t)s->nsources, sizeof *src);
+    if (!src)
+        return err_set(GS_ENOMEM, "out of memory");
+    for (int i = 0; i < s->nsources; i++)
+        src[i] = (source_t){ .path = o->nfiles ? o->files[i] : "-", .fd = -1,
+                             .header = o->header };
+    s->sources = src;
     s->output = o->output;
     s->buffer_bytes = opt_buffer_bytes(o);
     s->buffer_given = o->buffer_size.set;
@@ -184,4 +189,10 @@ int opt_settings(const opts_t *o, settings_t *s)
     s->progress = o->progress;
     s->stats = o->stats;
     return opt_gpus(o, s);
+}
+
+void opt_settings_free(settings_t *s)
+{
+    free((source_t *)s->sources);
+    s->sources = NULL;
 }

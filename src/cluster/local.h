@@ -12,21 +12,15 @@
 #include "cluster/share.h"
 #include "core/settings.h"
 
-/* Sort sh's spans (staged as one file, stage.h) into a new scratch file: *fd, of
- * *size bytes; *read_s the seconds the staging took (the share's reading). GS_OK
- * or an error, its message naming the input and line. */
-int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size,
-               double *read_s);
+/* Sort sh's spans into a new scratch file: *fd, of *size bytes. The engine reads
+ * the spans where they are, as byte ranges of the inputs (core/source.h): its
+ * messages name the input and its line. GS_OK or an error. */
+int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size);
 
 /* The sorted files[0..n) (-1: none) sorted again by the engine as its inputs, in
  * that order, into out from its position (name: what messages call it): what
  * merging them would write, where equal keys are equal bytes (bare numbers;
  * merge.h says when). GS_OK or an error. */
 int local_resort(const settings_t *set, const int *files, int n, int out, const char *name);
-
-/* Standard output made out, where the engine's output (io/output.h) writes: *save
- * what it was, for local_stdout_back(). GS_OK or an error. */
-int local_stdout(int out, int *save);
-void local_stdout_back(int save);
 
 #endif

@@ -224,16 +224,12 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
 
 /* ---- the writing ------------------------------------------------------------------- */
 
-/* Run the merge with standard output out (the engine's output writes there; name
- * what its messages call it), put back after. */
+/* Run the merge into out from its position (name: what messages call it). */
 static int merge_into(merge_t *m, int out, const char *name)
 {
-    int save, rc = local_stdout(out, &save);
-    if (rc)
-        return rc;
     output_t *o = NULL;
-    output_cfg_t cfg = { .path = NULL, .name = name, .pool = m->pool };
-    rc = output_open(&o, &cfg);
+    output_cfg_t cfg = { .path = NULL, .fd = out, .name = name, .pool = m->pool };
+    int rc = output_open(&o, &cfg);
     if (rc == GS_OK)
         rc = rmerge_write(m->rm, o, NULL, 0);
     if (o) {
@@ -242,7 +238,6 @@ static int merge_into(merge_t *m, int out, const char *name)
         else
             output_abort(o);
     }
-    local_stdout_back(save);
     return rc;
 }
 

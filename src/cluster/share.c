@@ -31,7 +31,7 @@ static uint64_t share_key_width(const settings_t *set)
 
 static int share_read_error(const settings_t *set, int f, int e)
 {
-    char *name = err_escaped(set->inputs[f]);
+    char *name = err_escaped(set->sources[f].path);
     int rc = err_sys(GS_EIO, e, "read error on '%s'", name ? name : "?");
     free(name);
     return rc;
@@ -42,7 +42,7 @@ static int share_read_error(const settings_t *set, int f, int e)
 static int share_find(const settings_t *set, int f, uint64_t size, uint64_t from, char term,
                       uint64_t *at)
 {
-    int fd = open(set->inputs[f], O_RDONLY | O_CLOEXEC);
+    int fd = open(set->sources[f].path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return share_read_error(set, f, errno);
     char *buf = malloc(SHARE_PROBE);
@@ -106,8 +106,8 @@ static int share_check(const settings_t *set, share_t *sh)
     char *odd = NULL;           /* bare binary keys: the first input not whole keys */
     uint64_t odd_bytes = 0, w = share_key_width(set);
     int rc = GS_OK;
-    for (int f = 0; f < set->ninputs && rc == GS_OK; f++) {
-        const char *path = set->inputs[f];
+    for (int f = 0; f < set->nsources && rc == GS_OK; f++) {
+        const char *path = set->sources[f].path;
         if (strcmp(path, "-") == 0)
             return err_set(GS_EUSAGE, "standard input cannot be shared among ranks: "
                            "name the input files");
@@ -144,13 +144,13 @@ static int share_check(const settings_t *set, share_t *sh)
         free(name);
     }
     if (rc == GS_OK && w && sh->total % w) {   /* as the engine says it (ctx_odd_keys) */
-        if (set->ninputs == 1)
+        if (set->nsources == 1)
             rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
                          odd, (unsigned long long)odd_bytes, (int)w);
         else
             rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the "
                          "%d inputs together: %llu bytes)", odd, (unsigned long long)odd_bytes,
-                         (int)w, set->ninputs, (unsigned long long)sh->total);
+                         (int)w, set->nsources, (unsigned long long)sh->total);
     }
     free(odd);
     return rc;
@@ -159,8 +159,8 @@ static int share_check(const settings_t *set, share_t *sh)
 int share_plan(const settings_t *set, int rank, int nranks, share_t *sh)
 {
     memset(sh, 0, sizeof *sh);
-    sh->sizes = calloc((size_t)set->ninputs, sizeof *sh->sizes);
-    sh->spans = calloc((size_t)set->ninputs, sizeof *sh->spans);
+    sh->sizes = calloc((size_t)set->nsources, sizeof *sh->sizes);
+    sh->spans = calloc((size_t)set->nsources, sizeof *sh->spans);
     if (!sh->sizes || !sh->spans)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = share_check(set, sh);
@@ -174,14 +174,13 @@ int share_plan(const settings_t *set, int rank, int nranks, share_t *sh)
     if (rc)
         return rc;
     uint64_t start = 0;
-    for (int f = 0; f < set->ninputs; f++) {
+    for (int f = 0; f < set->nsources; f++) {
         uint64_t end = start + sh->sizes[f];
         uint64_t lo = a > start ? a : start, hi = b < end ? b : end;
         if (lo < hi)
             sh->spans[sh->nspans++] = (span_t){
                 .input = f, .off = lo - start, .len = hi - lo,
-                .header = set->header && share_text(set) && lo == start,
-                .at_end = hi == end };
+                .header = set->header && share_text(set) && lo == start };
         start = end;
     }
     return GS_OK;
@@ -192,14 +191,14 @@ int share_header(const settings_t *set, const share_t *sh, char **line, size_t *
     *line = NULL;
     *len = 0;
     char term = set->zero_terminated ? '\0' : '\n';
-    for (int f = 0; f < set->ninputs; f++) {
+    for (int f = 0; f < set->nsources; f++) {
         if (sh->sizes[f] == 0)
             continue;
         uint64_t at;
         int rc = share_find(set, f, sh->sizes[f], 0, term, &at);
         if (rc)
             return rc;
-        int fd = open(set->inputs[f], O_RDONLY | O_CLOEXEC);
+        int fd = open(set->sources[f].path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return share_read_error(set, f, errno);
         size_t n = (size_t)(at < sh->sizes[f] ? at : sh->sizes[f]);

@@ -19,11 +19,9 @@
 
 /* A piece of one input. */
 typedef struct {
-    int input;          /* its index in settings_t.inputs */
+    int input;          /* its index in settings_t.sources */
     uint64_t off, len;  /* bytes [off, off + len) of it */
     int header;         /* --header: it starts the input, whose first line is skipped */
-    int at_end;         /* it ends the input (text: a line's end is owed after it
-                           where the input does not end with one) */
 } span_t;
 
 typedef struct {

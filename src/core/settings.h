@@ -14,6 +14,7 @@
 
 #include "core/keydef.h"
 #include "core/keys.h"
+#include "core/source.h"
 
 typedef enum { FMT_TEXT, FMT_BINARY } format_t;
 typedef enum { MODE_SORT, MODE_MERGE, MODE_CHECK, MODE_CHECK_QUIET } run_mode_t;
@@ -46,12 +47,16 @@ typedef struct {
     format_t out_format;
     int big_endian;             /* byte order of binary keys (default little) */
     /* inputs and output */
-    char *const *inputs;        /* the inputs, at least one; "-" is standard input */
-    int ninputs;
+    const source_t *sources;    /* the inputs, at least one (source.h): the
+                                   operands ("-" is standard input), or gpusort-mpi's
+                                   ranges of them */
+    int nsources;
     const char *output;         /* -o FILE; NULL: standard output */
-    const char *output_name;    /* where output is NULL: what messages call standard
-                                   output (NULL: "standard output"); gpusort-mpi
-                                   points it at the file behind it */
+    int output_fd;              /* where output is NULL: the descriptor written from
+                                   its position (0: standard output; gpusort-mpi's
+                                   scratch files and ranges of its output) */
+    const char *output_name;    /* where output is NULL: what messages call it (NULL:
+                                   "standard output") */
     /* resources */
     size_t buffer_bytes;        /* -S in bytes: host memory for chunks and runs */
     int buffer_given;           /* 1: -S was given (else buffer_bytes is the default) */
@@ -79,7 +84,9 @@ typedef struct {
     int field_sep;              /* -t SEP: the separating byte; -1: sort's blank runs */
     int stable;                 /* -s: equal keys in input order, no last resort */
     int zero_terminated;        /* -z: lines end with NUL */
-    int header;                 /* --header: each text input's first line */
+    int header;                 /* --header: the output starts with the first header
+                                   line read (which sources' first lines are headers
+                                   each source says: source_t.header) */
     size_t record_size;         /* --record-size: bytes a binary record; 0: bare keys */
     size_t key_offset;          /* --key-offset: the key's first byte in a record */
     /* reporting */

@@ -171,17 +171,19 @@ static int output_open_file(output_t *o, const char *path)
  * file as well (messages would land among the placed bytes): mapping needs a
  * descriptor open for reading and writing, which a shell's "> FILE" does not give,
  * so the file is opened again through /proc/self/fd/1. That descriptor, or -1. */
-static int output_stdout_map_fd(void)
+static int output_stdout_map_fd(int out)
 {
 #ifdef __linux__
     struct stat st, other;
-    int fl = fcntl(STDOUT_FILENO, F_GETFL);
-    if (fl < 0 || (fl & O_APPEND) || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+    int fl = fcntl(out, F_GETFL);
+    if (fl < 0 || (fl & O_APPEND) || fstat(out, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
     if (fstat(STDERR_FILENO, &other) == 0 && other.st_dev == st.st_dev &&
         other.st_ino == st.st_ino)
         return -1;
-    int fd = open("/proc/self/fd/1", O_RDWR | O_CLOEXEC);
+    char link[32];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", out);
+    int fd = open(link, O_RDWR | O_CLOEXEC);
     if (fd >= 0 && (fstat(fd, &other) != 0 || other.st_dev != st.st_dev ||
                     other.st_ino != st.st_ino)) {
         close(fd);
@@ -189,6 +191,7 @@ static int output_stdout_map_fd(void)
     }
     return fd;
 #else
+    (void)out;
     return -1;
 #endif
 }
@@ -198,9 +201,7 @@ static int output_is_input(const output_cfg_t *cfg, const struct stat *st)
 {
     for (int i = 0; i < cfg->ninputs; i++) {
         struct stat in;
-        const char *f = cfg->inputs[i];
-        int r = strcmp(f, "-") == 0 ? fstat(STDIN_FILENO, &in) : stat(f, &in);
-        if (r == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+        if (source_stat(&cfg->inputs[i], &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
             return 1;
     }
     return 0;
@@ -213,7 +214,7 @@ static int output_guard_inputs(output_t *o)
 {
     struct stat st;
     if (o->inplace ? stat(o->inplace, &st) != 0
-                   : o->cfg.path || fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode))
+                   : o->cfg.path || fstat(o->out, &st) != 0 || !S_ISREG(st.st_mode))
         return GS_OK;
     if (!output_is_input(&o->cfg, &st))
         return GS_OK;
@@ -240,7 +241,7 @@ static int output_copy_back(output_t *o)
         return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
     uint64_t len = (uint64_t)st.st_size;
     if (!o->inplace) {
-        int e = fdio_copy(o->fd, 0, STDOUT_FILENO, -1, len);
+        int e = fdio_copy(o->fd, 0, o->out, -1, len);
         return e ? err_sys(e == EPIPE ? GS_EPIPE : GS_EIO, e, "write error on '%s'", o->name)
                  : GS_OK;
     }
@@ -276,15 +277,16 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     job_init(&o->writer);
     job_init(&o->ahead);
     int rc = GS_OK;
+    o->out = cfg->path || !cfg->fd ? STDOUT_FILENO : cfg->fd;
     if (!cfg->path) {
-        o->fd = STDOUT_FILENO;
+        o->fd = o->out;
         o->name = cfg->name ? err_escaped(cfg->name) : strdup("standard output");
-        if (o->name && stdfds_was_closed(STDOUT_FILENO))
+        if (o->name && !cfg->fd && stdfds_was_closed(STDOUT_FILENO))
             rc = err_sys(GS_EIO, EBADF, "write error on 'standard output'");
 #ifdef F_SETPIPE_SZ
         (void)fcntl(o->fd, F_SETPIPE_SZ, PIPE_BYTES);   /* as for standard input */
 #endif
-        o->map_fd = output_stdout_map_fd();
+        o->map_fd = output_stdout_map_fd(o->out);
     } else {
         o->name = err_escaped(cfg->path);
     }
@@ -365,7 +367,7 @@ int output_commit(output_t *o)
         rc = output_ahead_cut(o);
     if (rc == GS_OK && o->aside)
         rc = output_copy_back(o);
-    if (o->fd != STDOUT_FILENO && o->fd >= 0) {
+    if (o->fd != o->out && o->fd >= 0) {
         if (close(o->fd) != 0 && rc == GS_OK)
             rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
         o->fd = -1;
@@ -397,7 +399,7 @@ void output_abort(output_t *o)
         return;
     output_ahead_end(o);   /* before the descriptor it writes to is closed */
     output_drain(o);
-    if (o->fd != STDOUT_FILENO && o->fd >= 0)
+    if (o->fd != o->out && o->fd >= 0)
         close(o->fd);
     o->fd = -1;
     if (o->tmp_path)

@@ -17,12 +17,15 @@
 #include <sys/stat.h>
 #include "core/keys.h"
 #include "core/pool.h"
+#include "core/source.h"
 
 typedef struct {
     const char *path;      /* -o FILE, or NULL for standard output */
-    const char *name;      /* where path is NULL: what messages call standard
-                              output (NULL: "standard output"; gpusort-mpi writes
-                              its files through it) */
+    int fd;                /* where path is NULL: the descriptor written, from its
+                              position, as standard output is (0: standard
+                              output; gpusort-mpi's files) */
+    const char *name;      /* where path is NULL: what messages call it (NULL:
+                              "standard output") */
     const keymap_t *km;
     int binary;            /* 1: raw fixed-width keys */
     int big_endian;        /* binary byte order */
@@ -31,8 +34,8 @@ typedef struct {
     size_t map_release;    /* text placed: bytes each thread fills between two
                               releases of the pages filled (0: WRITE_RELEASE;
                               the tests ask for few) */
-    char *const *inputs;   /* the run's inputs ("-": standard input), never to be
-                              written before they are read: see output_open() */
+    const source_t *inputs;/* the run's inputs, never to be written before they are
+                              read: see output_open() */
     int ninputs;
     const char *tmpdir;    /* where the output goes first when it would write into
                               one of them */

@@ -28,6 +28,8 @@ typedef struct {
 struct output {
     output_cfg_t cfg;
     int fd;
+    int out;                 /* the descriptor standing for standard output: cfg.fd,
+                                or STDOUT_FILENO (never closed here) */
     char *name;              /* for messages: -o's FILE (escaped), or "standard output" */
     int dirfd;               /* with a temporary: FILE's directory, */
     char *base;              /* FILE's name in it, */
@@ -51,7 +53,7 @@ struct output {
     size_t page;             /* the page size */
     off_t place_pos;         /* where the placed bytes start (output_place_begin), */
     size_t place_lead;       /* and their offset in the mapping's first page */
-    int map_fd;              /* standard output's file opened again to be mapped
+    int map_fd;              /* out's file opened again to be mapped
                                 (outfile.c), or -1 */
     /* the writer job: writes each full set in turn, the pool filling the other */
     job_t writer;

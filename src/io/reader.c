@@ -80,62 +80,50 @@ static int kreader_window(kreader_t *r, uint64_t from, uint64_t to)
 
 /* ---- opening and reading --------------------------------------------------------- */
 
-int kreader_open(kreader_t **out, const char *path, const kreader_cfg_t *cfg)
+int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
 {
     kreader_t *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(GS_ENOMEM, "out of memory");
     r->map_watch = -1;
+    r->file.fd = -1;
     job_init(&r->ahead);
+    r->src = *src;
     r->cfg = *cfg;
     if (!r->cfg.block_bytes)
         r->cfg.block_bytes = READ_BLOCK_DEFAULT;
     r->width = cfg->record_size ? (int)cfg->record_size : cfg->km->width;
-    r->name = err_escaped(path);   /* for messages */
-    if (!r->name) {
+    int rc = source_open(src, &r->file);
+    if (rc) {
         kreader_close(r);
-        return err_set(GS_ENOMEM, "out of memory");
+        return rc;
     }
-    if (strcmp(path, "-") == 0) {
-        if (stdfds_was_closed(STDIN_FILENO)) {
-            int rc = err_sys(GS_EIO, EBADF, "read error on '-'");
-            kreader_close(r);
-            return rc;
-        }
-        r->fd = STDIN_FILENO;
+    r->fd = r->file.fd;
+    r->name = r->file.name;   /* for messages */
+    if (r->file.stdin_) {
 #ifdef F_SETPIPE_SZ
         /* A larger pipe: fewer switches between its two ends (a file or a terminal
          * refuses it, harmlessly). */
         (void)fcntl(r->fd, F_SETPIPE_SZ, PIPE_BYTES);
 #endif
-    } else {
-        r->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (r->fd < 0) {
-            int e = errno;
-            int rc = err_sys(GS_EIO, e, "cannot read '%s'", r->name);
-            kreader_close(r);
-            return rc;
-        }
-        r->close_fd = 1;
-        struct stat st;
-        if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            int rc = err_sys(GS_EIO, EISDIR, "cannot read '%s'", r->name);
-            kreader_close(r);
-            return rc;
-        }
-        r->regular = S_ISREG(st.st_mode);
-        r->size = (uint64_t)st.st_size;
+    } else if (r->file.regular) {
+        /* Read with pread(2) over [start, end): the range the source names. */
+        r->regular = 1;
+        r->ranged = !src->path;
+        r->off = r->file.start;
+        r->size = r->file.end;
 #ifdef POSIX_FADV_SEQUENTIAL
-        posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        posix_fadvise(r->fd, (off_t)r->off, (off_t)(r->size - r->off), POSIX_FADV_SEQUENTIAL);
 #endif
     }
-    r->header_done = cfg->binary || !cfg->header;
-    if (r->regular && !cfg->binary && r->size >= READ_MAP_MIN && r->header_done &&
+    r->header_done = cfg->binary || !src->header;
+    if (r->regular && !cfg->binary && r->size - r->off >= READ_MAP_MIN && r->header_done &&
         !cfg->zero_terminated) {
         /* Mapped where its first window maps and is watched; else read the plain
          * way. */
-        uint64_t first = r->size < r->cfg.block_bytes ? r->size : r->cfg.block_bytes;
-        r->mapped = kreader_window(r, 0, first) == 0 && r->map_watch >= 0;
+        uint64_t left = r->size - r->off;
+        uint64_t first = r->off + (left < r->cfg.block_bytes ? left : r->cfg.block_bytes);
+        r->mapped = kreader_window(r, r->off, first) == 0 && r->map_watch >= 0;
         if (!r->mapped)
             kreader_unmap(r);
     }
@@ -192,11 +180,15 @@ static void kreader_fill_share(void *arg, int t, int nt)
 
 /* Fill dst[0..len) of a regular file from r->off, on the read pool where the file
  * holds more than a piece. The bytes read are the pieces' prefix up to the first
- * short one (the end of the file). Sets *got and r->eof. */
+ * short one (the end of the file), or up to a range's end. Sets *got and r->eof. */
 int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
 {
     *got = 0;
     uint64_t left = r->size > r->off ? r->size - r->off : 0;
+    if (r->ranged && len >= left) {   /* a whole file is read on past its size, */
+        len = (size_t)left;           /* a range to its end only */
+        r->eof = 1;
+    }
     size_t npieces = (len + READ_PIECE - 1) / READ_PIECE;
     size_t one = 0;
     fill_job_t j = { .fd = r->fd, .dst = dst, .len = len, .off = r->off, .npieces = npieces,
@@ -239,7 +231,7 @@ static int kreader_settle(kreader_t *r, char *p, size_t len)
 {
     if (r->cfg.binary)
         return GS_OK;
-    char term = r->cfg.zero_terminated ? '\0' : '\n';
+    char term = kreader_term(r);
     if (!r->header_done && len > 0) {
         char *e = memchr(p, term, len);
         size_t take = e ? (size_t)(e - p) + 1 : len;
@@ -476,7 +468,7 @@ uint64_t kreader_position(kreader_t *r, size_t i)
     if (r->cfg.binary)
         return r->keys_before + i + 1;
     size_t off = tn_token_offset(r->buf, r->used, i);
-    return r->lines_before + tn_count_lines(r->buf, off) + 1;
+    return source_line(&r->src, kreader_term(r), r->lines_before + tn_count_lines(r->buf, off) + 1);
 }
 
 const char *kreader_name(const kreader_t *r)
@@ -509,9 +501,7 @@ void kreader_close(kreader_t *r)
         job_cancel(&r->ahead);
     pool_destroy(r->readers);
     kreader_unmap(r);
-    if (r->close_fd && r->fd >= 0)
-        close(r->fd);
-    free(r->name);
+    source_close(&r->file);
     free(r->bufs[0]);
     free(r->bufs[1]);
     free(r->keys);

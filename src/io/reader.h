@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "core/keys.h"
 #include "core/pool.h"
+#include "core/source.h"
 
 /* Bytes of a binary key that straddle two inputs (the contract concatenates them). */
 typedef struct {
@@ -38,13 +39,13 @@ typedef struct {
                             decoded), never carried */
     int zero_terminated; /* text: lines end with NUL (-z), and LF is white space like
                             any other */
-    int header;          /* text: the first line is a header, not keys (--header) */
 } kreader_cfg_t;
 
 typedef struct kreader kreader_t;
 
-/* Open path ("-" is standard input). GS_OK, or GS_EIO with the message set. */
-int kreader_open(kreader_t **r, const char *path, const kreader_cfg_t *cfg);
+/* Open src (source.h: a file, standard input, or a range of a descriptor; its first
+ * line a header where src->header). GS_OK, or GS_EIO with the message set. */
+int kreader_open(kreader_t **r, const source_t *src, const kreader_cfg_t *cfg);
 
 /* The next block of keys: *keys points into the reader and stays valid until the
  * next call; *n == 0 at the end. Returns GS_OK, or GS_EINPUT / GS_EIO / GS_ENOMEM
@@ -82,7 +83,7 @@ int kreader_read_keys(kreader_t *r, void *dst, size_t max, size_t *n);
  * index in the file for binary. */
 uint64_t kreader_position(kreader_t *r, size_t i);
 
-/* The input's header line (cfg.header), its terminator included where the input
+/* The input's header line (its source's header), its terminator included where the input
  * had one: *len bytes, or NULL where the input is empty. Whole once kreader_next()
  * (or kreader_next_into()) has returned once. */
 const char *kreader_header(const kreader_t *r, size_t *len);

@@ -10,15 +10,21 @@
 #include <stdint.h>
 
 #include "core/job.h"
+#include "core/source.h"
 #include "io/reader.h"
 
 struct kreader {
-    char *name;              /* for messages: the path (escaped), or "-" */
-    int fd;
-    int close_fd;            /* 1 unless fd is standard input */
-    int regular;             /* a regular file we opened: read with pread at off */
+    source_t src;            /* what was opened */
+    source_file_t file;      /* and how: its descriptor, range and name */
+    char *name;              /* for messages: file.name */
+    int fd;                  /* file.fd */
+    int regular;             /* a regular file (not standard input): read with pread
+                                at off */
     uint64_t off;            /* its next offset */
-    uint64_t size;           /* its size when opened */
+    uint64_t size;           /* where its bytes end: the range's end, at most the
+                                file's size when opened */
+    int ranged;              /* 1: a range of a descriptor, read to size only (a
+                                whole file is read on to its end, should it grow) */
     kreader_cfg_t cfg;
     int width;               /* key bytes */
     char *bufs[2];           /* raw buffers, used in turn */
@@ -58,6 +64,12 @@ struct kreader {
     uint64_t keys_before;    /* keys before the last block */
     size_t block_keys;       /* keys in the last block */
 };
+
+/* The byte that ends the input's lines: for source_line(). */
+static inline char kreader_term(const kreader_t *r)
+{
+    return r->cfg.zero_terminated ? '\0' : '\n';
+}
 
 /* Make r->buf the next block (reader.c): r->used its bytes, 0 at the end. */
 int kreader_advance(kreader_t *r);

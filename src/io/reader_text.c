@@ -111,7 +111,7 @@ static const char *text_hint(const kreader_t *r, const char *blk, size_t blen,
 {
     unsigned char c = (unsigned char)tok[0];
     int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    int first = line == 1 && !r->cfg.header;
+    int first = line == 1 && !r->src.header;
     if (!word)
         return "";
     if (text_line_has_more(blk, blen, tok, len))
@@ -135,10 +135,10 @@ static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *blk,
     err_escape(q, sizeof q, tok, res->err_len, 40);
     if (res->status == TN_RANGE)
         return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'%s", r->name,
-                       (unsigned long long)line, key_type_name(r->cfg.km->type), q,
+                       (unsigned long long)source_line(&r->src, kreader_term(r), line), key_type_name(r->cfg.km->type), q,
                        key_range_hint(hint, sizeof hint, tok, res->err_len, r->cfg.km->type));
     return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'%s", r->name,
-                   (unsigned long long)line, q,
+                   (unsigned long long)source_line(&r->src, kreader_term(r), line), q,
                    text_hint(r, blk, blen, tok, res->err_len, line));
 }
 

@@ -13,7 +13,7 @@ int check_run(ctx_t *c)
     kreader_cfg_t cfg = ctx_reader_cfg(c, 0);
     kreader_t *r;
     progress_phase("checking");
-    int rc = kreader_open(&r, c->set->inputs[0], &cfg);
+    int rc = kreader_open(&r, &c->set->sources[0], &cfg);
     if (rc)
         return rc;
     uint64_t pos = 0, key = 0;

@@ -16,25 +16,23 @@ int ctx_input_bytes(const ctx_t *c, uint64_t *bytes)
 {
     const settings_t *set = c->set;
     *bytes = 0;
-    for (int i = 0; i < set->ninputs; i++) {
-        struct stat st;
-        const char *f = set->inputs[i];
-        int r = strcmp(f, "-") == 0 ? fstat(0, &st) : stat(f, &st);
-        if (r != 0 || !S_ISREG(st.st_mode))
+    for (int i = 0; i < set->nsources; i++) {
+        uint64_t b;
+        if (!source_bytes(&set->sources[i], &b))
             return 0;
-        *bytes += (uint64_t)st.st_size;
+        *bytes += b;
     }
     return 1;
 }
 
 int ctx_odd_keys(const ctx_t *c, const char *odd_name, uint64_t odd_bytes, uint64_t total)
 {
-    if (c->set->ninputs == 1)
+    if (c->set->nsources == 1)
         return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
                        odd_name, (unsigned long long)odd_bytes, c->km.width);
     return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the %d "
                    "inputs together: %llu bytes)", odd_name, (unsigned long long)odd_bytes,
-                   c->km.width, c->set->ninputs, (unsigned long long)total);
+                   c->km.width, c->set->nsources, (unsigned long long)total);
 }
 
 kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
@@ -46,7 +44,6 @@ kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
         .pool = c->pool,
         .block_bytes = block,
         .zero_terminated = c->set->zero_terminated,
-        .header = c->set->header,
     };
     return cfg;
 }
@@ -55,14 +52,15 @@ output_cfg_t ctx_output_cfg(const ctx_t *c)
 {
     output_cfg_t cfg = {
         .path = c->set->output,
+        .fd = c->set->output_fd,
         .name = c->set->output_name,
         .km = &c->km,
         .binary = c->set->out_format == FMT_BINARY,
         .big_endian = c->set->big_endian,
         .zero_terminated = c->set->zero_terminated,
         .pool = c->pool,
-        .inputs = c->set->inputs,
-        .ninputs = c->set->ninputs,
+        .inputs = c->set->sources,
+        .ninputs = c->set->nsources,
         .tmpdir = c->set->tmpdir,
     };
     return cfg;
@@ -87,7 +85,7 @@ int ctx_keep_header(ctx_t *c, const kreader_t *r)
 
 int ctx_write_header(const ctx_t *c, output_t *out)
 {
-    return c->header ? output_write_bytes(out, c->header, c->header_len) : GS_OK;
+    return c->header && c->set->header ? output_write_bytes(out, c->header, c->header_len) : GS_OK;
 }
 
 int ctx_finish(int rc, output_t *out)

@@ -27,7 +27,7 @@ static uint64_t engine_binary_width(const ctx_t *c)
 static size_t engine_input_keys(const ctx_t *c, uint64_t bytes)
 {
     uint64_t keys = c->set->in_format == FMT_BINARY ? bytes / engine_binary_width(c)
-                                                    : bytes / 2 + (uint64_t)c->set->ninputs;
+                                                    : bytes / 2 + (uint64_t)c->set->nsources;
     /* Records' wide keys are sorted with their indices, 24 bytes a key on the device
      * where a packed word takes 16 (sorter_sort_index): room for them as words. */
     if (settings_records(c->set))
@@ -41,15 +41,14 @@ static uint64_t engine_estimate_keys(const ctx_t *c, uint64_t bytes)
 {
     if (c->set->in_format == FMT_BINARY || bytes == 0)
         return bytes / engine_binary_width(c);
-    const char *first = c->set->inputs[0];
-    int stdin_ = strcmp(first, "-") == 0;
-    int fd = stdin_ ? 0 : open(first, O_RDONLY);
-    if (fd < 0)
-        return 0;
+    source_file_t f;
     char sample[64 << 10];
-    ssize_t got = pread(fd, sample, sizeof sample, 0);   /* the offset stays */
-    if (!stdin_)
-        close(fd);
+    ssize_t got = -1;
+    if (source_open(&c->set->sources[0], &f) == GS_OK && f.regular) {
+        size_t want = f.end - f.start < sizeof sample ? (size_t)(f.end - f.start) : sizeof sample;
+        got = pread(f.fd, sample, want, (off_t)f.start);   /* the offset stays */
+    }
+    source_close(&f);
     if (got <= 0)
         return 0;
     uint64_t lines = 0;

@@ -27,8 +27,9 @@
 
 /* An input of a merge pass: a user's file, or a temporary made by an earlier pass. */
 typedef struct {
-    char *path;
-    int slot;                /* cleanup slot of a temporary, or -1 for a user's file */
+    const source_t *user;    /* the user's input, or NULL: */
+    char *path;              /*   a temporary's path, */
+    int slot;                /*   its cleanup slot (-1: none) */
 } minput_t;
 
 /* Read blocks for the merge: the inputs share MERGEFILES_BLOCKS, each within
@@ -80,7 +81,7 @@ static int mf_start(void *arg)
     mf_start_t *st = arg;
     int rc = GS_OK;
     for (int i = 0; i < st->n && rc == GS_OK; i++)
-        if (st->inputs[i].slot < 0)
+        if (st->inputs[i].user)
             rc = ctx_keep_header(st->c, st->readers[i]);
     return rc == GS_OK && st->final ? ctx_write_header(st->c, st->out) : rc;
 }
@@ -96,10 +97,12 @@ static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out,
     kreader_cfg_t temp = user;
     temp.binary = 1;
     temp.big_endian = 0;
-    temp.header = 0;
     int rc = GS_OK;
-    for (int i = 0; i < n && rc == GS_OK; i++)
-        rc = kreader_open(&readers[i], inputs[i].path, inputs[i].slot >= 0 ? &temp : &user);
+    for (int i = 0; i < n && rc == GS_OK; i++) {
+        source_t tsrc = { .path = inputs[i].path, .fd = -1 };
+        rc = inputs[i].user ? kreader_open(&readers[i], inputs[i].user, &user)
+                            : kreader_open(&readers[i], &tsrc, &temp);
+    }
     if (rc == GS_OK)
         rc = merge_readers(readers, n, c->set->unique, &c->km, out, mf_start,
                            &(mf_start_t){ c, inputs, readers, n, out, final });
@@ -114,7 +117,7 @@ static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out,
 static int mf_merge_group(void *self, void *group, int k, void *merged)
 {
     ctx_t *c = self;
-    minput_t *in = group, t = { NULL, -1 };
+    minput_t *in = group, t = { NULL, NULL, -1 };
     output_t *out = NULL;
     int rc = mf_make_temp(c, &t);
     if (rc == GS_OK) {
@@ -136,17 +139,13 @@ static int mf_merge_group(void *self, void *group, int k, void *merged)
 
 int mergefiles_run(ctx_t *c)
 {
-    int n = c->set->ninputs;
+    int n = c->set->nsources;
     minput_t *in = calloc((size_t)n, sizeof *in);
     if (!in)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK;
-    for (int i = 0; i < n && rc == GS_OK; i++) {
-        in[i].slot = -1;
-        in[i].path = strdup(c->set->inputs[i]);
-        if (!in[i].path)
-            rc = err_set(GS_ENOMEM, "out of memory");
-    }
+    for (int i = 0; i < n; i++)
+        in[i] = (minput_t){ .user = &c->set->sources[i], .slot = -1 };
     progress_phase("merging");
     if (rc == GS_OK)
         rc = passes_reduce(in, sizeof *in, &n, ctx_fan_in(), mf_merge_group, c);

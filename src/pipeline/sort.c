@@ -81,8 +81,8 @@ static int sort_read_direct(chunks_t *s, kreader_t *r)
 static int sort_read(chunks_t *s)
 {
     ctx_t *c = s->c;
-    char *const *files = c->set->inputs;
-    int nfiles = c->set->ninputs;
+    const source_t *files = c->set->sources;
+    int nfiles = c->set->nsources;
     carry_t carry = { .n = 0 };
     kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget, pool_size(c->pool)));
     cfg.carry = &carry;
@@ -91,7 +91,7 @@ static int sort_read(chunks_t *s)
     int rc = GS_OK;
     for (int f = 0; f < nfiles && rc == GS_OK; f++) {
         kreader_t *r;
-        rc = kreader_open(&r, files[f], &cfg);
+        rc = kreader_open(&r, &files[f], &cfg);
         if (rc)
             break;
         if (kreader_direct(r))
@@ -275,7 +275,7 @@ static int sort_open_ahead(const chunks_t *s, output_t **out)
         return GS_OK;
     int rc = output_open(out, &ocfg);
     if (rc == GS_OK)
-        output_write_ahead(*out, bytes + (uint64_t)set->ninputs, s->n);
+        output_write_ahead(*out, bytes + (uint64_t)set->nsources, s->n);
     return rc;
 }
 

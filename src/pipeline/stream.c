@@ -81,11 +81,11 @@ static int stream_fill(void *self, void *buf, size_t max, size_t *n)
     *n = 0;
     while (*n < max && !s->ended) {
         if (!s->r) {
-            if (s->next == set->ninputs) {
+            if (s->next == set->nsources) {
                 s->ended = 1;
                 break;
             }
-            if ((rc = kreader_open(&s->r, set->inputs[s->next++], &s->cfg)) != GS_OK)
+            if ((rc = kreader_open(&s->r, &set->sources[s->next++], &s->cfg)) != GS_OK)
                 return rc;
             if (!kreader_direct(s->r))   /* stream_run asked for regular files */
                 return err_set(GS_EIO, "internal error: '%s' cannot be read directly",
@@ -202,8 +202,8 @@ int stream_run(ctx_t *c, int *done)
     if (set->in_format != FMT_BINARY || set->out_format != FMT_BINARY ||
         !ctx_input_bytes(c, &bytes))
         return GS_OK;
-    for (int i = 0; i < set->ninputs; i++)
-        if (strcmp(set->inputs[i], "-") == 0)   /* read from where it stands, not direct */
+    for (int i = 0; i < set->nsources; i++)
+        if (source_stdin(&set->sources[i]))   /* read from where it stands, not direct */
             return GS_OK;
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */

@@ -35,8 +35,8 @@
 
 typedef struct {
     ctx_t *c;
-    uint64_t *sizes;         /* [ninputs] each input's bytes, */
-    unsigned char *sep;      /* [ninputs] and 1 where a LF follows it */
+    uint64_t *sizes;         /* [nsources] each input's bytes, */
+    unsigned char *sep;      /* [nsources] and 1 where a LF follows it */
     int next;                /* the next input to open */
     int fd;                  /* the input being read, or -1 */
     uint64_t pos;            /* its bytes read */
@@ -96,10 +96,10 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
             continue;
         }
         if (t->fd < 0) {
-            if (t->next == set->ninputs)
+            if (t->next == set->nsources)
                 break;
             struct stat st;
-            t->fd = open(set->inputs[t->next], O_RDONLY | O_CLOEXEC);
+            t->fd = open(set->sources[t->next].path, O_RDONLY | O_CLOEXEC);
             if (t->fd < 0 || fstat(t->fd, &st) != 0 ||
                 (uint64_t)st.st_size != t->sizes[t->next]) {
                 t->failed = 1;
@@ -143,16 +143,16 @@ static int tstream_measure(tstream_t *t, uint64_t *bytes)
 {
     const settings_t *set = t->c->set;
     *bytes = 0;
-    t->sizes = calloc((size_t)set->ninputs, sizeof *t->sizes);
-    t->sep = calloc((size_t)set->ninputs, 1);
+    t->sizes = calloc((size_t)set->nsources, sizeof *t->sizes);
+    t->sep = calloc((size_t)set->nsources, 1);
     if (!t->sizes || !t->sep)
         return err_set(GS_ENOMEM, "out of memory");
     uint64_t total = 0;
-    for (int i = 0; i < set->ninputs; i++) {
+    for (int i = 0; i < set->nsources; i++) {
         struct stat st;
         char last;
         size_t got;
-        int fd = open(set->inputs[i], O_RDONLY | O_CLOEXEC);
+        int fd = open(set->sources[i].path, O_RDONLY | O_CLOEXEC);
         int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                  (st.st_size == 0 ||
                   (fdio_read(fd, &last, 1, (int64_t)st.st_size - 1, &got) == 0 && got == 1));
@@ -200,9 +200,9 @@ int stream_text_applies(const ctx_t *c)
         set->header || set->zero_terminated || set->gpus == 0 ||
         !ctx_input_bytes(c, &bytes) || !tstream_fits(c, bytes))   /* regular files only */
         return 0;
-    for (int i = 0; i < set->ninputs; i++)
-        if (strcmp(set->inputs[i], "-") == 0)   /* read from where it stands */
-            return 0;
+    for (int i = 0; i < set->nsources; i++)
+        if (!source_whole(&set->sources[i]))   /* standard input, a range: the host's */
+            return 0;                           /* reader's */
     return 1;
 }
 

@@ -101,6 +101,8 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
          * have, says nothing: read on until read(2) says it ended). */
         struct stat st;
         uint64_t size = fstat(ld->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        if (size > ld->end)
+            size = ld->end;   /* a range's end */
         left = size > ld->pos ? size - ld->pos : 0;
         if (size > 0 && left == 0)
             return GS_OK;
@@ -154,39 +156,27 @@ static int loader_not_whole(const rtable_t *t, const rloader_t *ld, uint64_t byt
 static int loader_open_next(rtable_t *t, rloader_t *ld)
 {
     int i = ld->next++;
-    const char *path = t->set->inputs[i];
-    ld->names[i] = err_escaped(path);
-    if (!ld->names[i])
-        return err_set(GS_ENOMEM, "out of memory");
+    const source_t *src = &t->set->sources[i];
+    source_file_t f;
+    int rc = source_open(src, &f);
+    ld->names[i] = f.name;   /* kept for the segments' messages */
+    f.name = NULL;
+    if (rc) {
+        source_close(&f);
+        return rc;
+    }
     ld->cur = i;
     ld->name = ld->names[i];
+    ld->fd = f.fd;   /* closed by loader_close_input() or with its mapping */
     ld->pos = ld->lines = 0;
-    ld->regular = 0;
-    rtokens_start(&ld->tok, t->set->header);
-    if (strcmp(path, "-") == 0) {
-        if (stdfds_was_closed(STDIN_FILENO))
-            return err_sys(GS_EIO, EBADF, "read error on '-'");
-        ld->fd = STDIN_FILENO;
-    } else {
-        ld->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (ld->fd < 0)
-            return err_sys(GS_EIO, errno, "cannot read '%s'", ld->name);
-    }
-    struct stat st;
-    if (fstat(ld->fd, &st) == 0 && S_ISDIR(st.st_mode))
-        return err_sys(GS_EIO, EISDIR, "cannot read '%s'", ld->name);
-    ld->regular = fstat(ld->fd, &st) == 0 && S_ISREG(st.st_mode);
-    ld->start = 0;
-    if (ld->regular) {   /* read from where the descriptor is, as read(2) would */
-        off_t at = lseek(ld->fd, 0, SEEK_CUR);
-        ld->start = ld->pos = at > 0 ? (uint64_t)at : 0;
-        /* Binary records not whole: said now, not after the chunks before the end
-         * were sorted and spilled (a size of 0, as /proc's files have, says
-         * nothing). */
-        uint64_t size = (uint64_t)st.st_size;
-        if (t->rsize && size > ld->start && (size - ld->start) % t->rsize)
-            return loader_not_whole(t, ld, size - ld->start);
-    }
+    ld->regular = f.regular;
+    ld->start = ld->pos = f.regular ? f.start : 0;
+    ld->end = f.end;
+    rtokens_start(&ld->tok, src->header);
+    /* Binary records not whole: said now, not after the chunks before the end were
+     * sorted and spilled (a size of 0, as /proc's files have, says nothing). */
+    if (ld->regular && t->rsize && ld->end > ld->start && (ld->end - ld->start) % t->rsize)
+        return loader_not_whole(t, ld, ld->end - ld->start);
     return GS_OK;
 }
 
@@ -202,7 +192,8 @@ static rseg_t *loader_segment(rtable_t *t, rloader_t *ld, int first_of_input)
 {
     rseg_t *sg = &t->seg[t->nseg++];
     *sg = (rseg_t){ .input = ld->cur, .name = ld->name, .off = t->bytes, .end = t->bytes,
-                    .line0 = ld->lines + 1, .header = first_of_input && t->set->header };
+                    .line0 = ld->lines + 1,
+                    .header = first_of_input && t->set->sources[ld->cur].header };
     return sg;
 }
 
@@ -292,7 +283,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
     }
     for (;;) {
         if (ld->fd < 0) {
-            if (ld->next == t->set->ninputs)
+            if (ld->next == t->set->nsources)
                 break;
             if ((rc = loader_open_next(t, ld)) != GS_OK)
                 return rc;
@@ -327,7 +318,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
         if (got == 0 && (rc = loader_end_input(t, ld, sg)) != GS_OK)
             return rc;
     }
-    *more = ld->fd >= 0 || ld->next < t->set->ninputs;
+    *more = ld->fd >= 0 || ld->next < t->set->nsources;
     return GS_OK;
 }
 
@@ -342,9 +333,9 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     t->rsize = set->record_size;
     rkey_init(&t->rk, set);
     rloader_t *ld = calloc(1, sizeof *ld);
-    t->seg = calloc((size_t)set->ninputs + 1, sizeof *t->seg);
+    t->seg = calloc((size_t)set->nsources + 1, sizeof *t->seg);
     if (ld)
-        ld->names = calloc((size_t)set->ninputs, sizeof *ld->names);
+        ld->names = calloc((size_t)set->nsources, sizeof *ld->names);
     t->loader = ld;
     if (!ld || !ld->names || !t->seg)
         return err_set(GS_ENOMEM, "out of memory");
@@ -358,10 +349,10 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
 uint64_t rtable_line_number(const rtable_t *t, size_t l)
 {
     const rloader_t *ld = t->loader;
-    if (t->set->tokens && ld && l < ld->tok.nat)
-        return ld->tok.at[l];
     const rseg_t *sg = rtable_seg(t, l);
-    return l - sg->first + sg->line0;
+    uint64_t line = t->set->tokens && ld && l < ld->tok.nat ? ld->tok.at[l]
+                                                            : l - sg->first + sg->line0;
+    return source_line(&t->set->sources[sg->input], t->term, line);
 }
 
 int rtable_mapped(const rtable_t *t)
@@ -408,7 +399,7 @@ int rtable_next(rtable_t *t, int *more)
         rseg_t *sg = &t->seg[i];
         if (sg->input == ld->cur && ld->fd >= 0)
             ld->lines = sg->line0 - 1 + sg->lines;   /* the input goes on */
-        if (sg->header && !t->header) {   /* the first header: kept for the output */
+        if (sg->header && !t->header && t->set->header) {   /* the first: for the output */
             size_t len;
             const char *h = rtable_line(t, sg->first, &len);
             if (!(t->header = malloc(len)))
@@ -426,7 +417,7 @@ void rtable_close(rtable_t *t)
     if (ld) {
         loader_unmap(t, ld);
         loader_close_input(ld);
-        for (int i = 0; ld->names && i < t->set->ninputs; i++)
+        for (int i = 0; ld->names && i < t->set->nsources; i++)
             free(ld->names[i]);
         free(ld->names);
         free(ld->carry);

@@ -21,6 +21,8 @@ struct rloader {
     int regular;           /* 1: a regular file, read at pos with pread(2) */
     uint64_t start;        /* its offset when opened (standard input may stand past
                               its file's start): its bytes begin there */
+    uint64_t end;          /* regular: where its bytes end (a range's end, at most
+                              its size when opened) */
     uint64_t pos;          /* the offset read up to */
     uint64_t lines;        /* its lines in the chunks before */
     char *carry;           /* the partial line (record) that ended the last chunk */
@@ -31,7 +33,7 @@ struct rloader {
     size_t map_len;        /* the reservation's bytes */
     int map_watch;         /* its SIGBUS watch */
     int map_fd;            /* the file, kept open to check its size (-1: none) */
-    uint64_t map_size;     /* its size when mapped */
+    uint64_t map_size;     /* where its bytes end (its size, or its range's end) */
     const char *map_name;
     int windows;           /* 1: the open input is mapped a chunk at a time */
     rtokens_t tok;         /* -g on bare numbers: the open input's numbers, one a line */

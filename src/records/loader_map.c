@@ -93,30 +93,31 @@ static void loader_mapped(uint64_t n, double t0)
     stats_note_records_mapped(n);
 }
 
-/* Where the open input is the only one, a regular file read from its start, of
- * READ_MAP_MIN bytes or more: map it, whole where it fits in a chunk (*mapped 1,
- * read to its size), else a window at a time (ld->windows). Anything that does not
+/* Where the open input is the only one, a regular file read from its range's start,
+ * of READ_MAP_MIN bytes or more: map it, whole where it fits in a chunk (*mapped 1,
+ * read to its range's end), else a window at a time (ld->windows). Anything that does not
  * map leaves *mapped 0 and no windows: the input is read as any other. */
 void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
 {
     *mapped = 0;
     struct stat st;
-    if (!ld->regular || t->set->ninputs != 1 || ld->pos != 0 || t->arena || t->set->tokens ||
-        fstat(ld->fd, &st) != 0)
+    if (!ld->regular || t->set->nsources != 1 || ld->pos != ld->start || t->arena ||
+        t->set->tokens || fstat(ld->fd, &st) != 0)
         return;
-    uint64_t size = (uint64_t)st.st_size;
-    if (size < READ_MAP_MIN)
+    uint64_t end = (uint64_t)st.st_size < ld->end ? (uint64_t)st.st_size : ld->end;
+    uint64_t len = end > ld->start ? end - ld->start : 0;
+    if (len < READ_MAP_MIN)
         return;
-    if (size > ld->limit) {
+    if (len > ld->limit) {
         ld->windows = 1;
-        ld->map_size = size;
+        ld->map_size = end;
         return;
     }
     double t0 = stats_now();
-    if (!loader_map_range(t, ld, 0, (size_t)size, size))
+    if (!loader_map_range(t, ld, ld->start, (size_t)len, end))
         return;
-    loader_mapped(size, t0);
-    ld->pos = size;
+    loader_mapped(len, t0);
+    ld->pos = end;
     *mapped = 1;
 }
 

@@ -321,7 +321,7 @@ static void table_run(rtable_t *t, tjob_t *j, int pass)
 static int table_bad_key(const rtable_t *t, const tpart_t *p)
 {
     const rseg_t *sg = &t->seg[p->seg];
-    unsigned long long line = (unsigned long long)(p->bad_line - sg->first + sg->line0);
+    unsigned long long line = (unsigned long long)rtable_line_number(t, p->bad_line);
     int f = t->set->keys[p->bad_key - 1].sfield;
     /* With several keys, the one at fault is named; its field is named in any case. */
     char which[48] = "";
@@ -347,7 +347,8 @@ static int table_bad_key(const rtable_t *t, const tpart_t *p)
     int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     return err_set(GS_EINPUT, "%s:%llu: %sfield %d: not %s: '%s'%s", sg->name, line, which, f,
                    p->bad_status == FIELD_NOT_FLOAT ? "a number" : "an integer", q,
-                   word && line == 1 && !t->set->header ? "; is line 1 a header? (--header)"
+                   word && line == 1 && !t->set->sources[sg->input].header
+                       ? "; is line 1 a header? (--header)"
                                                         : "");
 }
 

@@ -87,7 +87,8 @@ static int read_input(const uint8_t *bytes, size_t len, kreader_cfg_t *cfg, cons
     const keymap_t *km = cfg->km;
     size_t w = (size_t)km->width;
     kreader_t *r;
-    if (kreader_open(&r, fuzz_memfile(bytes, len), cfg) != GS_OK)
+    source_t src = { .path = fuzz_memfile(bytes, len), .fd = -1 };
+    if (kreader_open(&r, &src, cfg) != GS_OK)
         fuzz_fail("kreader_open failed");
     int rc;
     for (;;) {

@@ -233,7 +233,8 @@ static void check_reader(const uint8_t *text, size_t len, const keymap_t *km, si
         fuzz_fail("pool_create failed");
     kreader_cfg_t cfg = { .km = km, .pool = pool, .block_bytes = block };
     kreader_t *r;
-    if (kreader_open(&r, fuzz_memfile(text, len), &cfg) != GS_OK)
+    source_t src = { .path = fuzz_memfile(text, len), .fd = -1 };
+    if (kreader_open(&r, &src, &cfg) != GS_OK)
         fuzz_fail("kreader_open failed");
     size_t seen = 0;
     int rc;

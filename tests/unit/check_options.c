@@ -346,9 +346,11 @@ START_TEST(test_options_keys_inherit)
     ck_assert(s.keys[1].reverse && !s.keys[1].skip_sblanks && s.keys[1].kind == KD_TEXT);
     ck_assert(!s.keys[2].reverse && !s.keys[2].skip_sblanks && s.keys[2].kind == KD_FLOAT);
     ck_assert_int_eq(s.reverse, 1);   /* the last resort's */
+    opt_settings_free(&s);
     ck_assert_int_eq(parse(&o, "-g", "-k1", NULL), GS_OK);
     ck_assert_int_eq(opt_settings(&o, &s), GS_OK);
     ck_assert_int_eq(s.keys[0].kind, KD_FLOAT);
+    opt_settings_free(&s);
 }
 END_TEST
 

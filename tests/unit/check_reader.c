@@ -48,6 +48,13 @@ static const char *tpath(const char *name, int slot)
 /* ------------------------------------------------------------------------------ */
 /* kreader                                                                         */
 
+/* kreader_open() of the file path names. */
+static int open_path(kreader_t **r, const char *path, const kreader_cfg_t *cfg)
+{
+    source_t src = { .path = path, .fd = -1 };
+    return kreader_open(r, &src, cfg);
+}
+
 typedef struct {
     uint64_t *keys;   /* mapped keys read */
     uint64_t *pos;    /* kreader_position of each */
@@ -103,7 +110,7 @@ static void read_sampled(const char *path, const kreader_cfg_t *cfg, readall_t *
     size_t placed = 0;
     kreader_t *r = NULL;
     memset(ra, 0, sizeof *ra);
-    ck_assert_msg(kreader_open(&r, path, cfg) == GS_OK, "cannot open %s: %s", path,
+    ck_assert_msg(open_path(&r, path, cfg) == GS_OK, "cannot open %s: %s", path,
                   err_message() ? err_message() : "(no message)");
     ck_assert_ptr_nonnull(r);
     snprintf(ra->name, sizeof ra->name, "%s", kreader_name(r));
@@ -576,7 +583,7 @@ START_TEST(test_input_binary_blocks)
     kreader_t *r;
     const void *keys;
     size_t n;
-    ck_assert_int_eq(kreader_open(&r, path, &cfg), GS_OK);
+    ck_assert_int_eq(open_path(&r, path, &cfg), GS_OK);
     ck_assert_str_eq(kreader_name(r), path);
     do
         ck_assert_int_eq(kreader_next(r, &keys, &n), GS_OK);
@@ -663,7 +670,7 @@ START_TEST(test_input_binary_readahead_end)
         const void *keys;
         size_t n, total = 0;
         int rc;
-        ck_assert_int_eq(kreader_open(&r, path, &cfg), GS_OK);
+        ck_assert_int_eq(open_path(&r, path, &cfg), GS_OK);
         while ((rc = kreader_next(r, &keys, &n)) == GS_OK && n > 0) {
             if (key_get(keys, 0, 8) != total)
                 ck_abort_msg("rep %d: key %zu is %" PRIu64, rep, total, key_get(keys, 0, 8));
@@ -838,10 +845,103 @@ START_TEST(test_input_open_missing)
     ck_assert_int_eq(pool_create(&pool, 1), 0);
     kreader_cfg_t cfg = { .km = &km, .pool = pool };
     const char *path = tpath("no-such-file", 0);
-    ck_assert_int_eq(kreader_open(&r, path, &cfg), GS_EIO);
+    ck_assert_int_eq(open_path(&r, path, &cfg), GS_EIO);
     ck_assert_ptr_nonnull(err_message());
     ck_assert_msg(strstr(err_message(), path) != NULL, "message '%s' does not name the file",
                   err_message());
+    pool_destroy(pool);
+}
+END_TEST
+
+/* A source that is a byte range of a descriptor (gpusort-mpi's shares): exactly the
+ * keys of its lines, read plainly (a small range) or mapped (READ_MAP_MIN and up),
+ * as text and binary; a bad token's message names the file and its line there, not
+ * the range's. */
+START_TEST(test_input_range)
+{
+    keymap_t km;
+    pool_t *pool;
+    key_map_init(&km, KEY_U64, 0);
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    const size_t nl = 400000;   /* lines "i\n": about 2.6 MB, past READ_MAP_MIN */
+    const char *path = tpath("range.txt", 0);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    uint64_t *at = malloc((nl + 1) * sizeof *at);   /* each line's offset */
+    ck_assert_ptr_nonnull(at);
+    at[0] = 0;
+    for (size_t i = 0; i < nl; i++)
+        at[i + 1] = at[i] + (uint64_t)fprintf(f, "%zu\n", i == 300001 ? (size_t)0 : i);
+    ck_assert_int_eq(fclose(f), 0);
+    /* line 300002 (i 300001) reads "x" below: the file patched in place */
+    int fd = open(path, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, "x", 1, (off_t)at[300001]), 1);
+    static const size_t spans[][2] = { { 0, 10 }, { 17, 1017 }, { 5, 300001 },
+                                       { 300002, nl } };
+    for (size_t k = 0; k < sizeof spans / sizeof spans[0]; k++) {
+        size_t a = spans[k][0], b = spans[k][1] < nl ? spans[k][1] : nl;
+        source_t src = { .fd = fd, .off = at[a], .len = at[b] - at[a], .name = path };
+        kreader_cfg_t cfg = { .km = &km, .pool = pool, .block_bytes = 1 << 16 };
+        kreader_t *r;
+        ck_assert_int_eq(kreader_open(&r, &src, &cfg), GS_OK);
+        size_t i = a;
+        for (;;) {
+            const void *keys;
+            size_t n;
+            int rc = kreader_next(r, &keys, &n);
+            ck_assert_msg(rc == GS_OK, "span %zu: %s", k, err_message() ? err_message() : "");
+            if (n == 0)
+                break;
+            for (size_t j = 0; j < n; j++, i++) {
+                ck_assert_uint_eq(key_map(&km, ((const uint64_t *)keys)[j]), i);
+                if (j == 0)
+                    ck_assert_uint_eq(kreader_position(r, j), i + 1);   /* the file's line */
+            }
+        }
+        ck_assert_uint_eq(i, b);
+        kreader_close(r);
+    }
+    /* the bad line inside a range: named by the file's line number */
+    source_t bad = { .fd = fd, .off = at[299990], .len = at[300010] - at[299990], .name = path };
+    kreader_cfg_t cfg = { .km = &km, .pool = pool };
+    kreader_t *r;
+    ck_assert_int_eq(kreader_open(&r, &bad, &cfg), GS_OK);
+    const void *keys;
+    size_t n;
+    int rc;
+    while ((rc = kreader_next(r, &keys, &n)) == GS_OK && n > 0)
+        ;
+    ck_assert_int_eq(rc, GS_EINPUT);
+    char want[600];
+    snprintf(want, sizeof want, "%s:300002: not an integer", path);
+    ck_assert_msg(strstr(err_message(), want), "message '%s', not '%s'", err_message(), want);
+    kreader_close(r);
+    err_clear();
+    /* binary keys: a range of whole keys, read straight into memory */
+    const char *bpath = tpath("range.bin", 1);
+    int bfd = open(bpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(bfd, 0);
+    for (uint64_t i = 0; i < 100000; i++)
+        ck_assert_int_eq(pwrite(bfd, &i, 8, (off_t)(i * 8)), 8);
+    source_t bsrc = { .fd = bfd, .off = 8 * 777, .len = 8 * 50000, .name = bpath };
+    kreader_cfg_t bcfg = { .km = &km, .pool = pool, .binary = 1 };
+    ck_assert_int_eq(kreader_open(&r, &bsrc, &bcfg), GS_OK);
+    ck_assert(kreader_direct(r));
+    ck_assert_uint_eq(kreader_left(r), 8 * 50000);
+    uint64_t *got = malloc(8 * 60000);
+    ck_assert_ptr_nonnull(got);
+    size_t total = 0;
+    while (kreader_read_keys(r, got + total, 60000 - total, &n) == GS_OK && n > 0)
+        total += n;
+    ck_assert_uint_eq(total, 50000);
+    for (size_t j = 0; j < total; j++)
+        ck_assert_uint_eq(key_map(&km, got[j]), 777 + j);
+    kreader_close(r);
+    free(got);
+    close(bfd);
+    close(fd);
+    free(at);
     pool_destroy(pool);
 }
 END_TEST
@@ -876,6 +976,7 @@ Suite *make_input_suite(void)
     tcase_add_loop_test(tc, test_input_binary_carry, 0, 2);
     tcase_add_test(tc, test_input_stdin);
     tcase_add_test(tc, test_input_open_missing);
+    tcase_add_test(tc, test_input_range);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
 

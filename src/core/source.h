@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* source.h: an input as every reader opens it.
+ *
+ * A source is a file named by a path ("-": standard input) or a descriptor the
+ * caller holds open, and of a descriptor a byte range: gpusort-mpi hands each rank
+ * its pieces of the inputs this way, with no copy. Whatever the source, its readers
+ * (io/reader.c for bare keys, records/loader.c for records, the GPU's text stream)
+ * open it here, read bytes [start, end) of it, name it in messages by its file's
+ * name, and number its lines as its file does (source_line()).
+ */
+#ifndef GS_SOURCE_H
+#define GS_SOURCE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* source_t.len: the range goes on to the file's end. */
+#define SOURCE_TO_END UINT64_MAX
+
+typedef struct {
+    const char *path;   /* the operand ("-": standard input); NULL: fd below */
+    int fd;             /* path NULL: a regular file open for reading, the caller's */
+    uint64_t off;       /* path NULL: its bytes from off, */
+    uint64_t len;       /*   len of them (SOURCE_TO_END: to the end) */
+    const char *name;   /* path NULL: what messages call it (its file's name) */
+    int header;         /* its first line is a header, not data (--header) */
+} source_t;
+
+/* A source opened for reading. */
+typedef struct {
+    int fd;             /* the caller's descriptor duplicated, or one opened */
+    int owned;          /* opened here (standard input is not): to close */
+    int stdin_;         /* standard input: read from where it stands */
+    int regular;        /* a regular file: bytes [start, end) */
+    uint64_t start;     /* the first byte's offset (standard input, a regular file:
+                           where it stood when opened) */
+    uint64_t end;       /* regular: the range's end, at most the file's size when
+                           opened; else UINT64_MAX */
+    char *name;         /* escaped for messages (malloc'ed) */
+} source_file_t;
+
+/* Open s: GS_OK, or GS_EIO / GS_ENOMEM with the message set (cannot be read, a
+ * directory, standard input closed). source_close() either way. */
+int source_open(const source_t *s, source_file_t *f);
+
+void source_close(source_file_t *f);
+
+/* The file behind s, as stat(2) tells it: 0, or -1 (errno set). */
+int source_stat(const source_t *s, struct stat *st);
+
+/* *bytes the bytes s holds where it is a regular file (its range's): 1; 0 where it
+ * is not (a pipe, a terminal), or cannot be told. */
+int source_bytes(const source_t *s, uint64_t *bytes);
+
+/* 1 where s is standard input. */
+int source_stdin(const source_t *s);
+
+/* 1 where s is the whole of a file named by its path (not standard input, not a
+ * range): what a reader may map from its start or measure by its size alone. */
+int source_whole(const source_t *s);
+
+/* The line of s's file that is line `line` (1-based) of s: for a range, the lines
+ * ending with term before it are counted now (a message's cost, never a run's). */
+uint64_t source_line(const source_t *s, char term, uint64_t line);
+
+/* The byte of s's file that is byte `pos` of s. */
+uint64_t source_offset(const source_t *s, uint64_t pos);
+
+#endif
