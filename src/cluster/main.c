@@ -189,10 +189,10 @@ static void print_stats(const double *t, const uint64_t *b)
                 (unsigned long long)sum[B_SENT], (unsigned long long)sum[B_RECEIVED],
                 (unsigned long long)sum[B_OUT]);
         fputs("  (all: the slowest rank's seconds, the ranks' bytes summed; sort: the share\n"
-              "   read and sorted; split: the cuts chosen; merge: the\n"
-              "   parts received merged (bare numbers: sorted again); write: the output\n"
-              "   opened and committed, and what was not written in place; sent and\n"
-              "   received: to and from other ranks)\n", stderr);
+              "   read where it is and sorted; split: the cuts chosen; merge: the parts\n"
+              "   received merged (bare numbers: sorted again); write: the output opened\n"
+              "   and committed, and what was not written in place; sent and received:\n"
+              "   to and from other ranks)\n", stderr);
     }
     free(tt);
     free(bb);
