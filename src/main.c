@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* main.c: options -> settings -> run(); nothing else. The only place that exits. */
+/* main.c: options -> settings -> run() -> its outcome printed; nothing else. The
+ * only place that exits. */
 #include <config.h>
 
 #include <errno.h>
@@ -30,13 +31,13 @@ int main(int argc, char **argv)
         rc = cleanup_init();
     if (rc == GS_OK)
         rc = opt_settings(&o, &s);
-    if (rc == GS_OK)
-        rc = run(&s);
+    gs_error_t out = rc == GS_OK ? run(&s) : err_take(rc);
     opt_settings_free(&s);
     cleanup_remove_all();
     /* A reader went away: as killed by SIGPIPE, unless our parent ignored it. */
-    if (rc == GS_EPIPE && !cleanup_sigpipe_ignored())
+    if (out.code == GS_EPIPE && !cleanup_sigpipe_ignored())
         cleanup_die(SIGPIPE);
-    err_report(rc);
-    return err_exit_status(rc);
+    err_report(&out);
+    err_free(&out);
+    return err_exit_status(out.code);
 }

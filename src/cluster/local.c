@@ -30,7 +30,8 @@ static int local_run(const settings_t *set, run_mode_t mode, const source_t *src
     s.header = 0;
     s.stats = 0;
     s.progress = 0;
-    return run(&s);
+    gs_error_t e = run(&s);
+    return err_put(&e);   /* the step's outcome, reported (or not) as the rank agrees */
 }
 
 static int local_size(int fd, uint64_t *size)

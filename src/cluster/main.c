@@ -340,8 +340,11 @@ int main(int argc, char **argv)
         rc = sort_job(&s, parts);
     opt_settings_free(&s);
     cleanup_remove_all();
-    if (rc != AGREE_PEER)
-        err_report(rc);
+    if (rc != AGREE_PEER) {
+        gs_error_t e = err_take(rc);
+        err_report(&e);
+        err_free(&e);
+    }
     MPI_Finalize();
     return rc == GS_OK || rc == GS_EXIT_OK ? 0 : 2;
 }

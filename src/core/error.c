@@ -119,11 +119,12 @@ int err_exit_status(int code)
     }
 }
 
-void err_report(int code)
+void err_report(const gs_error_t *e)
 {
+    int code = e->code;
     if (code == GS_OK || code == GS_EXIT_OK || code == GS_EDISORDER || code == GS_EPIPE)
         return;
-    fprintf(stderr, "%s: %s\n", err_program, err_have ? err_text : "internal error");
+    fprintf(stderr, "%s: %s\n", err_program, e->message ? e->message : "internal error");
     if (code == GS_EUSAGE)
         fprintf(stderr, "Try '%s --help' for more information.\n", err_program);
 }
@@ -133,12 +134,29 @@ void err_set_program(const char *name)
     err_program = name;
 }
 
-void err_clear(void)
+gs_error_t err_take(int code)
 {
+    gs_error_t e = { .code = code };
     pthread_mutex_lock(&err_lock);
-    if (err_have && err_text != err_fallback)
-        free(err_text);
+    if (err_have)
+        e.message = err_text == err_fallback ? strdup(err_fallback) : err_text;
     err_text = NULL;
     err_have = 0;
     pthread_mutex_unlock(&err_lock);
+    return e;
+}
+
+int err_put(gs_error_t *e)
+{
+    if (e->message)
+        err_set(e->code, "%s", e->message);
+    int code = e->code;
+    err_free(e);
+    return code;
+}
+
+void err_free(gs_error_t *e)
+{
+    free(e->message);
+    e->message = NULL;
 }

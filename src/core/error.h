@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* error.h: error codes and the one place that turns them into text.
  *
- * Every function below main() returns 0 or one of these codes; the first error of a
- * run also records a one-line message (without the "gpusort: " prefix) that main()
- * prints. Recording is thread safe: the first message set wins.
+ * Every function below the engine's entry returns 0 or one of these codes; the first
+ * error of a run also records a one-line message (without the "gpusort: " prefix).
+ * Recording is thread safe: the first message set wins. The run's end takes the
+ * message out (err_take) and hands code and message back as a value (gs_error_t,
+ * pipeline/run.h), which main() prints: nothing is left recorded between runs.
  */
 #ifndef GS_ERROR_H
 #define GS_ERROR_H
@@ -43,21 +45,32 @@ char *err_escaped(const char *s);
 /* The recorded message, or NULL if none was recorded. */
 const char *err_message(void);
 
+/* An outcome as a value: a code and, for an error, its one message. */
+typedef struct {
+    int code;
+    char *message;   /* without the "gpusort: " prefix (malloc'ed); NULL: none */
+} gs_error_t;
+
+/* code and the message recorded for it, taken out of the record, which is empty
+ * again (the next err_set() records its own). */
+gs_error_t err_take(int code);
+
+/* Record e's message as err_set() does (gpusort-mpi: an engine run's outcome as the
+ * rank's own) and free it; returns e->code. */
+int err_put(gs_error_t *e);
+
+void err_free(gs_error_t *e);
+
 /* The exit status for a code: 0, 1 (disorder) or 2. */
 int err_exit_status(int code);
 
-/* Print the recorded message for code to stderr as the contract says (one
- * "gpusort: ..." line, plus the --help hint for usage errors; nothing for GS_EPIPE
- * and GS_EDISORDER, whose message the caller already printed or must not print). */
-void err_report(int code);
+/* Print e to stderr as the contract says (one "gpusort: ..." line, plus the --help
+ * hint for usage errors; nothing for GS_EPIPE and GS_EDISORDER, whose message the
+ * caller already printed or must not print). */
+void err_report(const gs_error_t *e);
 
 /* The prefix of err_report()'s lines ("gpusort" unless set: gpusort-mpi sets its
  * own). name must outlive every report. */
 void err_set_program(const char *name);
-
-/* Forget the recorded message, so that the next err_set() records its own:
- * gpusort-mpi replaces a message whose line it renumbers, and runs the engine more
- * than once. */
-void err_clear(void);
 
 #endif

@@ -18,6 +18,8 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t stage_bytes[ST_COUNT];     /* atomics: --progress reads them as they grow */
 static double stage_seconds[ST_COUNT];     /* under stats_lock */
 static char device_text[256] = "cpu";
+static char plan_text[256];       /* the path the run took, and why (pipeline/plan.c) */
+static char plan_fallback[128];   /* and what it fell back to, if it did */
 static uint64_t runs_made, keys_merged, keys_to_merge;   /* atomics */
 static uint64_t asides[2];   /* atomics: chunks, merge pieces sorted aside */
 static uint64_t sm_pieces, sm_bytes;   /* merges by sort (stats_note_smerge): */
@@ -175,6 +177,21 @@ void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total)
     *total = __atomic_load_n(&keys_to_merge, __ATOMIC_RELAXED);
 }
 
+void stats_set_plan(const char *text)
+{
+    pthread_mutex_lock(&stats_lock);
+    snprintf(plan_text, sizeof plan_text, "%s", text);
+    plan_fallback[0] = '\0';
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_set_plan_fallback(const char *text)
+{
+    pthread_mutex_lock(&stats_lock);
+    snprintf(plan_fallback, sizeof plan_fallback, "%s", text);
+    pthread_mutex_unlock(&stats_lock);
+}
+
 void stats_set_device(const char *text)
 {
     pthread_mutex_lock(&stats_lock);
@@ -239,6 +256,10 @@ void stats_print(double total)
 {
     double now = stats_now();
     pthread_mutex_lock(&stats_lock);
+    if (plan_text[0])
+        fprintf(stderr, "gpusort: stats: plan %s\n", plan_text);
+    if (plan_fallback[0])
+        fprintf(stderr, "gpusort: stats: plan fell back: %s\n", plan_fallback);
     fprintf(stderr, "gpusort: stats: device %s\n", device_text);
     fprintf(stderr, "gpusort: stats: %-9s %16s %10s %10s\n", "stage", "bytes", "seconds", "MB/s");
     for (int s = 0; s < ST_COUNT; s++) {

@@ -71,6 +71,11 @@ void stats_note_ahead(uint64_t bytes, double seconds);
 /* Their values: runs made, keys merged, keys to merge. */
 void stats_progress(uint64_t *runs, uint64_t *merged, uint64_t *total);
 
+/* The path the run takes and why (pipeline/plan.c), and, where a path through a
+ * GPU could not hold the input, what it fell back to: --stats prints them first. */
+void stats_set_plan(const char *text);
+void stats_set_plan_fallback(const char *text);
+
 /* Set the text of the "device" line (e.g. "cpu (radix: cpu radix, 2 threads)"). */
 void stats_set_device(const char *text);
 

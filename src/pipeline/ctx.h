@@ -62,20 +62,20 @@ int engine_create(ctx_t *c);
  * last sort is done (a GPU backend may count the GPUs now: sorter_use). */
 void engine_note_device(const ctx_t *c);
 
-/* The modes. */
-int sort_run(ctx_t *c);         /* sort.c: sort, in memory or through runs */
+/* The paths (plan.h chooses one; each path's *_declines() says why it does not
+ * apply, NULL where it does). */
+int sort_run(ctx_t *c);         /* sort.c: bare keys in chunks, in memory or runs */
 /* stream.c: the sort of binary keys (or binary records) streamed through a GPU that
- * holds them all (*done 1), else nothing done (*done 0; nothing read): sort_run (or
- * records_run) goes on. */
+ * holds them all (*done 1), else nothing done (*done 0; nothing read): the chunked
+ * path goes on. */
 int stream_run(ctx_t *c, int *done);
+const char *stream_declines(const ctx_t *c);
 /* stream_text.c: the sort of text streamed through a GPU and parsed there (*done 1),
  * else nothing written (*done 0; the inputs may have been read, and are read again
- * from their start): sort_run goes on. */
+ * from their start): the chunked path goes on. --device=auto weighs the GPU against
+ * the CPU's parse and sort by another measure where this applies (engine.c). */
 int stream_text_run(ctx_t *c, int *done);
-/* stream_text.c: 1 where the settings and the inputs' kinds let a GPU parse the
- * text (stream_text_run may then take it): --device=auto weighs the GPU against the
- * CPU's parse and sort by another measure. */
-int stream_text_applies(const ctx_t *c);
+const char *stream_text_declines(const ctx_t *c);
 int mergefiles_run(ctx_t *c);   /* mergefiles.c: -m */
 int check_run(ctx_t *c);        /* check.c: -c and -C */
 int records_run(ctx_t *c);      /* records.c: every mode, for records */

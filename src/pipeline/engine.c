@@ -72,7 +72,7 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
     if (set->gpus == GS_GPUS_AUTO && sized) {
         uint64_t est = engine_estimate_keys(c, bytes);
         uint64_t per = settings_records(set) ? RECORDS_GPU_KEYS_A_THREAD
-                       : stream_text_applies(c) ? TEXT_GPU_KEYS_A_THREAD
+                       : !stream_text_declines(c) ? TEXT_GPU_KEYS_A_THREAD
                                                 : SORT_GPU_KEYS_A_THREAD;
         if (est > 0 && est < per * (uint64_t)pool_size(c->pool)) {
             *cpu_faster = 1;   /* the CPU is the faster here */

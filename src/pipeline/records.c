@@ -230,12 +230,6 @@ int records_run(ctx_t *c)
     rorder_mem_t mem = { 0 };   /* the chunks' orders, in memory kept for the next */
     char *header = NULL;
     size_t hlen = 0;
-    if (set->mode == MODE_SORT && set->record_size) {
-        int streamed;   /* binary records through a GPU that holds them all */
-        int rc = stream_run(c, &streamed);
-        if (rc || streamed)
-            return rc;
-    }
     int rc = rtable_open(&t, set, c->pool, records_chunk_bytes(set)), more = 1, first = 1;
     if (rc == GS_OK && set->mode == MODE_SORT)
         rc = records_warm_sorter(c, &t);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* run.c: the one entry point behind main(): build the context (key mapping,
- * threads, chunk sorter), then sort (sort.c), merge (mergefiles.c) or check
- * (check.c), or any of them for records (records.c); report and tear down.
+/* run.c: the engine's one entry point: build the context (key mapping, threads,
+ * chunk sorter), choose the path (plan.c) and take it; report and tear down.
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,23 +13,8 @@
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "pipeline/ctx.h"
+#include "pipeline/plan.h"
 #include "pipeline/run.h"
-
-/* The mode the settings ask for: records (every mode), or a sort, a merge or a
- * check of bare keys. */
-static int run_mode(ctx_t *c)
-{
-    if (settings_records(c->set))
-        return records_run(c);
-    switch (c->set->mode) {
-    case MODE_SORT:
-        return sort_run(c);
-    case MODE_MERGE:
-        return mergefiles_run(c);
-    default:
-        return check_run(c);
-    }
-}
 
 /* About the bytes a run whose inputs are in_bytes long writes, for --progress: none
  * for -c, the inputs' for a sort or a merge in one format (records are written
@@ -51,27 +36,31 @@ static uint64_t run_out_bytes(const settings_t *set, const keymap_t *km, uint64_
  * message told the way out, a smaller -S where the default was used (the code stays
  * GS_ENOMEM), or the -S given named. Past the run, when no thread sets a message
  * any more. */
-static void run_hint_memory(const settings_t *set)
+static void run_hint_memory(const settings_t *set, gs_error_t *e)
 {
-    const char *m = err_message();
-    if (!m || strcmp(m, "out of memory") != 0)
+    if (!e->message || strcmp(e->message, "out of memory") != 0)
         return;
     unsigned long long b = set->buffer_bytes;
-    err_clear();
+    char *m = NULL;
+    int n;
     if (!set->buffer_given && b > SORT_MIN_BUDGET)
-        err_set(GS_ENOMEM, "out of memory with the default -S of %.1f MiB: try a smaller -S",
-                b / 1048576.0);
+        n = asprintf(&m, "out of memory with the default -S of %.1f MiB: try a smaller -S",
+                     b / 1048576.0);
     else if (!set->buffer_given)   /* no smaller -S to try */
-        err_set(GS_ENOMEM, "out of memory, even with -S at its least (%.1f MiB)", b / 1048576.0);
+        n = asprintf(&m, "out of memory, even with -S at its least (%.1f MiB)", b / 1048576.0);
     else if (b % (1u << 20) == 0)   /* as a SIZE would give it */
-        err_set(GS_ENOMEM, "-S %lluM: out of memory", b >> 20);
+        n = asprintf(&m, "-S %lluM: out of memory", b >> 20);
     else if (b % (1u << 10) == 0)
-        err_set(GS_ENOMEM, "-S %lluK: out of memory", b >> 10);
+        n = asprintf(&m, "-S %lluK: out of memory", b >> 10);
     else
-        err_set(GS_ENOMEM, "-S %llub: out of memory", b);
+        n = asprintf(&m, "-S %llub: out of memory", b);
+    if (n >= 0) {
+        free(e->message);
+        e->message = m;
+    }
 }
 
-int run(const settings_t *set)
+gs_error_t run(const settings_t *set)
 {
     double t0 = stats_now();
     ctx_t c = { .set = set };
@@ -86,8 +75,11 @@ int run(const settings_t *set)
         if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
             progress_total(in_bytes, run_out_bytes(set, &c.km, in_bytes));
     }
-    if (rc == GS_OK)
-        rc = run_mode(&c);
+    plan_t plan;
+    if (rc == GS_OK) {
+        plan_make(&c, &plan);
+        rc = plan_run(&c, &plan);
+    }
     progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         double total = stats_now() - t0;
@@ -99,7 +91,8 @@ int run(const settings_t *set)
     sorter_destroy(c.sorter);
     pool_destroy(c.pool);
     free(c.header);
+    gs_error_t e = err_take(rc);
     if (rc == GS_ENOMEM)
-        run_hint_memory(set);
-    return rc;
+        run_hint_memory(set, &e);
+    return e;
 }

@@ -350,16 +350,10 @@ static int sort_merge_runs(chunks_t *s)
 
 int sort_run(ctx_t *c)
 {
-    int streamed;
-    int rc = stream_run(c, &streamed);   /* through a GPU, where one holds it all */
-    if (rc == GS_OK && !streamed)
-        rc = stream_text_run(c, &streamed);   /* text, likewise */
-    if (rc || streamed)
-        return rc;
     chunks_t s;
     chunks_init(&s, c);
     progress_phase("reading");
-    rc = sort_read(&s);
+    int rc = sort_read(&s);
     if (rc == GS_OK)
         rc = chunks_settle(&s);
     if (rc == GS_OK)

@@ -194,25 +194,38 @@ static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
     return rc;
 }
 
+const char *stream_declines(const ctx_t *c)
+{
+    const settings_t *set = c->set;
+    uint64_t bytes;
+    if (set->mode != MODE_SORT || set->in_format != FMT_BINARY ||
+        set->out_format != FMT_BINARY || (settings_records(set) && !set->record_size))
+        return "not binary in and out";
+    if (!ctx_input_bytes(c, &bytes))
+        return "an input is not a regular file";
+    for (int i = 0; i < set->nsources; i++)
+        if (source_stdin(&set->sources[i]))   /* read from where it stands, not direct */
+            return "standard input is read from where it stands";
+    /* Records of an integer key (the GPU takes those out: kernels/records.cu), whole
+     * (else the table says which input is not). */
+    if (set->record_size && !key_type_is_int(set->type))
+        return "the records' key is not an integer";
+    if (set->record_size && bytes % set->record_size)
+        return "the inputs are not whole records";
+    return NULL;
+}
+
 int stream_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
     uint64_t bytes;
     *done = 0;
-    if (set->in_format != FMT_BINARY || set->out_format != FMT_BINARY ||
-        !ctx_input_bytes(c, &bytes))
+    if (!ctx_input_bytes(c, &bytes))   /* plan.c saw them all regular: changed since */
         return GS_OK;
-    for (int i = 0; i < set->nsources; i++)
-        if (source_stdin(&set->sources[i]))   /* read from where it stands, not direct */
-            return GS_OK;
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     sorter_records_t rec;
-    if (set->record_size) {
-        /* Records of an integer key (the GPU takes those out: kernels/records.cu),
-         * read as they are; a partial one is the reader's error. */
-        if (!key_type_is_int(set->type))
-            return GS_OK;
+    if (set->record_size) {   /* read as they are; a partial one is the reader's error */
         keymap_t km;
         key_map_init(&km, set->type, set->reverse);
         rec = (sorter_records_t){ .size = set->record_size, .off = set->key_offset,
@@ -222,7 +235,7 @@ int stream_run(ctx_t *c, int *done)
         s.w = rec.size;
         s.cfg.record_size = rec.size;
         if (bytes % rec.size)
-            return GS_OK;   /* the table says which input is not whole records */
+            return GS_OK;   /* changed since plan.c looked: the table says which */
     } else {
         s.cfg.carry = &s.carry;
     }

@@ -136,7 +136,7 @@ static int tstream_place(void *self, size_t first, const void *buf, size_t n)
     return GS_OK;
 }
 
-/* The inputs (regular files: stream_text_applies) measured: each still one, its
+/* The inputs (regular files: stream_text_declines) measured: each still one, its
  * bytes, and whether its last byte is white space (else a LF is put after it).
  * *bytes the text's bytes in all, LFs included; 0 where this does not apply. */
 static int tstream_measure(tstream_t *t, uint64_t *bytes)
@@ -192,26 +192,30 @@ static int tstream_fits(const ctx_t *c, uint64_t bytes)
     return bytes <= SIZE_MAX && keys * (uint64_t)c->km.width <= c->set->buffer_bytes;
 }
 
-int stream_text_applies(const ctx_t *c)
+const char *stream_text_declines(const ctx_t *c)
 {
     const settings_t *set = c->set;
     uint64_t bytes;
-    if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set) ||
-        set->header || set->zero_terminated || set->gpus == 0 ||
-        !ctx_input_bytes(c, &bytes) || !tstream_fits(c, bytes))   /* regular files only */
-        return 0;
+    if (set->gpus == 0)
+        return "--device=cpu";
+    if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set))
+        return "not bare integers as text";
+    if (set->header || set->zero_terminated)
+        return "--header or -z: the host's reader settles the lines";
+    if (!ctx_input_bytes(c, &bytes))   /* regular files only */
+        return "an input is not a regular file";
     for (int i = 0; i < set->nsources; i++)
-        if (!source_whole(&set->sources[i]))   /* standard input, a range: the host's */
-            return 0;                           /* reader's */
-    return 1;
+        if (!source_whole(&set->sources[i]))
+            return "standard input or a range: the host's reader";
+    if (!tstream_fits(c, bytes))
+        return "the keys would not fit -S";
+    return NULL;
 }
 
 int stream_text_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
     *done = 0;
-    if (!sorter_caps(c->sorter)->streams || !stream_text_applies(c))
-        return GS_OK;
     tstream_t t = { .c = c, .fd = -1, .w = (size_t)c->km.width };
     uint64_t bytes;
     int rc = tstream_measure(&t, &bytes);

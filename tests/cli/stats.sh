@@ -121,6 +121,36 @@ else
     done
 fi
 
+# The plan line: the path each run took (pipeline/plan.c) and why, first; on the CPU
+# a sort that a GPU could have streamed says why it did not.
+# plan_is WHAT PATH [WORDS]: the --stats in RUN_ERR names PATH as its plan (and
+# WORDS in its reason).
+plan_is() {
+    local line
+    line=$(grep '^gpusort: stats: plan ' "$RUN_ERR" | head -n 1)
+    case $line in
+    "gpusort: stats: plan $2 ("*"${3:-}"*")") ;;
+    *) fail "$1: the plan is not '$2${3:+ ... $3}': '$line'; stderr: $(cat "$RUN_ERR")" ;;
+    esac
+}
+"$GSGEN" -n 1000 -t u32 -s 184 -b >keys.bin
+sort -t, -k2,2n rec.csv >rec-sorted.csv
+for c in "chunks|--device=cpu|--stats --device=cpu in.txt" \
+    "chunks|--device=cpu|--stats --device=cpu -B --type=u32 keys.bin -o keys-out.bin" \
+    "chunks|--device=cpu|--stats --device=cpu - <in.txt" \
+    "records|chunks sorted|--stats -t, -k2,2n rec.csv" \
+    "records|checked|--stats -c -t, -k2,2n rec-sorted.csv" \
+    "records|merged|--stats -m -t, -k2,2n rec-sorted.csv rec-sorted.csv" \
+    "merge||--stats -m exp.txt exp.txt" \
+    "check||--stats -c exp.txt"; do
+    path=${c%%|*} rest=${c#*|}
+    words=${rest%%|*} args=${rest#*|}
+    # shellcheck disable=SC2086  # the arguments, one a word (and a redirection)
+    run_cmd sh -c "\"\$0\" $args >/dev/null" "$GPUSORT"
+    [ "$STATUS" -eq 0 ] || fail "$args: exited $STATUS; stderr: $(cat "$RUN_ERR")"
+    plan_is "$args" "$path" "$words"
+done
+
 # --progress: whatever it shows goes to stderr; the result is unchanged.
 run_cmd "$GPUSORT" --progress in.txt
 [ "$STATUS" -eq 0 ] || fail "--progress exited $STATUS; stderr: $(cat "$RUN_ERR")"

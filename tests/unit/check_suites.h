@@ -31,14 +31,22 @@ Suite *make_ltree_suite(void);
 Suite *make_turns_suite(void);
 Suite *make_splitters_suite(void);
 Suite *make_rmerge_suite(void);
+Suite *make_engine_suite(void);
+
+/* No error recorded: what was, taken and dropped. */
+static inline void ck_err_none(void)
+{
+    gs_error_t e = err_take(GS_OK);
+    err_free(&e);
+}
 
 /* A test case of the suites: tcase_create, with every test starting from no error
  * recorded. The runners run every test in their own process (check_main.c), and
- * err_set() keeps the first message of the process. */
+ * err_set() keeps the first message until it is taken. */
 static inline TCase *ck_tcase(const char *name)
 {
     TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, err_clear, NULL);
+    tcase_add_checked_fixture(tc, ck_err_none, NULL);
     return tc;
 }
 
