@@ -90,7 +90,7 @@
  * ask for the record this many ahead (for text, a line's start twice as far) */
 #define RTABLE_AHEAD 16
 #define EMIT_BATCH ((size_t)1 << 18)            /* written in order: records a thread copies a batch */
-#define EMIT_SPREAD_BUF ((size_t)4 << 20)       /* at offsets: a thread's bytes a write (placed: a count) */
+#define WINDOW_BUF ((size_t)4 << 20)            /* laid out at offsets: a thread's bytes a write */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)       /* fewer records are written in order, not at offsets */
 #define SPILL_SHARE ((size_t)4 << 20)           /* a thread's bytes a spilled round (as 64-byte lines) */
 #define SPILL_BLOCK ((size_t)256 << 10)         /* a spilled block's records: about this many bytes, */

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* layout.c: bytes laid out ahead, and the way they are written chosen (see
  * output.h): the file's mapped pages where it can be mapped (placed.c), else
- * pwrite at their offsets (spread.c), else in order. */
+ * pwrite at their offsets (spread.c), else in order; the callers' threads write
+ * their stretches through windows, the same calls either way. */
 #include <config.h>
 
+#include <stdlib.h>
+
 #include "core/error.h"
+#include "core/tuning.h"
 #include "io/output_impl.h"
 
 int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t hlen,
@@ -44,4 +48,98 @@ int output_layout_end(output_t *o, output_layout_t *L, int ok)
     default:
         return GS_OK;
     }
+}
+
+/* ---- windows: a thread's stretch, either way -------------------------------------- */
+
+/* Bytes a window fills between two calls: as many as placed text fills between
+ * two releases of its pages (the tests ask for few). */
+static size_t window_step(const output_t *o)
+{
+    return o->cfg.map_release ? o->cfg.map_release : WRITE_RELEASE;
+}
+
+int output_window_open(const output_t *o, const output_layout_t *L, uint64_t off,
+                       uint64_t len, size_t buf, output_window_t *w)
+{
+    *w = (output_window_t){ .L = L };
+    if (L->how == LAYOUT_MAPPED) {
+        w->p = w->mark = w->released = L->map + off;
+        w->stop = w->end = w->p + len;
+        size_t step = window_step(o);
+        w->lim = len > step ? w->p + step : w->stop;
+        return GS_OK;
+    }
+    size_t cap = buf ? buf : WINDOW_BUF;
+    cap = len < cap ? (size_t)len : cap;
+    if (!(w->mark = malloc(cap ? cap : 1)))
+        return err_set(GS_ENOMEM, "out of memory");
+    w->p = w->mark;
+    w->lim = w->end = w->mark + cap;
+    w->off = L->pos + off;
+    w->left = len;
+    return GS_OK;
+}
+
+/* At offsets: the buffer's bytes written at their offset. */
+static int window_flush(const output_t *o, output_window_t *w)
+{
+    size_t n = (size_t)(w->p - w->mark);
+    if (n == 0)
+        return GS_OK;
+    if (n > w->left)
+        return err_set(GS_EIO, "internal error: laid-out bytes longer than measured");
+    int rc = output_spread_write(o, w->L->fd, w->mark, n, w->off);
+    w->off += n;
+    w->left -= n;
+    w->p = w->mark;
+    return rc;
+}
+
+int output_window_room(const output_t *o, output_window_t *w, size_t n)
+{
+    if (w->L->how == LAYOUT_MAPPED) {
+        output_placed(o, &w->mark, w->p, w->stop, &w->released);   /* counted; pages let */
+        if ((size_t)(w->stop - w->p) < n)                          /* go every step */
+            return err_set(GS_EIO, "internal error: laid-out bytes longer than measured");
+        /* The next call once p passes the next release's point (pieces of about n
+         * bytes), so that a thread holds about a step of pages, never two. */
+        char *due = w->released + window_step(o);
+        due = due > w->p ? due : w->p;
+        w->lim = (size_t)(w->stop - due) > n ? due + n : w->stop;
+        return GS_OK;
+    }
+    int rc = window_flush(o, w);
+    if (rc)
+        return rc;
+    if (n > w->left)
+        return err_set(GS_EIO, "internal error: laid-out bytes longer than measured");
+    if ((size_t)(w->end - w->mark) < n) {   /* one piece longer than the buffer */
+        char *b = realloc(w->mark, n);
+        if (!b)
+            return err_set(GS_ENOMEM, "out of memory");
+        w->mark = w->p = b;
+        w->lim = w->end = b + n;
+    }
+    return GS_OK;
+}
+
+int output_window_close(const output_t *o, output_window_t *w, int ok)
+{
+    int rc = GS_OK;
+    if (w->L->how == LAYOUT_MAPPED) {
+        if (ok)
+            output_placed(o, &w->mark, w->p, w->stop, &w->released);
+        if (ok && w->p != w->stop)
+            rc = err_set(GS_EIO, "internal error: laid-out bytes %s than measured",
+                         w->p < w->stop ? "shorter" : "longer");
+        return rc;
+    }
+    if (ok)
+        rc = window_flush(o, w);
+    if (ok && rc == GS_OK && w->left)
+        rc = err_set(GS_EIO, "internal error: laid-out bytes shorter than measured");
+    free(w->mark);
+    w->mark = w->p = w->lim = w->end = NULL;
+    return rc;
 }

@@ -158,11 +158,6 @@ int output_place(const output_t *o, const void *keys, size_t n, char **at, char 
  * Thread-safe for disjoint ranges. */
 void output_place_copy(const output_t *o, char *at, const void *bytes, size_t len, char *end);
 
-/* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
- * moved to p, and the pages filled let go of as output_place() does. Thread-safe
- * for disjoint ranges. */
-void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
-
 /* ---- binary keys placed at their offsets, from any thread ----------------------- */
 
 /* 1 where bytes the caller lays out (binary records) may be placed: to -o's
@@ -178,21 +173,6 @@ int output_can_place_binary(const output_t *o, uint64_t bytes);
 void output_place_keys(const output_t *o, char *base, uint64_t first, const void *keys,
                        size_t n, char *end);
 
-/* ---- spread: bytes laid out ahead, written at their offsets by many threads --------- */
-
-/* Where the output is a file written from a position (-o's temporary, or standard
- * output that is a regular file), get ready for the next total bytes to be written at
- * their offsets by many threads: GS_OK, *fd the descriptor and *pos the offset of the
- * first byte; *fd -1 where it cannot be (write in order instead). Everything written
- * before goes first. */
-int output_spread_begin(output_t *o, uint64_t total, int *fd, uint64_t *pos);
-
-/* Write len bytes at offset off of fd (from output_spread_begin); thread-safe. */
-int output_spread_write(const output_t *o, int fd, const void *buf, size_t len, uint64_t off);
-
-/* The total bytes from pos written (ok): the file goes on after them. */
-int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok);
-
 /* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
  * the file goes on after them; without (the placing failed), only unmap. */
 int output_place_end(output_t *o, char *base, uint64_t total, int ok);
@@ -202,14 +182,16 @@ int output_place_end(output_t *o, char *base, uint64_t total, int ok);
 typedef enum {
     LAYOUT_IN_ORDER,         /* written in order (output_write_bytes, or the caller's
                                 own in-order writer) */
-    LAYOUT_MAPPED,           /* copied by any thread into map at their offsets */
-    LAYOUT_AT,               /* written by any thread at pos + their offsets of fd */
+    LAYOUT_MAPPED,           /* copied by any thread into the file's mapped pages at
+                                their offsets (output_window_t) */
+    LAYOUT_AT,               /* written by any thread at their offsets, through a
+                                buffer of its own (output_window_t) */
 } layout_how_t;
 
 typedef struct {
     layout_how_t how;
     char *map;               /* mapped: the first byte after the header */
-    int fd;                  /* at offsets: the descriptor (output_spread_write), */
+    int fd;                  /* at offsets: the descriptor, */
     uint64_t pos;            /*   the offset of the first byte after the header */
     char *base;              /* the output's own: the mapping, */
     uint64_t total;          /*   the bytes laid out, the header's included, */
@@ -217,15 +199,55 @@ typedef struct {
 } output_layout_t;
 
 /* The next total bytes (0: not known), a header of hlen bytes (NULL: none) their
- * first, laid out ahead by the caller: mapped where the file allows it (copied into
- * L->map by the caller's threads at their offsets, output_placed()), else written
- * at their offsets (output_spread_write() to L->fd at L->pos on), else in order.
- * The header goes out here, whichever way is chosen. GS_OK or an error. */
+ * first, laid out ahead by the caller: mapped where the file allows it, else
+ * written at their offsets, else in order (L->how). Mapped or at offsets, each of
+ * the caller's threads writes its stretches through windows (below), whichever the
+ * way; in order, the caller writes with output_write_bytes(). The header goes out
+ * here, whichever way is chosen. GS_OK or an error. */
 int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t hlen,
                         output_layout_t *L);
 
 /* The laid-out bytes written (ok: the file goes on after them) or not (the caller
  * failed: a mapping only let go of). GS_OK or an error. */
 int output_layout_end(output_t *o, output_layout_t *L, int ok);
+
+/* A thread's stretch [off, off + len) of the laid-out bytes (offsets after the
+ * header), written through a window: the caller puts its next bytes at p, with
+ * room up to lim without a call (output_window_need), and may write over the bytes
+ * up to end (a copy's overrun). Mapped, the window is the file's own pages, counted
+ * and let go of as they fill; at offsets, a buffer of the thread's, written at its
+ * offset as it fills. Any thread, several at once on stretches of their own. */
+typedef struct {
+    char *p;                 /* where the next bytes go */
+    char *lim;               /* room without a call up to here */
+    char *end;               /* bytes up to here may be written over */
+    /* the output's own */
+    const output_layout_t *L;
+    char *mark;              /* mapped: counted up to here; at offsets: the buffer */
+    char *released;          /* mapped: pages let go of up to here */
+    char *stop;              /* mapped: the stretch's end */
+    uint64_t off;            /* at offsets: the file offset of the buffer's first byte */
+    uint64_t left;           /* at offsets: the stretch's bytes not yet written */
+} output_window_t;
+
+/* Open w on [off, off + len) of L (mapped or at offsets; at offsets with a buffer
+ * of buf bytes, 0: WINDOW_BUF, grown only for one piece longer). GS_OK or
+ * GS_ENOMEM. */
+int output_window_open(const output_t *o, const output_layout_t *L, uint64_t off,
+                       uint64_t len, size_t buf, output_window_t *w);
+
+/* Room for n more bytes at w->p: what is before written out or counted. GS_OK; an
+ * error writing; GS_EIO where the stretch holds fewer (laid out wrong: an internal
+ * error, never a neighbour's bytes overwritten). */
+int output_window_room(const output_t *o, output_window_t *w, size_t n);
+
+static inline int output_window_need(const output_t *o, output_window_t *w, size_t n)
+{
+    return (size_t)(w->lim - w->p) >= n ? 0 : output_window_room(o, w, n);
+}
+
+/* The rest written out; the stretch must be whole (else an internal error); w
+ * freed either way. ok 0: the caller failed, nothing more written. */
+int output_window_close(const output_t *o, output_window_t *w, int ok);
 
 #endif

@@ -116,4 +116,24 @@ int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
  * middle of a page). */
 int output_write_binary_placed(output_t *o, const void *keys, size_t n);
 
+/* ---- placed.c and spread.c: the laid-out bytes' two ways (layout.c chooses) ---- */
+
+/* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
+ * moved to p, and the pages filled let go of as output_place() does. Thread-safe
+ * for disjoint ranges. */
+void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
+
+/* Where the output is a file written from a position (-o's temporary, or standard
+ * output that is a regular file), get ready for the next total bytes to be written at
+ * their offsets by many threads: GS_OK, *fd the descriptor and *pos the offset of the
+ * first byte; *fd -1 where it cannot be (write in order instead). Everything written
+ * before goes first. */
+int output_spread_begin(output_t *o, uint64_t total, int *fd, uint64_t *pos);
+
+/* Write len bytes at offset off of fd (from output_spread_begin); thread-safe. */
+int output_spread_write(const output_t *o, int fd, const void *buf, size_t len, uint64_t off);
+
+/* The total bytes from pos written (ok): the file goes on after them. */
+int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok);
+
 #endif

@@ -87,9 +87,7 @@ typedef struct {
     size_t n;
     const size_t *cut;      /* the shares of a measured order; NULL: even shares */
     output_t *out;
-    char *map;              /* mapped (output_layout_t): the records' first byte */
-    int fd;                 /* at offsets: the descriptor, */
-    uint64_t pos;           /*   the file offset of the records' first byte */
+    const output_layout_t *L;   /* how the output laid them out */
     uint64_t *bytes;        /* nthreads + 1: each share's bytes, then their offsets */
     uint64_t skip;          /* the header's bytes, before the records */
     int *rc;                /* nthreads: each thread's result */
@@ -130,78 +128,47 @@ static void emit_measure(void *arg, int i, int n)
     j->bytes[i] = sum;
 }
 
-/* Thread i's share, gathered into a buffer of its own and written at its offset, a
- * buffer at a time. */
-static void emit_spread(void *arg, int i, int n)
-{
-    spread_job_t *j = arg;
-    size_t lo, hi, len, fill = 0;
-    spread_share(j, i, n, &lo, &hi);
-    uint64_t off = j->pos + j->bytes[i];
-    char *buf = malloc(EMIT_SPREAD_BUF);
-    if (!buf) {
-        j->rc[i] = err_set(GS_ENOMEM, "out of memory");
-        return;
-    }
-    for (size_t r = lo; r < hi && j->rc[i] == GS_OK; r++) {
-        rtable_record_ahead(j->t, j->order, j->where, r, hi);
-        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
-        if (fill + len > EMIT_SPREAD_BUF && fill > 0) {
-            j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);
-            off += fill;
-            fill = 0;
-        }
-        if (len > EMIT_SPREAD_BUF) {   /* a line longer than the buffer: as it is */
-            if (j->rc[i] == GS_OK)
-                j->rc[i] = output_spread_write(j->out, j->fd, s, len, off);
-            off += len;
-            continue;
-        }
-        rtable_copy(j->t, buf + fill, buf + EMIT_SPREAD_BUF, s, len);
-        fill += len;
-    }
-    if (fill > 0 && j->rc[i] == GS_OK)
-        j->rc[i] = output_spread_write(j->out, j->fd, buf, fill, off);
-    free(buf);
-}
-
-/* Thread i's share, copied into the mapped file at its offset. */
-static void emit_place(void *arg, int i, int n)
+/* Thread i's share written at its offset through a window (output.h): the file's
+ * pages, or a buffer of the thread's written at the offset as it fills. */
+static void emit_window(void *arg, int i, int n)
 {
     spread_job_t *j = arg;
     size_t lo, hi, len;
     spread_share(j, i, n, &lo, &hi);
-    char *at = j->map + j->bytes[i], *end = j->map + j->bytes[i + 1];
-    char *p = at, *released = at;
     const rtable_t *t = j->t;
+    output_window_t w;
+    int rc = output_window_open(j->out, j->L, j->bytes[i], j->bytes[i + 1] - j->bytes[i], 0,
+                                &w);
+    if (rc) {
+        j->rc[i] = rc;
+        return;
+    }
     if (j->where) {
         /* Where words: one random read a record, asked for ahead. The arrays are held
          * in locals: a copy's stores through char * could change the table's fields,
          * so they would be read again after every copy. */
         const uint64_t *order = j->order;
         const char *arena = t->arena;
-        for (size_t r = lo; r < hi; r++) {
+        for (size_t r = lo; r < hi && rc == GS_OK; r++) {
             rtable_where_ahead(arena, order, r, hi);
             const char *s = rtable_record(t, order, 1, r, &len);
-            rtable_copy(t, p, end, s, len);
-            p += len;
-            if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
-                output_placed(j->out, &at, p, end, &released);
+            if ((rc = output_window_need(j->out, &w, len)) == GS_OK) {
+                rtable_copy(t, w.p, w.end, s, len);
+                w.p += len;
+            }
         }
     } else {   /* binary records, or an arena too large for where words */
-        for (size_t r = lo; r < hi; r++) {
+        for (size_t r = lo; r < hi && rc == GS_OK; r++) {
             rtable_record_ahead(t, j->order, 0, r, hi);
             const char *s = rtable_record(t, j->order, 0, r, &len);
-            rtable_copy(t, p, end, s, len);
-            p += len;
-            if ((size_t)(p - at) >= EMIT_SPREAD_BUF)
-                output_placed(j->out, &at, p, end, &released);
+            if ((rc = output_window_need(j->out, &w, len)) == GS_OK) {
+                rtable_copy(t, w.p, w.end, s, len);
+                w.p += len;
+            }
         }
     }
-    output_placed(j->out, &at, p, end, &released);
-    if (p != end)   /* the offsets were wrong: never a file that looks whole */
-        j->rc[i] = err_set(GS_EIO, "internal error: records placed %s than measured",
-                           p < end ? "shorter" : "longer");
+    int rc2 = output_window_close(j->out, &w, rc == GS_OK);
+    j->rc[i] = rc ? rc : rc2;
 }
 
 /* The records measured for the output to lay them out, where it may pay (two
@@ -249,15 +216,10 @@ static int emit_measure_all(pool_t *pool, spread_job_t *j, const rorder_shares_t
 static int emit_shares(pool_t *pool, spread_job_t *j, const output_layout_t *L)
 {
     double t0 = stats_now();
-    if (L->how == LAYOUT_MAPPED) {
-        j->map = L->map;
-        pool_run(pool, emit_place, j);
+    j->L = L;
+    pool_run(pool, emit_window, j);
+    if (L->how == LAYOUT_MAPPED)   /* the bytes counted as placed; at offsets, as written */
         stats_add(ST_WRITE, 0, stats_now() - t0);
-    } else {
-        j->fd = L->fd;
-        j->pos = L->pos;
-        pool_run(pool, emit_spread, j);
-    }
     int rc = GS_OK;
     for (int i = 0; i < pool_size(pool) && rc == GS_OK; i++)
         rc = j->rc[i];

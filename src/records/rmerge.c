@@ -24,9 +24,8 @@ struct rmerge {
     output_t *out;
     rmerge_put_fn put;     /* rmerge_write_to()'s, instead of out */
     void *put_ctx;
-    char *map;             /* placed: the merge's first byte mapped */
-    int fd;                /* else at offsets: the descriptor (-1: in order), */
-    uint64_t pos;          /*   the offset of the merge's first byte */
+    const output_layout_t *laid;   /* laid out (mapped or at offsets): each piece
+                              through a window at its offset; NULL: in order */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
     turns_t turns;         /* in order: the piece whose bytes go out now; the first
@@ -42,12 +41,10 @@ typedef struct {
     size_t piece;
     uint64_t hi;           /* the piece's words are below hi, */
     int has_hi;            /* where it has one */
-    uint64_t at;           /* known: where the next byte goes (from the merge's first) */
-    uint64_t end;          /*   and the piece's end */
-    char *obuf;            /* not placed: bytes waiting */
+    uint64_t at;           /* counting: the piece's bytes so far */
+    output_window_t w;     /* laid out: the piece's stretch of the output */
+    char *obuf;            /* in order: bytes waiting for the piece's turn */
     size_t olen;
-    char *mark;            /* placed: counted as placed up to here, */
-    char *released;        /*   pages let go of up to here */
     char *last;            /* -u compared in full: the last record kept */
     size_t last_len, last_cap;
 } rthread_t;
@@ -59,30 +56,18 @@ static inline rcur_t *rm_cur(const rthread_t *t, size_t j)
 
 /* ---- the output of a thread -------------------------------------------------------- */
 
-/* Write buf[0..len), not placed: at the thread's offset, or in order (it holds the
- * turn). */
+/* Write buf[0..len) in order (the thread holds the piece's turn). */
 static int rm_write(rthread_t *t, const char *buf, size_t len)
 {
     rmerge_t *m = t->m;
-    if (m->fd < 0)
-        return m->put ? m->put(m->put_ctx, buf, len) : output_write_bytes(m->out, buf, len);
-    if (t->at + len > t->end)
-        return err_set(GS_EIO, "internal error: a merged piece longer than measured");
-    int rc = output_spread_write(m->out, m->fd, buf, len, m->pos + t->at);
-    t->at += len;
-    return rc;
+    return m->put ? m->put(m->put_ctx, buf, len) : output_write_bytes(m->out, buf, len);
 }
 
-/* What the thread holds, out: counted as placed; written at its offset; or written
- * on its piece's turn. */
+/* In order: what the thread holds, written on its piece's turn. */
 static int rm_deliver(rthread_t *t)
 {
     rmerge_t *m = t->m;
-    if (m->map) {
-        output_placed(m->out, &t->mark, m->map + t->at, m->map + t->end, &t->released);
-        return GS_OK;
-    }
-    if (m->fd < 0 && turns_wait(&m->turns, t->piece))
+    if (turns_wait(&m->turns, t->piece))
         return GS_EIO;   /* another thread's error is the one reported */
     int rc = t->olen ? rm_write(t, t->obuf, t->olen) : GS_OK;
     t->olen = 0;
@@ -100,17 +85,17 @@ static inline int rm_put(rthread_t *t, const rcur_t *c)
         t->at += len;
         return GS_OK;
     }
-    if (m->map) {
-        uint64_t room = t->end - t->at;
-        if (len > room)   /* laid out wrong: never into a neighbour */
-            return err_set(GS_EIO, "internal error: a merged piece longer than measured");
-        char *p = m->map + t->at;
-        if (len <= RM_QUICK && room >= RM_QUICK && c->rec + RM_QUICK <= c->end)
-            memcpy(p, c->rec, RM_QUICK);
+    if (m->laid) {   /* never past the piece's stretch: laid out wrong, an error */
+        output_window_t *w = &t->w;
+        int rc = output_window_need(m->out, w, len);
+        if (rc)
+            return rc;
+        if (len <= RM_QUICK && (size_t)(w->end - w->p) >= RM_QUICK && c->rec + RM_QUICK <= c->end)
+            memcpy(w->p, c->rec, RM_QUICK);
         else
-            memcpy(p, c->rec, len);
-        t->at += len;
-        return (size_t)(p + len - t->mark) >= m->c.outcap ? rm_deliver(t) : GS_OK;
+            memcpy(w->p, c->rec, len);
+        w->p += len;
+        return GS_OK;
     }
     if (t->olen + len > m->c.outcap && t->olen > 0) {
         int rc = rm_deliver(t);
@@ -193,11 +178,12 @@ static int rm_piece(rthread_t *t, size_t p)
     t->piece = p;
     t->has_hi = p + 1 < m->c.npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
-    int offsets = m->map || m->fd >= 0;   /* written at the piece's offset */
-    t->at = offsets ? m->at[p] : 0;
-    t->end = offsets ? m->at[p + 1] : UINT64_MAX;
-    t->released = t->mark = m->map ? m->map + t->at : NULL;
-    int rc = GS_OK;
+    t->at = 0;
+    int rc = m->laid ? output_window_open(m->out, m->laid, m->at[p], m->at[p + 1] - m->at[p],
+                                          m->c.outcap, &t->w)
+                     : GS_OK;
+    if (rc)
+        return rc;
     for (size_t j = 0; j < k && rc == GS_OK; j++) {
         rcur_t *c = rm_cur(t, j);
         rc = src->seek(m->c.ctx, t->own, c, j, lo, p > 0, NULL);
@@ -230,13 +216,14 @@ static int rm_piece(rthread_t *t, size_t p)
         m->at[p + 1] = t->at;
         return rc;
     }
+    if (m->laid) {   /* the stretch whole, or an internal error */
+        int rc2 = output_window_close(m->out, &t->w, rc == GS_OK);
+        return rc ? rc : rc2;
+    }
     if (rc == GS_OK)
         rc = rm_deliver(t);
-    if (rc == GS_OK && offsets && t->at != t->end)
-        rc = err_set(GS_EIO, "internal error: a merged piece shorter than measured");
-    if (rc == GS_OK) {
+    if (rc == GS_OK)
         turns_pass(&m->turns, p);
-    }
     return rc;
 }
 
@@ -276,7 +263,7 @@ static void rm_thread(void *arg, int i, int nt)
     if (i >= m->c.nthreads)
         return;
     rthread_t t;
-    int rc = rm_thread_init(&t, m, !m->count && !m->map);
+    int rc = rm_thread_init(&t, m, !m->count && !m->laid);
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
         if (rc || p >= m->c.npieces || turns_failed(&m->turns))
@@ -369,7 +356,6 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
     if (!m)
         return err_set(GS_ENOMEM, "out of memory");
     m->c = *cfg;
-    m->fd = -1;
     turns_init(&m->turns);
     if (m->c.npieces < 1)
         m->c.npieces = 1;
@@ -404,8 +390,7 @@ static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
     m->out = out;
     m->put = put;
     m->put_ctx = ctx;
-    m->fd = -1;
-    m->map = NULL;
+    m->laid = NULL;
     turns_reset(&m->turns);
 }
 
@@ -417,18 +402,13 @@ int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
     output_layout_t L;
     int rc = output_layout_begin(out, m->at ? hlen + m->at[m->c.npieces] : 0, header, hlen,
                                  &L);
-    if (L.how == LAYOUT_MAPPED) {
-        m->map = L.map;
-    } else if (L.how == LAYOUT_AT) {
-        m->fd = L.fd;
-        m->pos = L.pos;
-    }
+    if (L.how != LAYOUT_IN_ORDER)
+        m->laid = &L;
     if (rc == GS_OK)
         rc = rm_run(m);
     int rc2 = output_layout_end(out, &L, rc == GS_OK);
     m->out = NULL;
-    m->map = NULL;
-    m->fd = -1;
+    m->laid = NULL;
     return rc ? rc : rc2;
 }
 

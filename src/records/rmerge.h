@@ -69,7 +69,8 @@ typedef struct {
     size_t npieces;
     pool_t *pool;
     int nthreads;          /* the pool's threads that take part (1: the caller's alone) */
-    size_t outcap;         /* a thread's bytes buffered (placed: let go of) at a time */
+    size_t outcap;         /* a thread's bytes buffered at a time (in order, or at
+                              offsets: the window's buffer) */
 } rmerge_cfg_t;
 
 enum {
