@@ -172,7 +172,7 @@ static int loader_open_next(rtable_t *t, rloader_t *ld)
     ld->regular = f.regular;
     ld->start = ld->pos = f.regular ? f.start : 0;
     ld->end = f.end;
-    rtokens_start(&ld->tok, src->header);
+    rtokens_start(&ld->tok, src, t->term);
     /* Binary records not whole: said now, not after the chunks before the end were
      * sorted and spilled (a size of 0, as /proc's files have, says nothing). */
     if (ld->regular && t->rsize && ld->end > ld->start && (ld->end - ld->start) % t->rsize)

@@ -11,11 +11,13 @@
 #include "records/rkey.h"
 #include "records/tokens.h"
 
-void rtokens_start(rtokens_t *k, int header)
+void rtokens_start(rtokens_t *k, const source_t *src, char term)
 {
+    k->src = src;
+    k->term = term;
     k->len = 0;
     k->lines = 0;
-    k->header = header;
+    k->header = src->header;
     k->hlen = 0;
 }
 
@@ -49,7 +51,8 @@ static int rtokens_check(rtokens_t *k, const char *arena, size_t *bytes, const c
     size_t cap = strlen(name) + strlen(q) + 64;
     if (!(k->bad = malloc(cap)))
         return err_set(GS_ENOMEM, "out of memory");
-    snprintf(k->bad, cap, "%s:%llu: not a number: '%s'", name, (unsigned long long)k->line, q);
+    snprintf(k->bad, cap, "%s:%llu: not a number: '%s'", name,
+             (unsigned long long)source_line(k->src, k->term, k->line), q);
     *bytes = b;
     return GS_EINPUT;
 }

@@ -16,7 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/source.h"
+
 typedef struct {
+    const source_t *src;   /* the input: its lines numbered as its file's */
+    char term;             /* the lines' terminator */
     size_t len;            /* bytes of the number being read: the arena's last */
     uint64_t lines;        /* the input's lines (LF; NUL with -z) read so far */
     uint64_t line;         /* the line the number being read is on */
@@ -30,8 +34,9 @@ typedef struct {
     size_t nat, capat;
 } rtokens_t;
 
-/* A new input begins (header: 1 with --header). */
-void rtokens_start(rtokens_t *k, int header);
+/* A new input begins, src (its first line a header where src->header), its lines
+ * ended by term. */
+void rtokens_start(rtokens_t *k, const source_t *src, char term);
 
 /* A new chunk begins: its numbers' lines are noted from its first table line on. */
 static inline void rtokens_chunk(rtokens_t *k)

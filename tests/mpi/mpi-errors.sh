@@ -45,6 +45,7 @@ mpi_fails() {
 mpi_fails "a field not an integer, deep in the second file" -t, -k2,2n a.csv bad.csv
 mpi_fails "a key out of range on the last line" -t, -k2,2n range.csv
 mpi_fails "a bare integer not one, after a line of two" n.txt badn.txt
+mpi_fails "a number not one under -g, deep in the second file" -g n.txt badn.txt
 mpi_fails "a missing field" -t, -k5,5n a.csv
 mpi_fails "a missing file" -t, -k2,2n a.csv nosuch.csv
 mpi_fails "binary keys not whole, in all" -B --type=u32 keys.bin odd.bin
