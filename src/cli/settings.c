@@ -15,7 +15,6 @@
 #include "core/tuning.h"
 #include "sorter/sorter.h"
 
-
 /* -S in bytes: by default half of the memory gpusort may have (physical memory, as
  * sort takes, or less where a cgroup's limit is less), and at most a quarter of the
  * address space left under RLIMIT_AS (the chunks' reading, the threads and the

@@ -50,27 +50,24 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
         return GS_EIO;
     if (sh->nspans == 0)
         return GS_OK;
-    source_t *src = calloc((size_t)sh->nspans, sizeof *src);
-    int rc = src ? GS_OK : err_set(GS_ENOMEM, "out of memory");
-    for (int k = 0; k < sh->nspans; k++)
-        if (src)
-            src[k].fd = -1;
-    for (int k = 0; k < sh->nspans && rc == GS_OK; k++) {
-        const span_t *sp = &sh->spans[k];
+    source_t *src = malloc((size_t)sh->nspans * sizeof *src);
+    int rc = src ? GS_OK : err_set(GS_ENOMEM, "out of memory"), opened = 0;
+    for (; rc == GS_OK && opened < sh->nspans; opened++) {
+        const span_t *sp = &sh->spans[opened];
         const char *path = set->sources[sp->input].path;
-        src[k] = (source_t){ .fd = open(path, O_RDONLY | O_CLOEXEC), .off = sp->off,
-                             .len = sp->len, .name = path, .header = sp->header };
-        if (src[k].fd < 0) {
+        src[opened] = (source_t){ .fd = open(path, O_RDONLY | O_CLOEXEC), .off = sp->off,
+                                  .len = sp->len, .name = path, .header = sp->header };
+        if (src[opened].fd < 0) {
             char *esc = err_escaped(path);
             rc = err_sys(GS_EIO, errno, "cannot read '%s'", esc ? esc : "?");
             free(esc);
+            break;
         }
     }
     if (rc == GS_OK)
         rc = local_run(set, MODE_SORT, src, sh->nspans, *fd, set->tmpdir);
-    for (int k = 0; src && k < sh->nspans; k++)
-        if (src[k].fd >= 0)
-            close(src[k].fd);
+    for (int k = 0; k < opened; k++)
+        close(src[k].fd);
     free(src);
     return rc ? rc : local_size(*fd, size);
 }

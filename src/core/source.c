@@ -13,6 +13,13 @@
 #include "core/stdfds.h"
 #include "core/source.h"
 
+/* A range source's bytes [*start, *end) in a file of size bytes. */
+static void source_range(const source_t *s, uint64_t size, uint64_t *start, uint64_t *end)
+{
+    *start = s->off < size ? s->off : size;
+    *end = s->len == SOURCE_TO_END || s->len > size - *start ? size : *start + s->len;
+}
+
 int source_stdin(const source_t *s)
 {
     return s->path && strcmp(s->path, "-") == 0;
@@ -50,9 +57,7 @@ int source_open(const source_t *s, source_file_t *f)
         return GS_OK;
     uint64_t size = (uint64_t)st.st_size;
     if (!s->path) {
-        f->start = s->off < size ? s->off : size;
-        f->end = s->len == SOURCE_TO_END || s->len > size - f->start ? size
-                                                                    : f->start + s->len;
+        source_range(s, size, &f->start, &f->end);
         return GS_OK;
     }
     off_t at = lseek(f->fd, 0, SEEK_CUR);   /* standard input: where it stands */
@@ -84,13 +89,10 @@ int source_bytes(const source_t *s, uint64_t *bytes)
     *bytes = 0;
     if (source_stat(s, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
-    uint64_t size = (uint64_t)st.st_size;
-    if (!s->path) {
-        uint64_t left = s->off < size ? size - s->off : 0;
-        *bytes = s->len < left ? s->len : left;
-    } else {
-        *bytes = size;
-    }
+    uint64_t start = 0, end = (uint64_t)st.st_size;
+    if (!s->path)
+        source_range(s, end, &start, &end);
+    *bytes = end - start;
     return 1;
 }
 
@@ -114,9 +116,4 @@ uint64_t source_line(const source_t *s, char term, uint64_t line)
         at += got;
     }
     return line;
-}
-
-uint64_t source_offset(const source_t *s, uint64_t pos)
-{
-    return s->path ? pos : s->off + pos;
 }

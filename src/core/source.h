@@ -63,7 +63,4 @@ int source_whole(const source_t *s);
  * ending with term before it are counted now (a message's cost, never a run's). */
 uint64_t source_line(const source_t *s, char term, uint64_t line);
 
-/* The byte of s's file that is byte `pos` of s. */
-uint64_t source_offset(const source_t *s, uint64_t pos);
-
 #endif

@@ -166,11 +166,12 @@ static int output_open_file(output_t *o, const char *path)
     return GS_OK;
 }
 
-/* Standard output that is a regular file may be placed too (placed.c), from its
- * current position, where it was not opened to append and is not standard error's
- * file as well (messages would land among the placed bytes): mapping needs a
- * descriptor open for reading and writing, which a shell's "> FILE" does not give,
- * so the file is opened again through /proc/self/fd/1. That descriptor, or -1. */
+/* Standard output (or the descriptor out standing for it) that is a regular file
+ * may be placed too (placed.c), from its current position, where it was not opened
+ * to append and is not standard error's file as well (messages would land among
+ * the placed bytes): mapping needs a descriptor open for reading and writing, which
+ * a shell's "> FILE" does not give, so the file is opened again through
+ * /proc/self/fd/OUT. That descriptor, or -1. */
 static int output_stdout_map_fd(int out)
 {
 #ifdef __linux__
@@ -201,7 +202,8 @@ static int output_is_input(const output_cfg_t *cfg, const struct stat *st)
 {
     for (int i = 0; i < cfg->ninputs; i++) {
         struct stat in;
-        if (source_stat(&cfg->inputs[i], &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+        if (source_stat(&cfg->inputs[i], &in) == 0 && in.st_dev == st->st_dev &&
+            in.st_ino == st->st_ino)
             return 1;
     }
     return 0;

@@ -68,13 +68,13 @@ static int kreader_window(kreader_t *r, uint64_t from, uint64_t to)
     if (to - start > SIZE_MAX)
         return EFBIG;
     size_t len = (size_t)(to - start);
-    void *m = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, r->fd, (off_t)start);
+    void *m = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, r->file.fd, (off_t)start);
     if (m == MAP_FAILED)
         return errno;
     r->map = m;
     r->map_off = start;
     r->map_len = len ? len : 1;
-    r->map_watch = cleanup_watch_map(m, r->map_len, r->name);
+    r->map_watch = cleanup_watch_map(m, r->map_len, r->file.name);
     return 0;
 }
 
@@ -98,13 +98,11 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
         kreader_close(r);
         return rc;
     }
-    r->fd = r->file.fd;
-    r->name = r->file.name;   /* for messages */
     if (r->file.stdin_) {
 #ifdef F_SETPIPE_SZ
         /* A larger pipe: fewer switches between its two ends (a file or a terminal
          * refuses it, harmlessly). */
-        (void)fcntl(r->fd, F_SETPIPE_SZ, PIPE_BYTES);
+        (void)fcntl(r->file.fd, F_SETPIPE_SZ, PIPE_BYTES);
 #endif
     } else if (r->file.regular) {
         /* Read with pread(2) over [start, end): the range the source names. */
@@ -113,7 +111,7 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
         r->off = r->file.start;
         r->size = r->file.end;
 #ifdef POSIX_FADV_SEQUENTIAL
-        posix_fadvise(r->fd, (off_t)r->off, (off_t)(r->size - r->off), POSIX_FADV_SEQUENTIAL);
+        posix_fadvise(r->file.fd, (off_t)r->off, (off_t)(r->size - r->off), POSIX_FADV_SEQUENTIAL);
 #endif
     }
     r->header_done = cfg->binary || !src->header;
@@ -191,7 +189,7 @@ int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
     }
     size_t npieces = (len + READ_PIECE - 1) / READ_PIECE;
     size_t one = 0;
-    fill_job_t j = { .fd = r->fd, .dst = dst, .len = len, .off = r->off, .npieces = npieces,
+    fill_job_t j = { .fd = r->file.fd, .dst = dst, .len = len, .off = r->off, .npieces = npieces,
                      .got = npieces > 1 ? calloc(npieces, sizeof *j.got) : &one };
     if (!j.got)
         return err_set(GS_ENOMEM, "out of memory");
@@ -217,7 +215,7 @@ int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
     if (j.got != &one)
         free(j.got);
     if (j.err)
-        return err_sys(GS_EIO, j.err, "read error on '%s'", r->name);
+        return err_sys(GS_EIO, j.err, "read error on '%s'", r->file.name);
     r->off += *got;
     return GS_OK;
 }
@@ -273,13 +271,13 @@ static int kreader_fill_stream(kreader_t *r, int i)
         size_t want = r->cap - r->have[i], got;
         if (want > READ_PIECE)
             want = READ_PIECE;
-        int e = fdio_read(r->fd, r->bufs[i] + r->have[i], want, -1, &got);
+        int e = fdio_read(r->file.fd, r->bufs[i] + r->have[i], want, -1, &got);
         int rc = kreader_settle(r, r->bufs[i] + r->have[i], got);
         r->have[i] += got;
         r->bytes += got;
         stats_add(ST_READ, got, stats_now() - t0);
         if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+            return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
         if (rc)
             return rc;
         if (got < want)
@@ -351,7 +349,7 @@ static int kreader_advance_mapped(kreader_t *r)
     size_t len = avail < r->cfg.block_bytes ? (size_t)avail : r->cfg.block_bytes;
     int e = kreader_window(r, r->off, r->off + len);
     if (e)
-        return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+        return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
     r->buf = r->map + (r->off - r->map_off);
     size_t cut = len;
     if (len < avail && (cut = kreader_cut(r, r->buf, len)) == 0) {
@@ -360,7 +358,7 @@ static int kreader_advance_mapped(kreader_t *r)
         while (cut == 0) {
             uint64_t to = seen * 2 < avail ? seen * 2 : avail;
             if ((e = kreader_window(r, r->off, r->off + to)) != 0)
-                return err_sys(GS_EIO, e, "read error on '%s'", r->name);
+                return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
             r->buf = r->map + (r->off - r->map_off);
             while (seen < to && !tn_is_space((unsigned char)r->buf[seen]))
                 seen++;
@@ -377,7 +375,7 @@ static int kreader_advance_mapped(kreader_t *r)
 #ifdef POSIX_FADV_WILLNEED
     if (!r->last) {
         uint64_t left = r->size - r->off;
-        posix_fadvise(r->fd, (off_t)r->off,
+        posix_fadvise(r->file.fd, (off_t)r->off,
                       (off_t)(left < r->cfg.block_bytes ? left : r->cfg.block_bytes),
                       POSIX_FADV_WILLNEED);
     }
@@ -468,12 +466,13 @@ uint64_t kreader_position(kreader_t *r, size_t i)
     if (r->cfg.binary)
         return r->keys_before + i + 1;
     size_t off = tn_token_offset(r->buf, r->used, i);
-    return source_line(&r->src, kreader_term(r), r->lines_before + tn_count_lines(r->buf, off) + 1);
+    uint64_t line = r->lines_before + tn_count_lines(r->buf, off) + 1;
+    return source_line(&r->src, kreader_term(r), line);
 }
 
 const char *kreader_name(const kreader_t *r)
 {
-    return r->name;
+    return r->file.name;
 }
 
 const char *kreader_header(const kreader_t *r, size_t *len)

@@ -52,13 +52,13 @@ static void kreader_partial(kreader_t *r, const char *p, size_t part)
 {
     if (r->cfg.record_size) {
         r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte records",
-                             r->name, (unsigned long long)r->bytes, r->width);
+                             r->file.name, (unsigned long long)r->bytes, r->width);
     } else if (r->cfg.carry) {
         r->cfg.carry->n = (int)part;
         memcpy(r->cfg.carry->bytes, p, part);
     } else {
         r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                             r->name, (unsigned long long)r->bytes, r->width);
+                             r->file.name, (unsigned long long)r->bytes, r->width);
     }
 }
 

@@ -15,9 +15,8 @@
 
 struct kreader {
     source_t src;            /* what was opened */
-    source_file_t file;      /* and how: its descriptor, range and name */
-    char *name;              /* for messages: file.name */
-    int fd;                  /* file.fd */
+    source_file_t file;      /* and how: its descriptor, range and name (for
+                                messages) */
     int regular;             /* a regular file (not standard input): read with pread
                                 at off */
     uint64_t off;            /* its next offset */

@@ -128,16 +128,17 @@ static int text_token_error(kreader_t *r, const tn_scan_t *res, const char *blk,
                             const char *tok, uint64_t line)
 {
     struct stat st;
-    if (r->mapped && fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->size)
+    if (r->mapped && fstat(r->file.fd, &st) == 0 && (uint64_t)st.st_size < r->size)
         return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
-                       r->name);
+                       r->file.name);
     char q[256], hint[64];
     err_escape(q, sizeof q, tok, res->err_len, 40);
     if (res->status == TN_RANGE)
-        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'%s", r->name,
-                       (unsigned long long)source_line(&r->src, kreader_term(r), line), key_type_name(r->cfg.km->type), q,
+        return err_set(GS_EINPUT, "%s:%llu: out of range for %s: '%s'%s", r->file.name,
+                       (unsigned long long)source_line(&r->src, kreader_term(r), line),
+                       key_type_name(r->cfg.km->type), q,
                        key_range_hint(hint, sizeof hint, tok, res->err_len, r->cfg.km->type));
-    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'%s", r->name,
+    return err_set(GS_EINPUT, "%s:%llu: not an integer: '%s'%s", r->file.name,
                    (unsigned long long)source_line(&r->src, kreader_term(r), line), q,
                    text_hint(r, blk, blen, tok, res->err_len, line));
 }

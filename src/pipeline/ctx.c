@@ -85,7 +85,9 @@ int ctx_keep_header(ctx_t *c, const kreader_t *r)
 
 int ctx_write_header(const ctx_t *c, output_t *out)
 {
-    return c->header && c->set->header ? output_write_bytes(out, c->header, c->header_len) : GS_OK;
+    if (!c->header || !c->set->header)   /* none read, or not to be written (gpusort-mpi) */
+        return GS_OK;
+    return output_write_bytes(out, c->header, c->header_len);
 }
 
 int ctx_finish(int rc, output_t *out)
