@@ -35,8 +35,9 @@ static int pass_fan;                       /*   stats_lock): from, to, a merge's
 static int order_chunks;        /* records ordered (under stats_lock): chunks, */
 static double order_sort_s, order_settle_s;   /* their words sorted, equal words settled */
 static uint64_t order_shared;   /* runs of equal words settled by the whole pool */
-static uint64_t mapped_bytes;   /* text written mapped (under stats_lock), */
-static int mapped_threads;      /* by this many threads */
+static uint64_t laid_bytes[2];  /* laid out, [1] written mapped, [0] at offsets
+                                   (under stats_lock), */
+static int laid_threads[2];     /* by this many threads */
 static uint64_t ahead_bytes;    /* zeros written ahead (under stats_lock), */
 static double ahead_s;          /* and the seconds it took */
 #define STATS_MAX_PHASES 8
@@ -154,11 +155,11 @@ void stats_note_records_order(double sort_s, double settle_s, uint64_t shared_ru
     pthread_mutex_unlock(&stats_lock);
 }
 
-void stats_note_mapped(uint64_t bytes, int threads)
+void stats_note_laid(int mapped, uint64_t bytes, int threads)
 {
     pthread_mutex_lock(&stats_lock);
-    mapped_bytes += bytes;
-    mapped_threads = threads;
+    laid_bytes[!!mapped] += bytes;
+    laid_threads[!!mapped] = threads;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -315,9 +316,12 @@ void stats_print(double total)
                 "equal words settled and lines made %.3f s (%llu runs of equal words by the "
                 "whole pool)\n", order_chunks, order_sort_s, order_settle_s,
                 (unsigned long long)order_shared);
-    if (mapped_bytes)
+    if (laid_bytes[1])
         fprintf(stderr, "gpusort: stats: %llu bytes written mapped, placed by %d "
-                "threads\n", (unsigned long long)mapped_bytes, mapped_threads);
+                "threads\n", (unsigned long long)laid_bytes[1], laid_threads[1]);
+    if (laid_bytes[0])
+        fprintf(stderr, "gpusort: stats: %llu bytes written at their offsets, by %d "
+                "threads\n", (unsigned long long)laid_bytes[0], laid_threads[0]);
     if (ahead_bytes)
         fprintf(stderr, "gpusort: stats: %llu bytes of zeros written ahead into the output's "
                 "temporary in %.3f s, on a thread of its own\n", (unsigned long long)ahead_bytes,

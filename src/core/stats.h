@@ -62,8 +62,9 @@ void stats_note_records_passes(uint64_t before, uint64_t after, int fan);
 /* A chunk of records ordered (records/order.c): its words sorted, then its runs of
  * equal words settled and its lines made (of them, shared_runs by the whole pool). */
 void stats_note_records_order(double sort_s, double settle_s, uint64_t shared_runs);
-/* Text written mapped (output.c): bytes, formatted in place by this many threads. */
-void stats_note_mapped(uint64_t bytes, int threads);
+/* Bytes laid out and written by this many threads (io/layout.c): mapped (1: into
+ * the file's pages), else at their offsets (pwrite). */
+void stats_note_laid(int mapped, uint64_t bytes, int threads);
 
 /* Zeros written ahead into the output's temporary (output.c): bytes, seconds. */
 void stats_note_ahead(uint64_t bytes, double seconds);

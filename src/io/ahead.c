@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ahead.c: zeros written ahead into -o's temporary (see output_write_ahead()).
+/* ahead.c: zeros written ahead into -o's temporary (see output_cfg_t.ahead_keys).
  *
  * A page fault on a page of the file that the page cache does not hold yet costs far
  * more than one on a page it holds: the page is allocated, zeroed and its block
@@ -46,17 +46,12 @@ static void output_ahead_job(void *arg)
     o->ahead_seconds = stats_now() - t0;
 }
 
-int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys)
+void output_ahead_start(output_t *o)
 {
-    int threads = pool_size(cfg->pool);
-    return cfg->path && !cfg->binary && threads >= WRITE_AHEAD_MIN_THREADS &&
-           keys >= (uint64_t)WRITE_KEYS_A_THREAD * (uint64_t)threads;
-}
-
-void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys)
-{
-    if (!o->tmp_path || !output_may_write_ahead(&o->cfg, keys) || !output_can_place(o, keys) ||
-        o->ahead_used || o->bytes != 0 || bound == 0 || bound > (uint64_t)INT64_MAX)
+    uint64_t keys = o->cfg.ahead_keys, bound = o->cfg.ahead_bytes;
+    if (!o->tmp_path || o->cfg.binary || o->threads < WRITE_AHEAD_MIN_THREADS ||
+        !output_place_text_worth(o, keys) || o->ahead_used || o->bytes != 0 || bound == 0 ||
+        bound > (uint64_t)INT64_MAX)
         return;
     o->ahead_bound = bound;
     o->ahead_stop = 0;

@@ -6,10 +6,12 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/tuning.h"
 #include "io/output_impl.h"
+#include "io/textnum.h"
 
 int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t hlen,
                         output_layout_t *L)
@@ -21,8 +23,11 @@ int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t 
         if (rc == GS_OK && L->base) {
             L->how = LAYOUT_MAPPED;
             L->map = L->base + hlen;
-            if (hlen)
-                output_place_copy(o, L->base, header, hlen, L->base + total);
+            if (hlen) {
+                char *at = L->base, *released = L->base;
+                memcpy(at, header, hlen);
+                output_placed(o, &at, at + hlen, L->base + total, &released);
+            }
             return GS_OK;
         }
         if (rc == GS_OK)
@@ -142,4 +147,87 @@ int output_window_close(const output_t *o, output_window_t *w, int ok)
     free(w->mark);
     w->mark = w->p = w->lim = w->end = NULL;
     return rc;
+}
+
+/* ---- keys through a window ----------------------------------------------------------- */
+
+/* The stretch's bytes not yet put (mapped: up to its end; at offsets: those the
+ * buffer does not hold). */
+static uint64_t window_left(const output_window_t *w)
+{
+    return w->L->how == LAYOUT_MAPPED ? (uint64_t)(w->stop - w->p)
+                                      : w->left - (uint64_t)(w->p - w->mark);
+}
+
+/* The last keys of a line of text go through a buffer of their own: the formatter
+ * stores up to 16 bytes past a line's end, which must not reach past the stretch
+ * (each line has 2 bytes or more). */
+#define WINDOW_TAIL 16
+
+/* n keys of text at w->p, where fewer than n * TN_MAX_LINE + WINDOW_TAIL bytes are
+ * left in the stretch: their bytes measured, and the last keys formatted aside. */
+static int window_text_last(const output_t *o, output_window_t *w, const char *keys, size_t n)
+{
+    const keymap_t *km = o->cfg.km;
+    size_t bytes = tn_format_bytes(keys, n, km);
+    if (bytes > window_left(w))
+        return err_set(GS_EIO, "internal error: laid-out bytes longer than measured");
+    int rc = output_window_need(o, w, bytes);
+    if (rc)
+        return rc;
+    size_t head = n > WINDOW_TAIL ? n - WINDOW_TAIL : 0;
+    w->p += tn_format_lines(keys, head, km, output_term(o), w->p);
+    char tail[WINDOW_TAIL * TN_MAX_LINE + 16];
+    size_t tlen = tn_format_lines(keys + head * (size_t)km->width, n - head, km,
+                                  output_term(o), tail);
+    memcpy(w->p, tail, tlen);
+    w->p += tlen;
+    return GS_OK;
+}
+
+int output_window_keys(const output_t *o, output_window_t *w, const void *keys, size_t n)
+{
+    const keymap_t *km = o->cfg.km;
+    size_t kw = (size_t)km->width;
+    int binary = o->cfg.binary, identity = binary && key_identity(km, o->cfg.big_endian);
+    /* Keys a call: a step of the window's bytes, binary; text, a batch of lines. */
+    size_t step = binary ? window_step(o) / kw : WRITE_KEYS_A_THREAD;
+    step = step ? step : 1;
+    for (size_t k = 0; k < n;) {
+        size_t m = n - k < step ? n - k : step;
+        const char *src = (const char *)keys + k * kw;
+        int rc;
+        if (binary) {
+            if ((rc = output_window_need(o, w, m * kw)) == GS_OK) {
+                if (identity)
+                    memcpy(w->p, src, m * kw);
+                else
+                    key_encode(src, w->p, m, km, o->cfg.big_endian);
+                w->p += m * kw;
+            }
+        } else if (window_left(w) < (uint64_t)m * TN_MAX_LINE + WINDOW_TAIL) {
+            rc = window_text_last(o, w, src, m);
+        } else if ((rc = output_window_need(o, w, m * TN_MAX_LINE + WINDOW_TAIL)) == GS_OK) {
+            w->p += tn_format_lines(src, m, km, output_term(o), w->p);
+        }
+        if (rc)
+            return rc;
+        k += m;
+    }
+    return GS_OK;
+}
+
+int output_window_put(const output_t *o, output_window_t *w, const void *bytes, size_t len)
+{
+    /* a window's room at a time: pages let go of, or the buffer written, as it fills */
+    for (size_t at = 0, m; at < len; at += m) {
+        int rc = output_window_need(o, w, 1);
+        if (rc)
+            return rc;
+        m = (size_t)(w->lim - w->p);
+        m = m < len - at ? m : len - at;
+        memcpy(w->p, (const char *)bytes + at, m);
+        w->p += m;
+    }
+    return GS_OK;
 }

@@ -302,6 +302,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
         output_abort(o);
         return rc;
     }
+    output_ahead_start(o);
     *out = o;
     return GS_OK;
 }

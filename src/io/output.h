@@ -39,6 +39,17 @@ typedef struct {
     int ninputs;
     const char *tmpdir;    /* where the output goes first when it would write into
                               one of them */
+    uint64_t ahead_keys;   /* text of this many keys, at most ahead_bytes bytes, is */
+    uint64_t ahead_bytes;  /* the whole output, known before it is ready (one chunk
+                              about to be sorted); 0: not known. Where that pays
+                              (-o, WRITE_AHEAD_MIN_THREADS threads or more, keys
+                              enough to be placed), zeros are written ahead into the
+                              temporary from its start while the caller works, so
+                              that the file's pages are in the page cache, their
+                              space reserved, before the text is placed into them
+                              (ahead.c). The first write of anything, the commit or
+                              the abort stops it; zeros no output overwrote are cut
+                              off before the commit. */
 } output_cfg_t;
 
 typedef struct output output_t;
@@ -101,20 +112,6 @@ size_t output_max_bytes(const output_t *o);
  * parallel merge formats on its own threads. */
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
 
-/* Write ahead, where the caller knows that text of keys keys, bound bytes at most,
- * is coming before it is ready (one chunk about to be sorted): zeros into -o's
- * temporary from its start, up to bound bytes, by a job of its own, so that the
- * file's pages are in the page cache, their space reserved, before the text is
- * placed into them (see ahead.c). The first write of anything, the commit or the
- * abort stops it; zeros no output overwrote are cut off before the commit. Nothing
- * where there is no temporary or the text would not be placed. */
-void output_write_ahead(output_t *o, uint64_t bound, uint64_t keys);
-
-/* 1 where output_write_ahead() may write for an output opened with cfg (-o, text,
- * WRITE_AHEAD_MIN_THREADS threads or more, and keys enough to be placed): for a caller deciding whether
- * to open the output early. */
-int output_may_write_ahead(const output_cfg_t *cfg, uint64_t keys);
-
 /* Write len formatted bytes, in order, from the calling thread. Not to be mixed
  * with output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);
@@ -128,54 +125,11 @@ unsigned long long output_bytes(const output_t *o);
  * fallocate(2); formatted by the pool's threads straight into the file's pages. */
 unsigned long long output_bytes_mapped(const output_t *o);
 
-/* ---- placed text: laid out ahead, formatted in place by many threads ---------------- */
-
-/* 1 where text of this many keys may be placed: to -o's temporary, or to
- * standard output where it is a regular file written from its position (not
- * appended to) and not standard error's file too; with two threads or more,
- * WRITE_KEYS_A_THREAD keys a thread or more (Linux). */
-int output_can_place(const output_t *o, uint64_t keys);
-
-/* The bytes of each key's line, as steps over the keys (tn_line_steps). */
+/* The bytes of each key in the output, by its value, as steps: the keys from
+ * start[i] (start[0] is 0) up to the next step take len[i] bytes each (text:
+ * tn_line_steps; binary: one step, the width), so that a producer of keys in order
+ * lays them out by ranks, without formatting them first. The steps' count. */
 size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len);
-
-/* Reserve (fallocate) and map the next total bytes of the file: GS_OK and *base;
- * GS_OK and *base NULL where that cannot be (a position in the middle of a page,
- * no fallocate, no mapping): the caller writes in order instead; or an error (a
- * full disk: the message set). Everything written before goes first. */
-int output_place_begin(output_t *o, uint64_t total, char **base);
-
-/* Format n keys at *at inside the mapping, no byte at or past end, and move *at
- * past them; let go of the pages filled since *released once they add up or reach
- * end (and move *released). GS_OK, or GS_EIO where they do not fit (laid out
- * wrong: an internal error). Thread-safe for disjoint ranges. The bytes count to
- * stats' write stage here, as they are formatted (the callers add only seconds). */
-int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
-                 char **released);
-
-/* Copy len bytes to at inside the mapping (end its end): a header at its first
- * byte, or a caller's records at theirs; counted as placed, their pages let go of.
- * Thread-safe for disjoint ranges. */
-void output_place_copy(const output_t *o, char *at, const void *bytes, size_t len, char *end);
-
-/* ---- binary keys placed at their offsets, from any thread ----------------------- */
-
-/* 1 where bytes the caller lays out (binary records) may be placed: to -o's
- * temporary or a regular file on standard output, on two threads or more,
- * WRITE_PLACE_BINARY_MIN bytes or more; output_can_place_binary() the same for binary
- * keys (binary output). (output_write_sorted() places a whole chunk itself.) */
-int output_can_place_bytes(const output_t *o, uint64_t bytes);
-int output_can_place_binary(const output_t *o, uint64_t bytes);
-
-/* Encode keys[0..n), the keys of ranks first on, into the mapping base (from
- * output_place_begin(); end its end) at their offset, counted, their pages let go
- * of as they fill. From any thread, several at once on ranges of their own. */
-void output_place_keys(const output_t *o, char *base, uint64_t first, const void *keys,
-                       size_t n, char *end);
-
-/* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
- * the file goes on after them; without (the placing failed), only unmap. */
-int output_place_end(output_t *o, char *base, uint64_t total, int ok);
 
 /* ---- bytes laid out ahead: the way to write them chosen here ------------------------ */
 
@@ -245,6 +199,15 @@ static inline int output_window_need(const output_t *o, output_window_t *w, size
 {
     return (size_t)(w->lim - w->p) >= n ? 0 : output_window_room(o, w, n);
 }
+
+/* Keys[0..n) (mapped keys, of the output's width) put at w->p in the output's
+ * format (text lines, or binary), as many bytes as output_line_steps() says.
+ * GS_OK, an error writing, or GS_EIO where the stretch holds fewer. */
+int output_window_keys(const output_t *o, output_window_t *w, const void *keys, size_t n);
+
+/* Bytes[0..len) put at w->p, a window's room at a time. GS_OK, an error writing,
+ * or GS_EIO where the stretch holds fewer. */
+int output_window_put(const output_t *o, output_window_t *w, const void *bytes, size_t len);
 
 /* The rest written out; the stretch must be whole (else an internal error); w
  * freed either way. ok 0: the caller failed, nothing more written. */

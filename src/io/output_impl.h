@@ -91,6 +91,10 @@ void output_writer_free(output_t *o);
  * it): before anything is written. GS_OK or the error. */
 int output_target_fd(output_t *o);
 
+/* ahead.c: start writing zeros ahead where the configuration asks for it and that
+ * pays (output_cfg_t.ahead_keys); from output_open(). */
+void output_ahead_start(output_t *o);
+
 /* ahead.c: stop writing zeros ahead, before anything else is written. */
 void output_ahead_end(output_t *o);
 
@@ -102,25 +106,33 @@ int output_settle(output_t *o);
 /* ahead.c: stop writing ahead and cut the zeros that no output overwrote. */
 int output_ahead_cut(output_t *o);
 
-/* placed.c: keys[0..n) of text placed in the file (output.h), sorted or not: GS_OK,
- * an error, or OUTPUT_PLAIN where placing does not apply (the caller writes the
- * keys through the batches). */
+/* placed.c: keys[0..n), text sorted or not, or binary sorted (a whole chunk),
+ * laid out (layout.c) and written by every pool thread at its offset, each its
+ * share (ext4 takes one write(2) at a time per file: doc/perf/RESULTS.md): GS_OK,
+ * an error, or OUTPUT_PLAIN where that does not apply (few keys, one thread; binary:
+ * a writer on another thread (solo); the output written in order) and the caller
+ * writes the keys through the batches. */
 #define OUTPUT_PLAIN (-1)
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
 
-/* placed.c: binary keys[0..n), a whole sorted chunk, placed in the file, encoded by
- * every thread (ext4 takes one write(2) at a time per file: doc/perf/RESULTS.md,
- * "Binary keys streamed"): GS_OK, an error,
- * or OUTPUT_PLAIN where placing does not apply (few bytes, one thread, a writer on
- * another thread (solo), not a file written from a position, a position in the
- * middle of a page). */
-int output_write_binary_placed(output_t *o, const void *keys, size_t n);
+/* placed.c: 1 where text of this many keys is worth placing: to a file written from
+ * a position, on two threads or more, WRITE_KEYS_A_THREAD keys a thread or more. */
+int output_place_text_worth(const output_t *o, uint64_t keys);
 
 /* ---- placed.c and spread.c: the laid-out bytes' two ways (layout.c chooses) ---- */
 
-/* Bytes the caller copied in place, from *at up to p (p at most end): counted, *at
- * moved to p, and the pages filled let go of as output_place() does. Thread-safe
- * for disjoint ranges. */
+/* Reserve (fallocate) and map the next total bytes of the file: GS_OK and *base;
+ * GS_OK and *base NULL where that cannot be (a position in the middle of a page,
+ * no fallocate, no mapping). Everything written before goes first. */
+int output_place_begin(output_t *o, uint64_t total, char **base);
+
+/* Unmap base (NULL: nothing to do); with ok, the total bytes count as written and
+ * the file goes on after them; without, only unmap. */
+int output_place_end(output_t *o, char *base, uint64_t total, int ok);
+
+/* Bytes copied in place, from *at up to p (p at most end): counted, *at moved to
+ * p, and the pages filled since *released let go of once they add up to a window's
+ * step or reach end. Thread-safe for disjoint ranges. */
 void output_placed(const output_t *o, char **at, char *p, char *end, char **released);
 
 /* Where the output is a file written from a position (-o's temporary, or standard

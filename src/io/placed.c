@@ -31,12 +31,7 @@
 #include "io/output_impl.h"
 #include "io/textnum.h"
 
-/* The keys at the end of each thread's range are formatted into a buffer of its own
- * and copied, since the formatter stores up to 16 bytes past a line's end, which
- * must not reach the next range (each line has 2 bytes or more). */
-#define PLACE_TAIL 16
-
-int output_can_place(const output_t *o, uint64_t keys)
+int output_place_text_worth(const output_t *o, uint64_t keys)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
     return !o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
@@ -48,11 +43,13 @@ int output_can_place(const output_t *o, uint64_t keys)
 #endif
 }
 
-int output_can_place_bytes(const output_t *o, uint64_t bytes)
+/* A sorted chunk of binary keys is worth placing: two threads or more, bytes
+ * enough, no writer on another thread (solo). */
+static int place_binary_worth(const output_t *o, uint64_t bytes)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    return (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 && !o->solo &&
-           bytes >= (uint64_t)WRITE_PLACE_BINARY_MIN;
+    return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
+           !o->solo && bytes >= (uint64_t)WRITE_PLACE_BINARY_MIN;
 #else
     (void)o;
     (void)bytes;
@@ -60,13 +57,13 @@ int output_can_place_bytes(const output_t *o, uint64_t bytes)
 #endif
 }
 
-int output_can_place_binary(const output_t *o, uint64_t bytes)
-{
-    return o->cfg.binary && output_can_place_bytes(o, bytes);
-}
-
 size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len)
 {
+    if (o->cfg.binary) {   /* every key its width */
+        start[0] = 0;
+        len[0] = (unsigned char)o->cfg.km->width;
+        return 1;
+    }
     return tn_line_steps(o->cfg.km, start, len);
 }
 
@@ -160,91 +157,6 @@ void output_placed(const output_t *o, char **at, char *p, char *end, char **rele
     }
 }
 
-void output_place_copy(const output_t *o, char *at, const void *bytes, size_t len, char *end)
-{
-    char *released = at;
-    memcpy(at, bytes, len);
-    output_placed(o, &at, at + len, end, &released);
-}
-
-int output_place(const output_t *o, const void *keys, size_t n, char **at, char *end,
-                 char **released)
-{
-    const keymap_t *km = o->cfg.km;
-    char *p = *at;
-    size_t room = (size_t)(end - p), head = n;
-    if (n * TN_MAX_LINE + PLACE_TAIL > room) {
-        /* Near the end: measured first, and the last keys through a buffer, so that
-         * the formatter's overrun stays inside (those keys take 2 bytes or more). */
-        if (tn_format_bytes(keys, n, km) > room)
-            return err_set(GS_EIO, "internal error: text output longer than laid out");
-        head = n > PLACE_TAIL ? n - PLACE_TAIL : 0;
-    }
-    p += tn_format_lines(keys, head, km, output_term(o), p);
-    if (head < n) {
-        char tail[PLACE_TAIL * TN_MAX_LINE + 16];
-        size_t tlen = tn_format_lines((const char *)keys + head * (size_t)km->width, n - head,
-                                      km, output_term(o), tail);
-        memcpy(p, tail, tlen);
-        p += tlen;
-    }
-    output_placed(o, at, p, end, released);
-    return GS_OK;
-}
-
-/* Binary keys placed: each pool thread's share encoded (or, unsigned in the host's
- * order, copied) at its offset, one contiguous part of the file a thread, a
- * WRITE_RELEASE at a time, each let go of once filled (as placed text is: threads
- * that meet at every step, or share one stretch of pages, wait on one another's
- * page faults). */
-typedef struct {
-    const output_t *o;
-    const char *keys;
-    size_t n;
-    char *map;               /* the file mapped from keys[0]'s first byte */
-} bin_job_t;
-
-void output_place_keys(const output_t *o, char *base, uint64_t first, const void *keys,
-                       size_t n, char *end)
-{
-    size_t w = (size_t)o->cfg.km->width, step = WRITE_RELEASE / w;
-    int identity = key_identity(o->cfg.km, o->cfg.big_endian);
-    char *at = base + first * w, *released = at, *stop = at + n * w;
-    for (size_t k = 0; k < n; k += step) {
-        size_t m = n - k < step ? n - k : step;
-        if (identity)
-            memcpy(at, (const char *)keys + k * w, m * w);
-        else
-            key_encode((const char *)keys + k * w, at, m, o->cfg.km, o->cfg.big_endian);
-        output_placed(o, &at, at + m * w, stop < end ? stop : end, &released);
-    }
-}
-
-static void output_bin_share(void *arg, int t, int nt)
-{
-    bin_job_t *j = arg;
-    size_t lo, hi, w = (size_t)j->o->cfg.km->width;
-    pool_share(j->n, t, nt, &lo, &hi);
-    output_place_keys(j->o, j->map, lo, j->keys + lo * w, hi - lo, j->map + j->n * w);
-}
-
-int output_write_binary_placed(output_t *o, const void *keys, size_t n)
-{
-    size_t w = (size_t)o->cfg.km->width;
-    uint64_t total = (uint64_t)n * w;
-    if (!output_can_place_binary(o, total))
-        return OUTPUT_PLAIN;
-    double t0 = stats_now();
-    bin_job_t j = { o, keys, n, NULL };
-    int rc = output_place_begin(o, total, &j.map);
-    if (rc || !j.map)
-        return rc ? rc : OUTPUT_PLAIN;
-    pool_run(o->cfg.pool, output_bin_share, &j);
-    rc = output_place_end(o, j.map, total, 1);
-    stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_placed() */
-    return rc;
-}
-
 int output_place_end(output_t *o, char *base, uint64_t total, int ok)
 {
     if (!base)
@@ -256,110 +168,114 @@ int output_place_end(output_t *o, char *base, uint64_t total, int ok)
         return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
     o->bytes += total;
     o->mapped += total;
-    stats_note_mapped(total, o->threads);
+    stats_note_laid(1, total, o->threads);
     return GS_OK;
 }
 
-/* One output_write() placed: each pool thread's share of the keys, measured, then
- * formatted at its offset. */
+/* Keys placed: each pool thread's share of the keys, one contiguous stretch of the
+ * file a thread, written through a window (layout.c): its pages let go of as they
+ * fill (threads that meet at every step, or share one stretch of pages, wait on one
+ * another's page faults). */
 typedef struct {
-    const output_t *o;
+    output_t *o;
+    const output_layout_t *L;
     const char *keys;
     size_t n;
-    size_t *off;        /* [nt + 1]: each share's bytes, then where each starts */
-    char *map;          /* the file mapped from the first byte of keys[0] */
+    uint64_t *off;      /* [nt + 1]: each share's bytes, then where each starts */
     int bad;            /* 1: a share failed (the message is set) */
-} map_job_t;
+} place_job_t;
 
 static void output_measure_share(void *arg, int t, int nt)
 {
-    map_job_t *j = arg;
+    place_job_t *j = arg;
     size_t lo, hi;
     pool_share(j->n, t, nt, &lo, &hi);
     const keymap_t *km = j->o->cfg.km;
     j->off[t] = tn_format_bytes(j->keys + lo * (size_t)km->width, hi - lo, km);
 }
 
-static void output_map_share(void *arg, int t, int nt)
+static void output_place_share(void *arg, int t, int nt)
 {
-    map_job_t *j = arg;
+    place_job_t *j = arg;
     size_t lo, hi;
     pool_share(j->n, t, nt, &lo, &hi);
-    size_t w = (size_t)j->o->cfg.km->width;
-    char *p = j->map + j->off[t], *end = j->map + j->off[t + 1], *released = p;
-    for (size_t k = lo; k < hi;) {
-        size_t m = hi - k < WRITE_KEYS_A_THREAD ? hi - k : WRITE_KEYS_A_THREAD;
-        if (output_place(j->o, j->keys + k * w, m, &p, end, &released) != GS_OK) {
-            j->bad = 1;
-            return;
-        }
-        k += m;
+    output_window_t w;
+    int rc = output_window_open(j->o, j->L, j->off[t], j->off[t + 1] - j->off[t], 0, &w);
+    if (rc == GS_OK) {
+        rc = output_window_keys(j->o, &w, j->keys + lo * (size_t)j->o->cfg.km->width,
+                                hi - lo);
+        int rc2 = output_window_close(j->o, &w, rc == GS_OK);
+        rc = rc ? rc : rc2;
     }
-    if (p != end) {
-        err_set(GS_EIO, "internal error: text output shorter than laid out");
+    if (rc)
         j->bad = 1;
-    }
 }
 
 /* Each share's bytes of keys in order, by ranks: where the keys cross each step of
  * the line lengths (tn_line_steps), found by binary search; no pass over the keys. */
-static void output_measure_ranked(map_job_t *j, int nt)
+static void output_measure_ranked(place_job_t *j, int nt)
 {
     const keymap_t *km = j->o->cfg.km;
     uint64_t key[TN_MAX_STEPS];
     unsigned char len[TN_MAX_STEPS];
     size_t at[TN_MAX_STEPS + 1];
-    size_t ns = tn_line_steps(km, key, len);
+    size_t ns = output_line_steps(j->o, key, len);
     for (size_t i = 0; i < ns; i++)
         at[i] = key_lower_bound(j->keys, j->n, km->width, key[i]);
     at[ns] = j->n;
     for (int t = 0; t < nt; t++) {
-        size_t lo, hi, bytes = 0;
+        size_t lo, hi;
+        uint64_t bytes = 0;
         pool_share(j->n, t, nt, &lo, &hi);
         for (size_t i = 0; i < ns; i++) {
             size_t a = at[i] > lo ? at[i] : lo, b = at[i + 1] < hi ? at[i + 1] : hi;
             if (b > a)
-                bytes += (b - a) * len[i];
+                bytes += (uint64_t)(b - a) * len[i];
         }
         j->off[t] = bytes;
     }
 }
 
-/* Keys in order (sorted) are measured by ranks, others by a pass over them.
- * OUTPUT_PLAIN where placing does not apply: few keys, a position in the middle of
- * a page, a file system without fallocate, or no mapping to be had. */
+/* Keys in order (sorted) are measured by ranks (binary keys: all of one width),
+ * text out of order by a pass over them. OUTPUT_PLAIN where placing does not apply:
+ * few keys, or the output lays them out in order (layout.c: not a file written from
+ * a position). */
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted)
 {
-    if (!output_can_place(o, n))
+    if (!(o->cfg.binary ? place_binary_worth(o, (uint64_t)n * (uint64_t)o->cfg.km->width)
+                        : output_place_text_worth(o, n)))
         return OUTPUT_PLAIN;
     int nt = o->threads;
-    map_job_t j = { .o = o, .keys = keys, .n = n };
+    place_job_t j = { .o = o, .keys = keys, .n = n };
     j.off = malloc(sizeof *j.off * (size_t)(nt + 1));
     if (!j.off)
         return err_set(GS_ENOMEM, "out of memory");
     double t0 = stats_now();
-    if (sorted)
+    if (sorted || o->cfg.binary)
         output_measure_ranked(&j, nt);
     else
         pool_run(o->cfg.pool, output_measure_share, &j);
-    size_t total = 0;
+    uint64_t total = 0;
     for (int t = 0; t <= nt; t++) {
-        size_t len = t < nt ? j.off[t] : 0;
+        uint64_t len = t < nt ? j.off[t] : 0;
         j.off[t] = total;
         total += len;
     }
     double t1 = stats_now();
-    stats_add(ST_FORMAT, total, t1 - t0);
-    int rc = output_place_begin(o, total, &j.map);
-    if (rc == GS_OK && !j.map)
+    if (!o->cfg.binary)
+        stats_add(ST_FORMAT, total, t1 - t0);
+    output_layout_t L;
+    int rc = output_layout_begin(o, total, NULL, 0, &L);
+    if (rc == GS_OK && L.how == LAYOUT_IN_ORDER)
         rc = OUTPUT_PLAIN;
     if (rc == GS_OK) {
-        pool_run(o->cfg.pool, output_map_share, &j);
-        rc = output_place_end(o, j.map, total, !j.bad);
+        j.L = &L;
+        pool_run(o->cfg.pool, output_place_share, &j);
+        rc = output_layout_end(o, &L, !j.bad);
         if (j.bad)
             rc = GS_EIO;
         else
-            stats_add(ST_WRITE, 0, stats_now() - t1);   /* the bytes: output_place() */
+            stats_add(ST_WRITE, 0, stats_now() - t1);   /* the bytes: the windows */
     }
     free(j.off);
     return rc;

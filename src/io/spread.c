@@ -55,5 +55,6 @@ int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok)
     if (lseek(o->fd, (off_t)(pos + total), SEEK_SET) < 0)
         return err_sys(GS_EIO, errno, "write error on '%s'", o->name);
     o->bytes += total;
+    stats_note_laid(0, total, o->threads);
     return GS_OK;
 }

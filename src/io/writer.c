@@ -213,7 +213,8 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
     int rc = output_target_fd(o);
     if (rc)
         return rc;
-    if (o->cfg.binary && sorted && (rc = output_write_binary_placed(o, keys, n)) != OUTPUT_PLAIN)
+    /* Placed where worth it: text, or a sorted chunk of binary keys. */
+    if ((sorted || !o->cfg.binary) && (rc = output_write_placed(o, keys, n, sorted)) != OUTPUT_PLAIN)
         return rc;
     if (output_identity(o)) {
         /* The keys are written as they are: no encoding, no copy of ours. */
@@ -225,9 +226,6 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
         }
         return rc;
     }
-    rc = output_write_placed(o, keys, n, sorted);
-    if (rc != OUTPUT_PLAIN)
-        return rc;
     if (!o->have_sets && (rc = output_start(o)) != GS_OK)
         return rc;
     return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);

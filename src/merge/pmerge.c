@@ -60,8 +60,12 @@ int pm_flush(pm_thread_t *t, size_t p)
         n = o;
     }
     run_batch_t b = { t->batch, n };
-    if (j->base)
-        return j->sink->place->fill(j->sink->self, &b, &t->at, t->pend, &t->released);
+    if (j->placed) {
+        double t0 = stats_now();
+        int rc = output_window_keys(j->sink->out, &t->win, b.keys, b.n);
+        stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: the window counts them */
+        return rc;
+    }
     size_t need = n * j->sink->max_bytes;
     if (t->outlen + need > t->outcap) {
         /* Full: wait for the turn and hand the bytes on. */
@@ -137,18 +141,22 @@ static int pm_piece(pm_thread_t *t, size_t p)
         if (rc == GS_OK)
             rc = pm_refill(t, i, has_hi, hi, &first);
     }
-    if (j->base) {
-        t->at = t->released = j->base + j->off[p];
-        t->pend = j->base + j->off[p + 1];
+    int opened = 0;
+    if (rc == GS_OK && j->placed) {
+        rc = output_window_open(j->sink->out, &j->L, j->off[p], j->off[p + 1] - j->off[p], 0,
+                                &t->win);
+        opened = rc == GS_OK;
     }
     if (rc == GS_OK)
         rc = pm_merge_piece(t, p, has_hi, hi);
     int failed = turns_failed(&j->turns);
     if (rc == GS_OK && !failed)
         rc = pm_flush(t, p);
-    if (j->base) {
-        if (rc == GS_OK && !failed && t->at != t->pend)
-            rc = err_set(GS_EIO, "internal error: merged output shorter than laid out");
+    if (j->placed) {
+        /* the piece must fill its stretch: else an internal error */
+        int rc2 = opened ? output_window_close(j->sink->out, &t->win, rc == GS_OK && !failed)
+                         : GS_OK;
+        rc = rc ? rc : rc2;
     } else {
         if (rc == GS_OK && turns_wait(&j->turns, p))
             rc = GS_EIO;
@@ -157,9 +165,8 @@ static int pm_piece(pm_thread_t *t, size_t p)
     }
     for (int i = 0; i < k; i++)
         run_cursor_close(t->cur_run[i]);
-    if (rc == GS_OK && !j->base) {
+    if (rc == GS_OK && !j->placed)
         turns_pass(&j->turns, p);
-    }
     return rc;
 }
 
@@ -177,7 +184,7 @@ static void pm_worker(void *arg, int ti, int nt)
     t.done = calloc(k, 1);
     int tree_ok = ltree_init(&t.tree, (int)k) == 0;
     t.batch = malloc(PM_BATCH * (size_t)j->width);
-    t.outcap = j->base ? 0 : j->hold;   /* placed: nothing held */
+    t.outcap = j->placed ? 0 : j->hold;   /* placed: nothing held */
     t.out = t.outcap ? malloc(t.outcap) : NULL;
     if (k <= PM_TREE_MAX) {
         for (t.K = 2; (size_t)t.K < k; t.K *= 2)
@@ -262,16 +269,15 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
         j.hold = PM_HOLD_MAX;
     if (j.hold < 4 * PM_BATCH * sink->max_bytes)
         j.hold = 4 * PM_BATCH * sink->max_bytes;
-    int placing = sink->place && !unique;
+    int placing = sink->out && !unique;
     size_t piece_keys = (size_t)(total / ((uint64_t)threads * 4) + 1);
     size_t most = placing ? PM_PLACED_PIECE_MAX : j.hold / sink->max_bytes;
     if (piece_keys > most)
         piece_keys = most;
     int rc = pm_split(&j, total, piece_keys);
-    uint64_t placed = 0;
     turns_init(&j.turns);
     if (rc == GS_OK && placing)
-        rc = pm_layout(&j, pool, &placed);
+        rc = pm_layout(&j, pool);
     if (rc) {
         turns_destroy(&j.turns);
         free(j.split);
@@ -282,8 +288,8 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     pool_run(pool, pm_worker, &j);
     rc = turns_rc(&j.turns);
     turns_destroy(&j.turns);
-    if (j.base) {
-        int erc = sink->place->end(sink->self, j.base, placed, rc == GS_OK);
+    if (j.placed) {
+        int erc = output_layout_end(sink->out, &j.L, rc == GS_OK);
         if (rc == GS_OK)
             rc = erc;
     }

@@ -9,11 +9,12 @@
  * thread whose piece is next streams directly, the others hold their piece's bytes
  * (at most a bounded amount, then they wait for their turn).
  *
- * Where the sink places its output (text to a file), the merge first lays it out:
- * a key's bytes depend on its value alone, as steps over the keys, so the bytes of
- * every piece follow from the ranks of the steps and of the splitters in each run,
- * without reading the keys. Each thread then formats its pieces straight into
- * place, all at once, with no turn to wait for and nothing held.
+ * Where the sink is an output that takes its bytes laid out (a file), the merge
+ * first lays them out: a key's bytes depend on its value alone, as steps over the
+ * keys (output_line_steps), so the bytes of every piece follow from the ranks of
+ * the steps and of the splitters in each run, without reading the keys. Each
+ * thread then puts its pieces at their offsets through windows of the output,
+ * all at once, with no turn to wait for and nothing held.
  */
 #ifndef GS_PMERGE_H
 #define GS_PMERGE_H
@@ -21,21 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/pool.h"
+#include "io/output.h"
 #include "store/runs.h"
-
-/* A sink that places its output (optional). */
-typedef struct {
-    size_t nsteps;                  /* the bytes of a key, by its value: the keys from */
-    const uint64_t *step_key;       /* step_key[i] (step_key[0] is 0) up to the next */
-    const unsigned char *step_len;  /* step take step_len[i] bytes each */
-    /* Make room for total bytes: *base, or NULL (declined: deliver in order). */
-    int (*begin)(void *self, uint64_t total, char **base);
-    /* Put b's sorted items at *at, no byte at or past end; move *at past them (and
-     * *released, the caller's mark of pages let go: output_place()). */
-    int (*fill)(void *self, const run_batch_t *b, char **at, char *end, char **released);
-    /* Done with base (ok: every piece was filled). */
-    int (*end)(void *self, char *base, uint64_t total, int ok);
-} pmerge_place_t;
 
 /* Where merged items go. prepare() runs on the merge threads in parallel and turns a
  * batch of sorted items into bytes at dst (room for b->n * max_bytes; NULL: the keys
@@ -46,7 +34,10 @@ typedef struct {
     int (*deliver)(void *self, const void *bytes, size_t len);
     size_t max_bytes;        /* most bytes prepare() makes of one key */
     void *self;
-    const pmerge_place_t *place;   /* NULL: delivered in order only; never with -u */
+    output_t *out;           /* the output prepare() formats for, where the keys may be
+                                laid out in it (output_layout_begin): each thread
+                                then puts its pieces at their offsets; NULL:
+                                delivered in order only (as with -u) */
 } pmerge_sink_t;
 
 /* Merge runs[0..nruns) (keys of width bytes, each run ascending) into sink, with

@@ -23,7 +23,8 @@ typedef struct {
     size_t hold;             /* bytes a thread may hold before its turn */
     size_t next;             /* the next piece to take (atomic) */
     turns_t turns;           /* the piece that may deliver; the first error */
-    char *base;              /* placed: the sink's room, else NULL */
+    int placed;              /* 1: the keys laid out in the sink's output (L) */
+    output_layout_t L;
     uint64_t *off;           /* placed: [npieces + 1] where each piece's bytes start */
 } pm_job_t;
 
@@ -48,8 +49,7 @@ typedef struct {
     size_t outlen, outcap;
     int have_last;           /* -u: a key was kept in this piece */
     uint64_t last_key;
-    char *at, *pend;         /* placed: where the piece's next bytes go, its end, */
-    char *released;          /* and its pages let go up to here */
+    output_window_t win;     /* placed: the piece's stretch of the output */
     /* the tree of two-way merges (pm_tree): nodes 1..K-1 inner, K..2K-1 the sources
      * (K: nruns rounded up to a power of two, at least 2) */
     int K;
@@ -69,8 +69,8 @@ int pm_refill(pm_thread_t *t, int i, int has_hi, uint64_t hi, uint64_t *key);
  * the tree of two-way merges where t->K is set, else the loser tree. */
 int pm_merge_piece(pm_thread_t *t, size_t p, int has_hi, uint64_t hi);
 
-/* pmerge_layout.c: lay the placed output out (j->off) and make room for it
- * (j->base, or NULL where the sink declines); *total: its bytes. */
-int pm_layout(pm_job_t *j, pool_t *pool, uint64_t *total);
+/* pmerge_layout.c: lay the keys out (j->off) and have the sink's output take them
+ * so (j->L; j->placed, unless it writes in order). */
+int pm_layout(pm_job_t *j, pool_t *pool);
 
 #endif

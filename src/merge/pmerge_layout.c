@@ -8,10 +8,14 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "io/textnum.h"
 #include "merge/pmerge_impl.h"
 
 typedef struct {
     pm_job_t *j;
+    uint64_t step_key[TN_MAX_STEPS];   /* the bytes of a key by its value */
+    unsigned char step_len[TN_MAX_STEPS];
+    size_t nsteps;
     uint64_t *below;         /* [nruns][npieces]: bytes of run r's keys below piece
                                 p's upper bound (the last: all of run r's bytes) */
     int next;                /* the next run to measure (atomic) */
@@ -25,8 +29,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
     (void)nt;
     pm_layout_t *L = arg;
     pm_job_t *j = L->j;
-    const pmerge_place_t *pl = j->sink->place;
-    size_t m = pl->nsteps, np = j->npieces;
+    size_t m = L->nsteps, np = j->npieces;
     size_t *rs = malloc(sizeof *rs * (m + 1));    /* ranks of the steps, then n */
     size_t *rx = malloc(sizeof *rx * np);         /* ranks of the splitters, then n */
     void *buffers = malloc(run_cursor_bytes(j->width));
@@ -39,7 +42,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
                 break;
             run_t *run = j->runs[r];
             size_t n = run_keys(run);
-            int rc = run_ranks(run, pl->step_key, m, rs, buffers);
+            int rc = run_ranks(run, L->step_key, m, rs, buffers);
             if (rc == GS_OK)
                 rc = run_ranks(run, j->split, np - 1, rx, buffers);
             if (rc) {
@@ -52,7 +55,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
                 uint64_t bytes = 0;
                 for (size_t i = 0; i < m && rs[i] < rx[p]; i++) {
                     size_t top = rs[i + 1] < rx[p] ? rs[i + 1] : rx[p];
-                    bytes += (uint64_t)(top - rs[i]) * pl->step_len[i];
+                    bytes += (uint64_t)(top - rs[i]) * L->step_len[i];
                 }
                 L->below[(size_t)r * np + p] = bytes;
             }
@@ -63,12 +66,12 @@ static void pm_layout_worker(void *arg, int ti, int nt)
     free(buffers);
 }
 
-/* Lay the placed output out (j->off), and make room for it (j->base, or NULL where
- * the sink declines). *total: its bytes. */
-int pm_layout(pm_job_t *j, pool_t *pool, uint64_t *total)
+/* Lay the keys out (j->off), and have the output take them so (j->L, j->placed). */
+int pm_layout(pm_job_t *j, pool_t *pool)
 {
     size_t np = j->npieces;
     pm_layout_t L = { .j = j };
+    L.nsteps = output_line_steps(j->sink->out, L.step_key, L.step_len);
     L.below = calloc((size_t)j->nruns * np, sizeof *L.below);
     j->off = calloc(np + 1, sizeof *j->off);
     if (!L.below || !j->off) {
@@ -85,6 +88,7 @@ int pm_layout(pm_job_t *j, pool_t *pool, uint64_t *total)
     free(L.below);
     if (turns_failed(&j->turns))
         return turns_rc(&j->turns);
-    *total = j->off[np];
-    return j->sink->place->begin(j->sink->self, *total, &j->base);
+    int rc = output_layout_begin(j->sink->out, j->off[np], NULL, 0, &j->L);
+    j->placed = rc == GS_OK && j->L.how != LAYOUT_IN_ORDER;
+    return rc;
 }

@@ -10,7 +10,7 @@
  * where it can. Nothing is written before every input has been read, so an input
  * error leaves no output and -o may name an input; the output of one chunk of text
  * may be opened as the chunk's sort begins, to have zeros written ahead into it while
- * it sorts (output_write_ahead).
+ * it sorts (output_cfg_t.ahead_keys).
  */
 #include <config.h>
 
@@ -21,7 +21,6 @@
 #include "core/progress.h"
 #include "core/stats.h"
 #include "core/tuning.h"
-#include "io/textnum.h"
 #include "merge/pmerge.h"
 #include "pipeline/smerge.h"
 #include "pipeline/chunks.h"
@@ -141,48 +140,6 @@ static int sort_sink_write(void *self, const void *bytes, size_t len)
     return output_write_bytes(self, bytes, len);
 }
 
-/* Placed text (output.h): the layout's steps and the output's calls. */
-typedef struct {
-    uint64_t key[TN_MAX_STEPS];
-    unsigned char len[TN_MAX_STEPS];
-    pmerge_place_t place;
-} sort_place_t;
-
-static int sort_place_begin(void *self, uint64_t total, char **base)
-{
-    return output_place_begin(self, total, base);
-}
-
-static int sort_place_fill(void *self, const run_batch_t *b, char **at, char *end,
-                           char **released)
-{
-    double t0 = stats_now();
-    int rc = output_place(self, b->keys, b->n, at, end, released);
-    stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: output_place() counts them */
-    return rc;
-}
-
-static int sort_place_end(void *self, char *base, uint64_t total, int ok)
-{
-    return output_place_end(self, base, total, ok);
-}
-
-/* The merge places the output where it can: see pmerge.h. */
-static const pmerge_place_t *sort_place(sort_place_t *sp, output_t *out, run_t **runs, int n,
-                                        int unique)
-{
-    uint64_t keys = 0;
-    for (int i = 0; i < n; i++)
-        keys += run_keys(runs[i]);
-    if (unique || !output_can_place(out, keys))
-        return NULL;
-    sp->place = (pmerge_place_t){ .nsteps = output_line_steps(out, sp->key, sp->len),
-                                  .step_key = sp->key, .step_len = sp->len,
-                                  .begin = sort_place_begin, .fill = sort_place_fill,
-                                  .end = sort_place_end };
-    return &sp->place;
-}
-
 /* A merge pass's sink: a new run. */
 typedef struct {
     int width;
@@ -255,30 +212,27 @@ static int sort_merge_group(void *self, void *group, int k, void *merged)
     return GS_OK;
 }
 
-/* One chunk of text to -o, about to be sorted: open the output now and have zeros
- * written ahead into it while the chunk sorts (output_write_ahead), as many bytes as
- * the inputs hold plus one a file, where they are regular files of text and every
- * key is kept (no -u): a key's canonical line is no longer than its token and the
- * white space after it, which only a file's last token may lack (and no header
- * comes first, which would move the text off the pages' starts). Started before
- * reading, the same zeros slowed the reading more than they saved (doc/perf/TUNING.md,
- * "writing ahead"). *out stays NULL where this does not apply. */
-static int sort_open_ahead(const chunks_t *s, output_t **out)
+/* The output of one chunk, opened before it sorts. Where the keys are text from
+ * regular files and every key is kept (no -u), the output is told what is coming
+ * (output_cfg_t.ahead_keys), to write zeros ahead while the chunk sorts where that
+ * pays: as many bytes as the inputs hold plus one a file at most, since a key's
+ * canonical line is no longer than its token and the white space after it, which
+ * only a file's last token may lack (and no header comes first, which would move
+ * the text off the pages' starts). Started before reading, the same zeros slowed
+ * the reading more than they saved (doc/perf/TUNING.md, "writing ahead"). */
+static int sort_open_output(const chunks_t *s, output_t **out)
 {
     const ctx_t *c = s->c;
     const settings_t *set = c->set;
     output_cfg_t ocfg = ctx_output_cfg(c);
     uint64_t bytes;
-    *out = NULL;
-    if (set->unique || set->header || set->in_format == FMT_BINARY ||
-        !output_may_write_ahead(&ocfg, s->n) || !ctx_input_bytes(c, &bytes))
-        return GS_OK;
-    int rc = output_open(out, &ocfg);
-    if (rc == GS_OK)
-        output_write_ahead(*out, bytes + (uint64_t)set->nsources, s->n);
-    return rc;
+    if (!set->unique && !set->header && set->in_format != FMT_BINARY &&
+        ctx_input_bytes(c, &bytes)) {
+        ocfg.ahead_keys = s->n;
+        ocfg.ahead_bytes = bytes + (uint64_t)set->nsources;
+    }
+    return output_open(out, &ocfg);
 }
-
 
 /* ---- the end: one chunk, or the runs merged ------------------------------------------- */
 
@@ -288,16 +242,12 @@ static int sort_one_chunk(chunks_t *s)
     ctx_t *c = s->c;
     output_t *out = NULL;
     progress_phase("sorting");
-    int rc = sort_open_ahead(s, &out);
+    int rc = sort_open_output(s, &out);
     void *sorted;
     if (rc == GS_OK)
         rc = chunks_sort_last(s, &sorted);
     sorter_release(c->sorter);   /* the last sort: the GPUs go while the keys are written */
     progress_phase("writing");
-    if (rc == GS_OK && !out) {
-        output_cfg_t ocfg = ctx_output_cfg(c);
-        rc = output_open(&out, &ocfg);
-    }
     if (rc == GS_OK)
         rc = ctx_write_header(c, out);
     if (rc == GS_OK)
@@ -340,9 +290,9 @@ static int sort_merge_runs(chunks_t *s)
                          sort_merge_budget(s), &lent, out);
         sorter_release(c->sorter);   /* its last piece sorted: the GPUs go while it ends */
     } else {
-        sort_place_t sp;
+        /* The output lays the keys out where it can (pmerge.h). */
         pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,
-                               sort_place(&sp, out, s->runs, s->nruns, c->set->unique) };
+                               c->set->unique ? NULL : out };
         rc = sort_merge_into(s, s->runs, s->nruns, &sink);
     }
     return ctx_finish(rc, out);

@@ -47,8 +47,7 @@ typedef struct {
     uint64_t total;          /* and every input's bytes so far */
     /* the output (drain, or place) */
     output_t *out;
-    char *base;              /* placed: the file mapped, */
-    uint64_t placed;         /* its bytes */
+    output_layout_t L;       /* the items laid out in it (not in order: placed) */
     int unique;              /* -u: the first of each run of equal keys */
     uint64_t last;           /* with -u: the last key written (a record's key's bytes
                                 as they are), */
@@ -162,34 +161,37 @@ static int stream_drain(void *self, void *buf, size_t n)
     return s->rec ? output_write_bytes(s->out, k, n * s->w) : output_write(s->out, k, n);
 }
 
-/* sorter_stream_t.place: sorted items from rank first on, put in the file mapped. */
+/* sorter_stream_t.place: sorted items from rank first on, put at their offset
+ * through a window of the output. */
 static int stream_place(void *self, size_t first, const void *buf, size_t n)
 {
     stream_t *s = self;
     if (!__atomic_exchange_n(&s->writing, 1, __ATOMIC_RELAXED))
         progress_phase("writing");   /* the first piece back, on whichever thread */
-    if (s->rec)
-        output_place_copy(s->out, s->base + first * s->w, buf, n * s->w,
-                          s->base + s->placed);
-    else
-        output_place_keys(s->out, s->base, first, buf, n, s->base + s->placed);
-    return GS_OK;
+    output_window_t w;
+    int rc = output_window_open(s->out, &s->L, (uint64_t)first * s->w, (uint64_t)n * s->w, 0,
+                                &w);
+    if (rc)
+        return rc;
+    rc = s->rec ? output_window_put(s->out, &w, buf, n * s->w)   /* as they are */
+                : output_window_keys(s->out, &w, buf, n);
+    int rc2 = output_window_close(s->out, &w, rc == GS_OK);
+    return rc ? rc : rc2;
 }
 
 /* Open the output (records: their bytes written as they are); every item kept (no
- * -u) and bound for a file: mapped whole, to be placed by every thread
- * (st->place). */
+ * -u): laid out, where the output takes them so, for every thread to place its
+ * range (st->place); else written in order (st->drain). */
 static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
 {
     output_cfg_t ocfg = ctx_output_cfg(s->c);
     if (s->rec)
         ocfg.binary = 0;   /* as records.c opens it */
     int rc = output_open(&s->out, &ocfg);
-    s->placed = (uint64_t)n * s->w;
-    if (rc || s->unique ||
-        !(s->rec ? output_can_place_bytes : output_can_place_binary)(s->out, s->placed))
+    if (rc || s->unique)
         return rc;
-    if ((rc = output_place_begin(s->out, s->placed, &s->base)) == GS_OK && s->base)
+    if ((rc = output_layout_begin(s->out, (uint64_t)n * s->w, NULL, 0, &s->L)) == GS_OK &&
+        s->L.how != LAYOUT_IN_ORDER)
         st->place = stream_place;
     return rc;
 }
@@ -222,7 +224,8 @@ int stream_run(ctx_t *c, int *done)
     *done = 0;
     if (!ctx_input_bytes(c, &bytes))   /* plan.c saw them all regular: changed since */
         return GS_OK;
-    stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
+    stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique,
+                   .L = { .how = LAYOUT_IN_ORDER } };
     s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
     sorter_records_t rec;
     if (set->record_size) {   /* read as they are; a partial one is the reader's error */
@@ -253,8 +256,8 @@ int stream_run(ctx_t *c, int *done)
         if (rc == GS_OK)
             rc = sorter_stream_sort(c->sorter, &st);
         sorter_release(c->sorter);   /* the last of the GPU: it goes while the output ends */
-        if (s.base) {
-            int rc2 = output_place_end(s.out, s.base, s.placed, rc == GS_OK);
+        if (st.place) {
+            int rc2 = output_layout_end(s.out, &s.L, rc == GS_OK);
             rc = rc ? rc : rc2;
         }
         if (s.out)

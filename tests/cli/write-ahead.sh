@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # write-ahead.sh: with 16 threads or more, text of one chunk to -o has zeros written
-# ahead into -o's temporary while the chunk sorts (io/ahead.c, output_write_ahead),
+# ahead into -o's temporary while the chunk sorts (io/ahead.c, output_cfg_t.ahead_keys),
 # bounded by the inputs' bytes plus one a file; the text is then
 # placed over them and the rest cut off. Whatever the inputs' shape (a last line
 # without its newline, tokens longer than their canonical lines, several files,

@@ -69,30 +69,6 @@ static int count_entries(const char *dir, char *only, size_t size)
     return n;
 }
 
-/* The whole content of path; *len its length. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 /* ------------------------------------------------------------------------------ */
 /* The writer                                                                      */
 
@@ -165,7 +141,7 @@ START_TEST(test_output_file_commit)
             ck_assert_int_eq(output_commit(o), GS_OK);
 
             size_t glen;
-            char *got = slurp(path, &glen);
+            char *got = ck_read_file(path, &glen);
             ck_assert_uint_eq(glen, wlen);
             ck_assert_msg(memcmp(got, want, wlen) == 0, "%s binary %d big %d rev %d, %d threads: content differs",
                           ck_type_name(type), binary, big, rev, t);
@@ -206,7 +182,7 @@ START_TEST(test_output_file_large_write)
     ck_assert_uint_eq(output_bytes(o), wlen);
     ck_assert_int_eq(output_commit(o), GS_OK);
     size_t glen;
-    char *got = slurp(path, &glen);
+    char *got = ck_read_file(path, &glen);
     ck_assert_uint_eq(glen, wlen);
     ck_assert_msg(memcmp(got, want, wlen) == 0, "binary %d, %d threads: content differs", binary, threads);
     free(got);
@@ -216,20 +192,6 @@ START_TEST(test_output_file_large_write)
     free(want);
 }
 END_TEST
-
-/* 1 where files in dir can be given space by fallocate(2) (else io/placed.c writes
- * text through its batches only). */
-static int can_fallocate(const char *dir)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/probe", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    ck_assert_int_ge(fd, 0);
-    int ok = fallocate(fd, 0, 0, 4096) == 0;
-    close(fd);
-    unlink(path);
-    return ok;
-}
 
 /* Text in pieces that take the mapped path and the batched one, mixed in one file,
  * on 2 to 4 threads: 2048 lines "9\n" (too few keys: batched) fill one page, so
@@ -288,11 +250,11 @@ START_TEST(test_output_file_mapped_pieces)
                 mapped += output_bytes(o) - before;
             at += pieces[p];
         }
-        ck_assert_uint_eq(output_bytes_mapped(o), can_fallocate(dir) ? mapped : 0);
+        ck_assert_uint_eq(output_bytes_mapped(o), ck_can_fallocate(dir) ? mapped : 0);
         ck_assert_uint_eq(output_bytes(o), wlen);
         ck_assert_int_eq(output_commit(o), GS_OK);
         size_t glen;
-        char *got = slurp(path, &glen);
+        char *got = ck_read_file(path, &glen);
         ck_assert_uint_eq(glen, wlen);
         ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads: content differs",
                       ck_type_name(type), rev, t);
@@ -365,10 +327,10 @@ START_TEST(test_output_write_sorted)
             ck_assert_uint_eq(output_bytes(o), wlen);
             /* after a piece in order (too few keys to place), the rest placed from
              * inside a page */
-            ck_assert_uint_eq(output_bytes_mapped(o), can_fallocate(dir) ? wlen - head : 0);
+            ck_assert_uint_eq(output_bytes_mapped(o), ck_can_fallocate(dir) ? wlen - head : 0);
             ck_assert_int_eq(output_commit(o), GS_OK);
             size_t glen;
-            char *got = slurp(path, &glen);
+            char *got = ck_read_file(path, &glen);
             ck_assert_uint_eq(glen, wlen);
             ck_assert_msg(memcmp(got, want, wlen) == 0, "%s rev %d, %d threads, split %d: "
                           "content differs", ck_type_name(type), rev, t, split);
@@ -397,13 +359,13 @@ START_TEST(test_output_file_empty)
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     size_t len;
-    free(slurp(path, &len));
+    free(ck_read_file(path, &len));
     ck_assert_uint_eq(len, 0);
 
     ck_write_file(path, "old\n", 4);
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
-    free(slurp(path, &len));
+    free(ck_read_file(path, &len));
     ck_assert_uint_eq(len, 0);
     ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
     pool_destroy(pool);
@@ -429,7 +391,7 @@ START_TEST(test_output_file_replaces)
     ck_assert_int_eq(output_write(o, keys, 3), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     size_t len;
-    char *got = slurp(path, &len);
+    char *got = ck_read_file(path, &len);
     ck_assert_uint_eq(len, 6);
     ck_assert_mem_eq(got, "1\n2\n3\n", 6);
     free(got);
@@ -505,7 +467,7 @@ START_TEST(test_output_abort)
             ck_assert_int_eq(output_write(o, keys, N), GS_OK);
         output_abort(o);
         size_t len;
-        char *got = slurp(path, &len);
+        char *got = ck_read_file(path, &len);
         ck_assert_uint_eq(len, sizeof old - 1);
         ck_assert_mem_eq(got, old, len);
         free(got);
@@ -550,7 +512,7 @@ static void wait_ahead(const char *dir, uint64_t bytes)
     ck_abort_msg("the zeros written ahead never reached %llu bytes", (unsigned long long)bytes);
 }
 
-/* output_write_ahead: zeros written ahead into the temporary (16 threads, 1.1M
+/* output_cfg_t.ahead_keys: zeros written ahead into the temporary (16 threads, 1.1M
  * keys: text that would be placed), then the output written one way or another;
  * the file holds exactly the output, whatever the bound, and nothing else is left.
  * _i: 0 placed (output_write), bound past the output; 1 placed, bound short of it
@@ -574,10 +536,10 @@ START_TEST(test_output_write_ahead)
     output_t *o;
     key_map_init(&km, KEY_U32, 0);
     ck_assert_int_eq(pool_create(&pool, 16), 0);
-    output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
-    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
     uint64_t bound = _i == 1 ? wlen / 2 : _i == 5 ? (uint64_t)256 << 20 : wlen + 100000;
-    output_write_ahead(o, bound, N);
+    output_cfg_t cfg = { .path = path, .km = &km, .pool = pool, .ahead_keys = N,
+                         .ahead_bytes = bound };
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
     if (_i != 5)
         wait_ahead(dir, bound);   /* all of it written: each case meets every zero */
     if (_i <= 1)
@@ -590,7 +552,7 @@ START_TEST(test_output_write_ahead)
     } else {
         ck_assert_int_eq(output_commit(o), GS_OK);
         size_t glen;
-        char *got = slurp(path, &glen);
+        char *got = ck_read_file(path, &glen);
         size_t expect = _i == 3 ? 0 : wlen;
         ck_assert_uint_eq(glen, expect);
         ck_assert_msg(memcmp(got, want, expect) == 0, "case %d: content differs", _i);
@@ -641,7 +603,7 @@ START_TEST(test_output_stdout)
 
     static const char want[] = "100\n0\n-1\n-2147483648\n";
     size_t len;
-    char *got = slurp(path, &len);
+    char *got = ck_read_file(path, &len);
     ck_assert_uint_eq(len, sizeof want - 1);
     ck_assert_mem_eq(got, want, len);
     free(got);

@@ -200,4 +200,11 @@ void ck_remove_tree(const char *dir);
 /* Write data[0..len) to path (created or truncated); a failed step fails the test. */
 void ck_write_file(const char *path, const void *data, size_t len);
 
+/* The whole content of path, malloc'ed and NUL-ended; *len its length. */
+char *ck_read_file(const char *path, size_t *len);
+
+/* 1 where files in dir can be given space by fallocate(2) (else the output writes
+ * laid-out bytes at their offsets, never mapped: io/layout.c). */
+int ck_can_fallocate(const char *dir);
+
 #endif
