@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* fdio.c: whole reads and writes on a descriptor (see fdio.h). */
+/* fdio.c: whole reads and writes on a descriptor, a read shared among a pool's
+ * threads (see fdio.h). */
 #include <config.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -28,6 +30,58 @@ int fdio_write(int fd, const void *buf, size_t len, int64_t off, size_t *done)
     if (done)
         *done = got;
     return e;
+}
+
+/* One fdio_read_pool(): the pieces, and the first that came short. */
+typedef struct {
+    int fd;
+    char *dst;
+    size_t len, piece, npieces;
+    int64_t off;
+    pthread_mutex_t lock;    /* over the two below: short pieces are rare (one a
+                                thread at most) */
+    size_t short_p;          /* the first piece that came short (npieces: none), */
+    size_t short_got;        /* and its bytes */
+    int err;                 /* errno of the first failed read, or 0 */
+} pread_job_t;
+
+static void fdio_read_pieces(void *arg, int t, int nt)
+{
+    pread_job_t *j = arg;
+    for (size_t p = (size_t)t; p < j->npieces; p += (size_t)nt) {
+        size_t a = p * j->piece, len = j->len - a < j->piece ? j->len - a : j->piece;
+        size_t got;
+        int e = fdio_read(j->fd, j->dst + a, len, j->off + (int64_t)a, &got);
+        if (got == len && !e)
+            continue;
+        pthread_mutex_lock(&j->lock);
+        if (e && !j->err)
+            j->err = e;
+        if (p < j->short_p) {
+            j->short_p = p;
+            j->short_got = got;
+        }
+        pthread_mutex_unlock(&j->lock);
+        return;   /* the end of the file (or an error): later pieces are void */
+    }
+}
+
+int fdio_read_pool(pool_t *pool, int fd, void *buf, size_t len, int64_t off, size_t piece,
+                   size_t *got)
+{
+    if (piece == 0 || piece > len)
+        piece = len ? len : 1;   /* one piece */
+    size_t npieces = (len + piece - 1) / piece;
+    pread_job_t j = { .fd = fd, .dst = buf, .len = len, .piece = piece, .npieces = npieces,
+                      .off = off, .short_p = npieces };
+    pthread_mutex_init(&j.lock, NULL);
+    if (npieces > 1 && pool && pool_size(pool) > 1)
+        pool_run(pool, fdio_read_pieces, &j);
+    else
+        fdio_read_pieces(&j, 0, 1);
+    pthread_mutex_destroy(&j.lock);
+    *got = j.short_p < npieces ? j.short_p * piece + j.short_got : len;
+    return j.err;
 }
 
 int fdio_read(int fd, void *buf, size_t len, int64_t off, size_t *got)

@@ -146,76 +146,29 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
     return GS_OK;
 }
 
-/* A fill of a regular file: dst[0..len) from off, in pieces of READ_PIECE bytes,
- * piece p read by thread p % threads, each to its end or the file's. */
-typedef struct {
-    int fd;
-    char *dst;
-    size_t len;
-    uint64_t off;
-    size_t npieces;
-    size_t *got;             /* [npieces] bytes read into each */
-    int err;                 /* errno of the first failed read, or 0 */
-} fill_job_t;
-
-static void kreader_fill_share(void *arg, int t, int nt)
-{
-    fill_job_t *j = arg;
-    for (size_t p = (size_t)t; p < j->npieces; p += (size_t)nt) {
-        size_t a = p * READ_PIECE, len = j->len - a < READ_PIECE ? j->len - a : READ_PIECE;
-        size_t got;
-        int e = fdio_read(j->fd, j->dst + a, len, (int64_t)(j->off + a), &got);
-        if (e) {
-            int none = 0;
-            __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED);
-        }
-        j->got[p] = got;
-        if (got < len)
-            return;   /* the end of the file (or an error): later pieces are void */
-    }
-}
-
-/* Fill dst[0..len) of a regular file from r->off, on the read pool where the file
- * holds more than a piece. The bytes read are the pieces' prefix up to the first
- * short one (the end of the file), or up to a range's end. Sets *got and r->eof. */
+/* Fill dst[0..len) of a regular file from r->off, on the read pool (pieces of
+ * READ_PIECE bytes, fdio_read_pool) where the file holds more than a piece: up to
+ * the file's end, or a range's. Sets *got and r->eof. */
 int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
 {
-    *got = 0;
     uint64_t left = r->size > r->off ? r->size - r->off : 0;
     if (r->ranged && len >= left) {   /* a whole file is read on past its size, */
         len = (size_t)left;           /* a range to its end only */
         r->eof = 1;
     }
-    size_t npieces = (len + READ_PIECE - 1) / READ_PIECE;
-    size_t one = 0;
-    fill_job_t j = { .fd = r->file.fd, .dst = dst, .len = len, .off = r->off, .npieces = npieces,
-                     .got = npieces > 1 ? calloc(npieces, sizeof *j.got) : &one };
-    if (!j.got)
-        return err_set(GS_ENOMEM, "out of memory");
-    int pooled = npieces > 1 && left > READ_PIECE;
-    if (pooled && !r->readers) {
+    if (len > READ_PIECE && left > READ_PIECE && !r->readers) {
         int k = pool_size(r->cfg.pool);
         k = k < READ_THREADS_MIN ? READ_THREADS_MIN : k;
         k = k > READ_THREADS_MAX ? READ_THREADS_MAX : k;
         if (pool_create(&r->readers, k) != GS_OK)
             r->readers = NULL;   /* read on this thread alone */
     }
-    if (pooled && r->readers)
-        pool_run(r->readers, kreader_fill_share, &j);
-    else
-        kreader_fill_share(&j, 0, 1);
-    for (size_t p = 0; p < npieces; p++) {
-        *got += j.got[p];
-        if (j.got[p] < (p + 1 < npieces ? READ_PIECE : len - p * READ_PIECE)) {
-            r->eof = 1;
-            break;
-        }
-    }
-    if (j.got != &one)
-        free(j.got);
-    if (j.err)
-        return err_sys(GS_EIO, j.err, "read error on '%s'", r->file.name);
+    int e = fdio_read_pool(left > READ_PIECE ? r->readers : NULL, r->file.fd, dst, len,
+                           (int64_t)r->off, READ_PIECE, got);
+    if (*got < len)
+        r->eof = 1;
+    if (e)
+        return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
     r->off += *got;
     return GS_OK;
 }

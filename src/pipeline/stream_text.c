@@ -30,6 +30,7 @@
 #include "core/mem.h"
 #include "core/progress.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "io/textnum.h"
 #include "pipeline/ctx.h"
 
@@ -46,25 +47,6 @@ typedef struct {
     char *keys;              /* the sorted keys, brought back (w bytes each) */
     size_t w;
 } tstream_t;
-
-/* One read shared among the pool's threads: each its share of [pos, pos + len). */
-typedef struct {
-    int fd;
-    char *dst;
-    uint64_t pos;
-    size_t len;
-    int bad;                 /* 1: a share failed or came short (atomic) */
-} tread_t;
-
-static void tstream_read_share(void *arg, int t, int nt)
-{
-    tread_t *r = arg;
-    size_t lo, hi, got;
-    pool_share(r->len, t, nt, &lo, &hi);
-    int64_t at = (int64_t)(r->pos + lo);
-    if (hi > lo && (fdio_read(r->fd, r->dst + lo, hi - lo, at, &got) || got != hi - lo))
-        __atomic_store_n(&r->bad, 1, __ATOMIC_RELAXED);
-}
 
 /* The current input read to its end (last: its last byte, if it has one): its size
  * and last byte still what the measure saw. */
@@ -110,11 +92,10 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
         }
         uint64_t left = t->sizes[t->next - 1] - t->pos;
         size_t len = left < max - *n ? (size_t)left : max - *n;
-        tread_t r = { .fd = t->fd, .dst = b + *n, .pos = t->pos, .len = len };
         double t0 = stats_now();
-        if (len)
-            pool_run(t->c->pool, tstream_read_share, &r);
-        if (r.bad) {
+        size_t got;
+        if (fdio_read_pool(t->c->pool, t->fd, b + *n, len, (int64_t)t->pos, READ_PIECE, &got) ||
+            got != len) {
             t->failed = 1;
             break;
         }

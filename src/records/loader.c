@@ -68,28 +68,6 @@ static int loader_reserve(rtable_t *t, size_t more)
 
 /* ---- reading ----------------------------------------------------------------------- */
 
-typedef struct {
-    int fd;
-    char *dst;
-    uint64_t pos, len;      /* the file's bytes [pos, pos + len) to dst */
-    int err;                /* the first errno, or -1: the file ended first (atomic) */
-} lread_job_t;
-
-static void loader_pread_part(void *arg, int i, int n)
-{
-    lread_job_t *j = arg;
-    size_t lo, hi, got = 0;
-    pool_share((size_t)j->len, i, n, &lo, &hi);
-    if (hi == lo)
-        return;
-    int e = fdio_read(j->fd, j->dst + lo, hi - lo, (int64_t)(j->pos + lo), &got);
-    if (e == 0 && got < hi - lo)
-        e = -1;
-    int none = 0;
-    if (e)
-        __atomic_compare_exchange_n(&j->err, &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 /* Read up to want bytes of the open input onto the arena: *got of them, fewer at
  * its end. */
 static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
@@ -116,22 +94,16 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
         return rc;
     double t0 = stats_now();
     if (ld->regular) {
-        if (left >= LOADER_PARALLEL && want >= LOADER_PARALLEL && pool_size(t->pool) > 1) {
-            /* The file's size says these bytes are there: every thread reads a share. */
-            lread_job_t j = { .fd = ld->fd, .dst = t->arena + t->bytes, .pos = ld->pos,
-                              .len = want };
-            pool_run(t->pool, loader_pread_part, &j);
-            if (j.err > 0)
-                return err_sys(GS_EIO, j.err, "read error on '%s'", ld->name);
-            if (j.err < 0)
-                return err_set(GS_EIO, "read error on '%s': the file was cut short while "
-                               "being read", ld->name);
-            *got = (size_t)j.len;
-        } else {
-            int e = fdio_read(ld->fd, t->arena + t->bytes, want, (int64_t)ld->pos, got);
-            if (e)
-                return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
-        }
+        /* Where the file's size says many bytes are there: every thread reads a
+         * share. */
+        int many = left >= LOADER_PARALLEL && want >= LOADER_PARALLEL;
+        int e = fdio_read_pool(many ? t->pool : NULL, ld->fd, t->arena + t->bytes, want,
+                               (int64_t)ld->pos, many ? READ_PIECE : want, got);
+        if (e)
+            return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
+        if (many && *got < want)
+            return err_set(GS_EIO, "read error on '%s': the file was cut short while "
+                           "being read", ld->name);
     } else {
         int e = fdio_read(ld->fd, t->arena + t->bytes, want, -1, got);
         if (e)

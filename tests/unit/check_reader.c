@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <check.h>
 #include "core/error.h"
+#include "core/fdio.h"
 #include "io/reader.h"
 #include "core/keys.h"
 #include "core/pool.h"
@@ -961,6 +963,48 @@ static void add_reader_text_tests(TCase *tc)
     tcase_add_loop_test(tc, test_input_binary_blocks, 0, 8);
 }
 
+/* fdio_read_pool: a file read in pieces by 1 to 4 threads, from offsets inside it,
+ * lengths within it and past its end (pieces of 1000 bytes, and of 0: one piece):
+ * the bytes in order, *got the file's bytes there; a descriptor not open: its
+ * errno, *got 0. _i: the threads - 1. */
+START_TEST(test_input_read_pool)
+{
+    enum { SIZE = 25000 };
+    char path[300];
+    snprintf(path, sizeof path, "%s/pool-%d", tdir, _i);
+    unsigned char *data = malloc(SIZE), *buf = malloc(2 * SIZE);
+    ck_assert(data && buf);
+    uint64_t seed = 0x706f6f6c + (uint64_t)_i;
+    for (size_t i = 0; i < SIZE; i++)
+        data[i] = (unsigned char)ck_rng_next(&seed);
+    ck_write_file(path, data, SIZE);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, _i + 1), GS_OK);
+    static const size_t offs[] = { 0, 1, 999, 12345, SIZE - 1, SIZE };
+    static const size_t lens[] = { 0, 1, 1000, 1001, 7777, SIZE, 2 * SIZE };
+    for (size_t a = 0; a < sizeof offs / sizeof *offs; a++)
+        for (size_t b = 0; b < sizeof lens / sizeof *lens; b++)
+            for (size_t piece = 0; piece <= 1000; piece += 1000) {
+                size_t off = offs[a], len = lens[b], got = 12345;
+                size_t want = SIZE - off < len ? SIZE - off : len;
+                memset(buf, 0xa5, 2 * SIZE);
+                ck_assert_int_eq(fdio_read_pool(pool, fd, buf, len, (int64_t)off, piece, &got), 0);
+                ck_assert_msg(got == want, "off %zu len %zu piece %zu: got %zu, %zu wanted",
+                              off, len, piece, got, want);
+                ck_assert(memcmp(buf, data + off, want) == 0);
+            }
+    size_t got = 1;
+    ck_assert_int_eq(close(fd), 0);
+    ck_assert_int_eq(fdio_read_pool(pool, fd, buf, 5000, 0, 1000, &got), EBADF);
+    ck_assert_uint_eq(got, 0);
+    pool_destroy(pool);
+    free(data);
+    free(buf);
+}
+END_TEST
+
 Suite *make_input_suite(void)
 {
     Suite *s = suite_create("input");
@@ -978,6 +1022,7 @@ Suite *make_input_suite(void)
     tcase_add_test(tc, test_input_stdin);
     tcase_add_test(tc, test_input_open_missing);
     tcase_add_test(tc, test_input_range);
+    tcase_add_loop_test(tc, test_input_read_pool, 0, 4);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
 
