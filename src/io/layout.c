@@ -159,9 +159,9 @@ static uint64_t window_left(const output_window_t *w)
                                       : w->left - (uint64_t)(w->p - w->mark);
 }
 
-/* The last keys of a line of text go through a buffer of their own: the formatter
- * stores up to 16 bytes past a line's end, which must not reach past the stretch
- * (each line has 2 bytes or more). */
+/* The last keys of a stretch of text go through a buffer of their own: the
+ * formatter stores up to 16 bytes past a line's end, which must not reach past the
+ * stretch (each line has 2 bytes or more). */
 #define WINDOW_TAIL 16
 
 /* n keys of text at w->p, where fewer than n * TN_MAX_LINE + WINDOW_TAIL bytes are

@@ -6,8 +6,10 @@
  * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
  * may name an input. A FILE that exists and is not a regular file (/dev/null, a
  * FIFO) is written directly. The parts: outfile.c (the destination, the commit),
- * writer.c (batches formatted by the pool and written by a job), placed.c (text
- * formatted straight into the file's pages), ahead.c (zeros written ahead).
+ * writer.c (batches formatted by the pool and written by a job), layout.c (bytes
+ * laid out ahead: the way they are written chosen, and the threads' windows),
+ * placed.c (many keys placed; the file's mapping), spread.c (pwrite at offsets),
+ * ahead.c (zeros written ahead).
  */
 #ifndef GS_OUTPUT_H
 #define GS_OUTPUT_H
@@ -119,10 +121,10 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
 /* Bytes written so far. */
 unsigned long long output_bytes(const output_t *o);
 
-/* Of them, the bytes written mapped (placed, below): text of at least
- * WRITE_KEYS_A_THREAD keys a thread (two threads or more) in one output_write() to -o's temporary or to a
- * regular file on standard output, from any position, where the file system has
- * fallocate(2); formatted by the pool's threads straight into the file's pages. */
+/* Of them, the bytes laid out and written mapped (below), into -o's temporary or a
+ * regular file on standard output, where the file system has fallocate(2): text
+ * of WRITE_KEYS_A_THREAD keys a thread or more (two threads or more) in one
+ * output_write(), a sorted chunk of binary keys, and what callers lay out. */
 unsigned long long output_bytes_mapped(const output_t *o);
 
 /* The bytes of each key in the output, by its value, as steps: the keys from

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* placed.c: text placed in the output file (see output.h, "placed text").
+/* placed.c: keys placed in the output file, and the file's mapping (layout.c's
+ * mapped way).
  *
  * ext4, like most file systems, takes one write(2) at a time per file, but page
- * faults on a shared mapping of the file run in parallel. So text of many keys bound
- * for a file is placed: its layout is known ahead (output_write() has each thread
- * count the bytes of its share of the keys; of keys in order, output_write_sorted()
- * finds where they cross each step of the line lengths by binary search; the
- * parallel merge knows its pieces' bytes from ranks in the runs), and each thread
- * formats its part straight into the file's pages at its offset (output_place). The
- * space is reserved first with fallocate(2), so that a full disk is an error there
- * and never a fault on a mapped page; where fallocate is not supported, the plain
- * writer does it. Standard output that is a regular file ("> FILE") is placed too,
- * through a descriptor of its own (outfile.c). The file is mapped whole, once, and
- * each thread lets go of the pages it has filled every WRITE_RELEASE bytes: they
- * stay in the page cache, dirty, but leave the process's resident memory.
+ * faults on a shared mapping of the file run in parallel. So many keys bound for a
+ * file are placed: their layout is known ahead (output_write() has each thread
+ * count the bytes of its share of text; of keys in order, output_write_sorted()
+ * finds where they cross each step of the line lengths by binary search; binary
+ * keys are all of one width), the output lays them out (layout.c) and each thread
+ * writes its part through a window at its offset: into the file's pages, whose
+ * space is reserved first with fallocate(2) so that a full disk is an error there
+ * and never a fault on a mapped page, or, where fallocate is not supported, by
+ * pwrite. Standard output that is a regular file ("> FILE") is placed too, through
+ * a descriptor of its own (outfile.c). The file is mapped whole, once, and each
+ * thread lets go of the pages it has filled every WRITE_RELEASE bytes: they stay in
+ * the page cache, dirty, but leave the process's resident memory.
  */
 #include <config.h>
 
@@ -31,6 +32,8 @@
 #include "io/output_impl.h"
 #include "io/textnum.h"
 
+/* Text of keys keys is worth placing: to a file written from a position, two
+ * threads or more, a batch a thread or more. */
 int output_place_text_worth(const output_t *o, uint64_t keys)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
