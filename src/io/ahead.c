@@ -50,7 +50,7 @@ void output_ahead_start(output_t *o)
 {
     uint64_t keys = o->cfg.ahead_keys, bound = o->cfg.ahead_bytes;
     if (!o->tmp_path || o->cfg.binary || o->threads < WRITE_AHEAD_MIN_THREADS ||
-        !output_place_text_worth(o, keys) || o->ahead_used || o->bytes != 0 || bound == 0 ||
+        !output_place_worth(o, keys) || o->ahead_used || o->bytes != 0 || bound == 0 ||
         bound > (uint64_t)INT64_MAX)
         return;
     o->ahead_bound = bound;

@@ -115,9 +115,11 @@ int output_ahead_cut(output_t *o);
 #define OUTPUT_PLAIN (-1)
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
 
-/* placed.c: 1 where text of this many keys is worth placing: to a file written from
- * a position, on two threads or more, WRITE_KEYS_A_THREAD keys a thread or more. */
-int output_place_text_worth(const output_t *o, uint64_t keys);
+/* placed.c: 1 where this many keys are worth placing: to a file written from a
+ * position, on two threads or more; text of WRITE_KEYS_A_THREAD keys a thread or
+ * more, binary of WRITE_PLACE_BINARY_MIN bytes or more with no writer on another
+ * thread (solo). */
+int output_place_worth(const output_t *o, uint64_t keys);
 
 /* ---- placed.c and spread.c: the laid-out bytes' two ways (layout.c chooses) ---- */
 

@@ -32,30 +32,17 @@
 #include "io/output_impl.h"
 #include "io/textnum.h"
 
-/* Text of keys keys is worth placing: to a file written from a position, two
- * threads or more, a batch a thread or more. */
-int output_place_text_worth(const output_t *o, uint64_t keys)
+int output_place_worth(const output_t *o, uint64_t keys)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    return !o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
-           keys >= (uint64_t)WRITE_KEYS_A_THREAD * (uint64_t)o->threads;
+    if (!(o->tmp_path || o->map_fd >= 0) || o->threads < 2)
+        return 0;   /* not a file written from a position, or one thread */
+    return o->cfg.binary ? !o->solo && keys * (uint64_t)o->cfg.km->width >=
+                                           (uint64_t)WRITE_PLACE_BINARY_MIN
+                         : keys >= (uint64_t)WRITE_KEYS_A_THREAD * (uint64_t)o->threads;
 #else
     (void)o;
     (void)keys;
-    return 0;
-#endif
-}
-
-/* A sorted chunk of binary keys is worth placing: two threads or more, bytes
- * enough, no writer on another thread (solo). */
-static int place_binary_worth(const output_t *o, uint64_t bytes)
-{
-#if defined(__linux__) && defined(MADV_DONTNEED)
-    return o->cfg.binary && (o->tmp_path || o->map_fd >= 0) && o->threads >= 2 &&
-           !o->solo && bytes >= (uint64_t)WRITE_PLACE_BINARY_MIN;
-#else
-    (void)o;
-    (void)bytes;
     return 0;
 #endif
 }
@@ -245,8 +232,7 @@ static void output_measure_ranked(place_job_t *j, int nt)
  * a position). */
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted)
 {
-    if (!(o->cfg.binary ? place_binary_worth(o, (uint64_t)n * (uint64_t)o->cfg.km->width)
-                        : output_place_text_worth(o, n)))
+    if (!output_place_worth(o, n))
         return OUTPUT_PLAIN;
     int nt = o->threads;
     place_job_t j = { .o = o, .keys = keys, .n = n };
