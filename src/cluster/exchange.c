@@ -10,6 +10,32 @@
 #include "cluster/scratch.h"
 #include "core/error.h"
 #include "core/fdio.h"
+#include "core/job.h"
+
+/* A round's bytes written into the parts' files on a job of their own (job.h), while
+ * the next round's come in: what is written, and the first error. */
+typedef struct {
+    const char *from;   /* part j's bytes of the round, */
+    size_t len;         /* how many (0: none), */
+    int64_t at;         /* and where they go in its file */
+} slice_t;
+
+typedef struct {
+    const int *files;
+    int n;
+    slice_t *slice;     /* [n] */
+    int *err;           /* errno of the first write that failed (the job's alone
+                           until it has ended) */
+} round_write_t;
+
+static void round_write(void *arg)
+{
+    round_write_t *w = arg;
+    for (int j = 0; j < w->n && !*w->err; j++)
+        if (w->slice[j].len)
+            *w->err = fdio_write(w->files[j], w->slice[j].from, w->slice[j].len,
+                                w->slice[j].at, NULL);
+}
 
 int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t round,
                    const char *tmpdir, int *files, uint64_t *got)
@@ -19,8 +45,11 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     MPI_Comm_rank(comm, &me);
     uint64_t *send = malloc((size_t)n * sizeof *send);
     MPI_Request *req = malloc(2 * (size_t)n * sizeof *req);
-    char *in = malloc((size_t)n * round);
-    int rc = send && req && in ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    /* two rounds' buffers: one filled by MPI while the job writes the other */
+    char *in = malloc(2 * (size_t)n * round);
+    round_write_t w[3];   /* [0], [1]: the rounds in turn; [2]: the rank's own part */
+    slice_t *slices = calloc(3 * (size_t)n, sizeof *slices);
+    int rc = send && req && in && slices ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (int j = 0; j < n; j++) {
         files[j] = -1;
         got[j] = 0;
@@ -32,6 +61,7 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     int short_of = rc != GS_OK;
     MPI_Allreduce(MPI_IN_PLACE, &short_of, 1, MPI_INT, MPI_MAX, comm);
     if (short_of) {
+        free(slices);
         free(in);
         free(req);
         free(send);
@@ -48,16 +78,29 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     for (int j = 0; j < n && rc == GS_OK; j++)
         if (got[j] && (files[j] = scratch_open(tmpdir)) < 0)
             rc = GS_EIO;
-    uint64_t self = got[me];   /* this rank's own part: written from the mapping, below */
+    int err = 0;
+    for (int k = 0; k < 3; k++)   /* where a file could not be made, nothing written */
+        w[k] = (round_write_t){ .files = files, .n = rc == GS_OK ? n : 0, .err = &err,
+                                .slice = slices + (size_t)k * (size_t)n };
+    job_t job;
+    job_init(&job);
+    /* this rank's own part: written from the mapping by the job, first */
+    w[2].slice[me] = (slice_t){ .from = base + cuts[me], .len = (size_t)got[me] };
+    job_post(&job, round_write, &w[2]);
+    uint64_t self = got[me];
     got[me] = 0;
     for (uint64_t r = 0; r < rounds; r++) {
         int nreq = 0;
         uint64_t at = r * (uint64_t)round;
+        round_write_t *rw = &w[r % 2];   /* its write, two rounds ago, has returned */
+        char *buf = in + (size_t)(r % 2) * (size_t)n * round;
         for (int j = 0; j < n; j++) {
             uint64_t left = got[j] > at ? got[j] - at : 0;
             int len = (int)(left < round ? left : round);
+            rw->slice[j] = (slice_t){ .from = buf + (size_t)j * round, .len = (size_t)len,
+                                      .at = (int64_t)at };
             if (len)
-                MPI_Irecv(in + (size_t)j * round, len, MPI_BYTE, j, 0, comm, &req[nreq++]);
+                MPI_Irecv(buf + (size_t)j * round, len, MPI_BYTE, j, 0, comm, &req[nreq++]);
         }
         for (int j = 0; j < n; j++) {
             uint64_t left = j != me && send[j] > at ? send[j] - at : 0;
@@ -66,20 +109,13 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
                 MPI_Isend(base + cuts[j] + at, len, MPI_BYTE, j, 0, comm, &req[nreq++]);
         }
         MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-        for (int j = 0; j < n && rc == GS_OK; j++) {
-            uint64_t left = got[j] > at ? got[j] - at : 0;
-            size_t len = left < round ? (size_t)left : round;
-            int e = len ? fdio_write(files[j], in + (size_t)j * round, len, (int64_t)at, NULL) : 0;
-            if (e)
-                rc = err_sys(GS_EIO, e, "write error on a temporary file in '%s'", tmpdir);
-        }
+        job_post(&job, round_write, rw);   /* after the round before's write returned */
     }
+    job_end(&job);
     got[me] = self;
-    if (rc == GS_OK && self) {
-        int e = fdio_write(files[me], base + cuts[me], (size_t)self, 0, NULL);
-        if (e)
-            rc = err_sys(GS_EIO, e, "write error on a temporary file in '%s'", tmpdir);
-    }
+    if (rc == GS_OK && err)
+        rc = err_sys(GS_EIO, err, "write error on a temporary file in '%s'", tmpdir);
+    free(slices);
     free(in);
     free(req);
     free(send);

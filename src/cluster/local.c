@@ -34,6 +34,18 @@ static int local_run(const settings_t *set, run_mode_t mode, const source_t *src
     return err_put(&e);   /* the step's outcome, reported (or not) as the rank agrees */
 }
 
+int local_resorts(const settings_t *set)
+{
+    return !settings_records(set) && !set->unique;
+}
+
+void local_scratch(const settings_t *set, settings_t *scratch)
+{
+    *scratch = *set;
+    if (local_resorts(set))
+        scratch->out_format = FMT_BINARY;
+}
+
 static int local_size(int fd, uint64_t *size)
 {
     struct stat st;
@@ -64,8 +76,10 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
             break;
         }
     }
+    settings_t s;
+    local_scratch(set, &s);
     if (rc == GS_OK)
-        rc = local_run(set, MODE_SORT, src, sh->nspans, *fd, set->tmpdir);
+        rc = local_run(&s, MODE_SORT, src, sh->nspans, *fd, set->tmpdir);
     for (int k = 0; k < opened; k++)
         close(src[k].fd);
     free(src);
@@ -81,8 +95,9 @@ int local_resort(const settings_t *set, const int *files, int n, int out, const 
     for (int i = 0; i < n; i++)
         if (files[i] >= 0)
             src[m++] = (source_t){ .fd = files[i], .len = SOURCE_TO_END, .name = set->tmpdir };
-    settings_t s = *set;
-    s.in_format = set->out_format;   /* the parts are the engine's output */
+    settings_t scratch, s = *set;
+    local_scratch(set, &scratch);
+    s.in_format = scratch.out_format;   /* the parts are as the local sort wrote them */
     int rc = m > 0 ? local_run(&s, MODE_SORT, src, m, out, name) : GS_OK;
     free(src);
     return rc;

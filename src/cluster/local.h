@@ -12,15 +12,27 @@
 #include "cluster/share.h"
 #include "core/settings.h"
 
-/* Sort sh's spans into a new scratch file: *fd, of *size bytes. The engine reads
+/* 1 where the parts a rank receives are sorted again by the engine rather than
+ * merged (merge.h says when): bare numbers, every key kept (no -u). */
+int local_resorts(const settings_t *set);
+
+/* The settings a rank's scratch files are written and read with: set's, but where
+ * local_resorts(), binary keys whatever the output's format (scratch->out_format),
+ * so that the ranks send a third to a half of their text's bytes (u32: 4 bytes a
+ * key against 11 on average) and the engine sorts them again without a parse.
+ * Else the output's own format: the merge writes what the parts hold. */
+void local_scratch(const settings_t *set, settings_t *scratch);
+
+/* Sort sh's spans into a new scratch file: *fd, of *size bytes, in local_scratch()'s
+ * format. The engine reads
  * the spans where they are, as byte ranges of the inputs (core/source.h): its
  * messages name the input and its line. GS_OK or an error. */
 int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size);
 
-/* The sorted files[0..n) (-1: none) sorted again by the engine as its inputs, in
- * that order, into out from its position (name: what messages call it): what
- * merging them would write, where equal keys are equal bytes (bare numbers;
- * merge.h says when). GS_OK or an error. */
+/* The sorted files[0..n) (-1: none; local_scratch()'s format) sorted again by the
+ * engine as its inputs, in that order, into out from its position in the output's
+ * format (name: what messages call it): what merging them would write, where equal
+ * keys are equal bytes (local_resorts()). GS_OK or an error. */
 int local_resort(const settings_t *set, const int *files, int n, int out, const char *name);
 
 #endif

@@ -204,6 +204,8 @@ static int sort_job(const settings_t *set, int parts)
     double t[T_COUNT] = { 0 }, t0 = MPI_Wtime();
     uint64_t b[B_COUNT] = { 0 };
     share_t sh;
+    settings_t scratch;   /* how the ranks' sorted shares are written (local.h) */
+    local_scratch(set, &scratch);
     sorted_t sorted = { 0 };
     char *header = NULL;
     size_t hlen = 0;
@@ -229,7 +231,7 @@ static int sort_job(const settings_t *set, int parts)
         for (int j = 0; parts_in && j < nranks; j++)
             parts_in[j] = -1;   /* none yet: exchange_parts() makes them */
         if (r == GS_OK)
-            r = sorted_open(&sorted, set, mine, size);
+            r = sorted_open(&sorted, &scratch, mine, size);
         rc = agree(MPI_COMM_WORLD, r);
     }
     if (rc == GS_OK)
@@ -242,7 +244,7 @@ static int sort_job(const settings_t *set, int parts)
         cuts[nranks] = size;
         t[T_SPLIT] = MPI_Wtime() - t0;
         t0 = MPI_Wtime();
-        size_t round = set->buffer_bytes / 4 / (size_t)nranks;
+        size_t round = set->buffer_bytes / 8 / (size_t)nranks;   /* two rounds: -S / 4 */
         round = round < ROUND_MIN ? ROUND_MIN : round > ROUND_MAX ? ROUND_MAX : round;
         rc = agree(MPI_COMM_WORLD, exchange_parts(MPI_COMM_WORLD, sorted.base, cuts, round,
                                                   set->tmpdir, parts_in, got));

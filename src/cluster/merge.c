@@ -25,11 +25,14 @@
 
 struct merge {
     const settings_t *set;
+    settings_t scratch;    /* the parts' format (local_scratch()) */
     int n;                 /* parts */
     sorted_t *part;        /* each mapped (base NULL where empty) */
     int *fd;               /* their descriptors, the caller's */
     uint64_t *size;        /* their bytes */
     int resort;            /* 1: sorted again by the engine instead (merge.h) */
+    int as_written;        /* 1: the parts hold the output's own bytes (their format
+                              is the output's) */
     pool_t *pool;
     rmerge_t *rm;          /* else merged (records/rmerge.h) */
     uint64_t bytes;        /* what the merge writes */
@@ -142,6 +145,23 @@ static const rmerge_src_t part_source = {
 
 /* ---- the plan ---------------------------------------------------------------------- */
 
+/* The bytes of text the engine writes for part s, sorted binary keys: each step of
+ * the lines' lengths (textnum.h) times the keys that fall in it, found by binary
+ * search; no pass over the keys. */
+static uint64_t merge_text_bytes(const sorted_t *s)
+{
+    uint64_t start[TN_MAX_STEPS];
+    unsigned char len[TN_MAX_STEPS];
+    size_t ns = tn_line_steps(&s->km, start, len);
+    uint64_t bytes = 0, lo = 0;
+    for (size_t i = 0; i < ns && lo < s->size; i++) {
+        uint64_t hi = i + 1 < ns ? sorted_after(s, start[i + 1] - 1) : s->size;
+        bytes += (hi - lo) / s->item * len[i];
+        lo = hi;
+    }
+    return bytes;
+}
+
 /* The pieces' splitters, np - 1 at most: regular samples of every part, weighted by
  * the bytes each stands for, sorted; the words at even steps of the bytes cut the
  * range (splitters.h). *ns of them into *split. GS_OK or GS_ENOMEM. */
@@ -178,7 +198,9 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
         return err_set(GS_ENOMEM, "out of memory");
     m->set = set;
     m->n = n;
-    m->resort = !settings_records(set) && !set->unique;
+    local_scratch(set, &m->scratch);
+    m->resort = local_resorts(set);
+    m->as_written = m->scratch.out_format == set->out_format;
     int threads = set->threads > 0 ? set->threads : 1;
     m->part = calloc((size_t)n, sizeof *m->part);
     m->fd = malloc((size_t)n * sizeof *m->fd);
@@ -189,16 +211,18 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     uint64_t all = 0;
     for (int j = 0; j < n; j++) {
         m->fd[j] = files[j];
-        m->part[j].set = set;   /* what sorted_close() needs, where it was not opened */
+        m->part[j].set = &m->scratch;   /* what sorted_close() needs, where not opened */
         if (rc == GS_OK)
-            rc = sorted_open(&m->part[j], set, files[j], files[j] >= 0 ? sizes[j] : 0);
+            rc = sorted_open(&m->part[j], &m->scratch, files[j], files[j] >= 0 ? sizes[j] : 0);
         m->size[j] = m->part[j].size;
         all += m->part[j].size;
     }
     if (rc != GS_OK)
         return rc;
-    if (m->resort) {   /* the engine writes what the parts hold */
-        *bytes = m->bytes = all;
+    if (m->resort) {   /* the engine writes what the parts hold, as text or not */
+        for (int j = 0; !m->as_written && j < n; j++)
+            m->bytes += merge_text_bytes(&m->part[j]);
+        *bytes = m->bytes = m->as_written ? all : m->bytes;
         return GS_OK;
     }
     /* a piece a thread, none much smaller than CLUSTER_MERGE_PIECE_MIN */
@@ -253,7 +277,8 @@ int merge_write(merge_t *m, int out, int *fd)
                 many += one >= 0;
                 one = j;
             }
-        if (one >= 0 && !many && m->part[one].size == total) {   /* one part: as it is */
+        /* one part holds all, in the output's bytes: that part as it is */
+        if (one >= 0 && !many && m->as_written && m->part[one].size == total) {
             if ((*fd = fcntl(m->fd[one], F_DUPFD_CLOEXEC, 3)) < 0)
                 return err_sys(GS_EIO, errno, "cannot read a temporary file");
             return GS_OK;

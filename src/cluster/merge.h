@@ -2,9 +2,9 @@
 /* merge.h: the parts a rank received, merged into its range (gpusort-mpi).
  *
  * Part j is rank j's records whose keys fall in this rank's range, sorted by the
- * engine and written in the output's format; rank j's share of the inputs comes
- * before rank j+1's, so part j's records come first among equal keys wherever the
- * input's order decides (-s, -u, binary records). The parts are mapped and the
+ * engine and written in local_scratch()'s format (local.h); rank j's share of the
+ * inputs comes before rank j+1's, so part j's records come first among equal keys
+ * wherever the input's order decides (-s, -u, binary records). The parts are mapped and the
  * range cut into pieces, one a thread, by order keys: regular samples of the parts,
  * weighted by their bytes, choose the cuts, and all the records of one key fall in
  * one piece (many equal keys make one piece large). Each thread merges its piece's
@@ -16,8 +16,10 @@
  *
  * Bare numbers with every key kept (no -u) are sorted again by the engine instead
  * (local.h): equal keys are equal bytes there, so its order is the merge's, and
- * its parse of a block at a time and radix sort beat a merge that reads one line
- * at a time; records, whose sort gathers lines from random places, merge far
+ * its radix sort beats a merge that reads one key at a time. Their parts are
+ * binary keys (local_scratch()): what the rank will write as text is counted from
+ * the parts' keys by binary search (the lines' lengths step with the keys,
+ * textnum.h), without a pass over them. Records, whose sort gathers lines from random places, merge far
  * faster than the engine sorts them again (doc/perf/RESULTS.md, 2026-11-26).
  */
 #ifndef GS_CLUSTER_MERGE_H

@@ -36,8 +36,3 @@ int scratch_open(const char *dir)
     }
     return fd;
 }
-
-void scratch_path(int fd, char *buf, int size)
-{
-    snprintf(buf, (size_t)size, "/proc/self/fd/%d", fd);
-}

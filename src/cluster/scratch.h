@@ -13,7 +13,4 @@
  * the message set. */
 int scratch_open(const char *dir);
 
-/* The path by which the engine opens fd again ("/proc/self/fd/N"), in buf. */
-void scratch_path(int fd, char *buf, int size);
-
 #endif

@@ -127,11 +127,9 @@
 
 /* ---- gpusort-mpi (cluster/) ------------------------------------------------------- */
 #define SHARE_PROBE ((size_t)64 << 10)          /* bytes read at a time seeking a share's cut (a line end) */
-#define STAGE_PIECE ((uint64_t)64 << 20)        /* staging a share: bytes one thread copies at a time */
-#define STAGE_BUF ((size_t)1 << 20)             /*   a buffer's bytes, where one is needed */
 #define SAMPLES_A_RANK 64                       /* regular samples each rank gives for each rank */
 #define ROUND_MIN ((size_t)1 << 20)             /* the exchange: a round's bytes from one rank to another, */
-#define ROUND_MAX ((size_t)64 << 20)            /*   at least and at most (-S / 4 / ranks between them) */
+#define ROUND_MAX ((size_t)32 << 20)            /*   at least and at most (-S / 8 / ranks between them: two rounds' buffers) */
 #define CLUSTER_MERGE_BUF ((size_t)4 << 20)     /* the parts received merged: a thread's bytes a write (placed: a count) */
 #define CLUSTER_MERGE_PIECE_MIN ((uint64_t)64 << 10) /*   fewer bytes a thread: fewer pieces than threads */
 #define PLACE_PIECE ((size_t)8 << 20)           /* a rank's range copied, or sent to rank 0, in pieces this large */

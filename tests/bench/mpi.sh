@@ -18,6 +18,9 @@
 #   THREADS     cores to use in all (default: nproc)
 #   R           rounds (default 5)
 #   GSGEN, GSREC, BENCH_DIR, CSV_N (default 100000000), TEXT_N (default 100000000)
+#   MPINULL     tests/bench/mpinull (make tests/bench/mpinull), where built: each
+#               round also times N ranks of it, MPI started and ended and nothing
+#               else, the launch floor under every gpusort-mpi run ("floor" below)
 # The last round of the 4 ranks is repeated with --stats: where their time goes.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
@@ -37,6 +40,7 @@ WORK=${WORK:-csv text}
 GSGEN=${GSGEN:-./tests/tools/gsgen}
 GSREC=${GSREC:-./tests/tools/gsrec}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
+MPINULL=${MPINULL:-./tests/bench/mpinull}
 CSV_N=${CSV_N:-100000000}
 TEXT_N=${TEXT_N:-100000000}
 mkdir -p "$BENCH_DIR/tmp"
@@ -78,6 +82,10 @@ work() {
             rm -f "$BENCH_DIR/mpi-$n.out" && sync
             t=$(seconds one "$n" "$in" "$BENCH_DIR/mpi-$n.out" "$@")
             times[$n]="${times[$n]:-} $t"
+            if [ "$n" -gt 1 ] && [ -x "$MPINULL" ]; then
+                t=$(seconds "$MPIRUN" --oversubscribe --bind-to none -n "$n" "$MPINULL")
+                times[f$n]="${times[f$n]:-} $t"
+            fi
         done
     done
     local m1 m
@@ -90,6 +98,13 @@ work() {
         summary+=("$(awk -v w="$w" -v n="$n" -v m="$m" -v a="$m1" -v b="$(wc -c <"$in")" \
             'BEGIN { printf "%-5s %d %s  %7.3f s  %6.2f GB/s  x%.3f", w, n,
                      n == 1 ? "process" : "ranks  ", m, b / m / 1e9, m / a }')")
+        [ -n "${times[f$n]:-}" ] || continue
+        echo "$w: $n: floor runs:${times[f$n]}"
+        # shellcheck disable=SC2086
+        m=$(printf '%s\n' ${times[f$n]} | median)
+        summary+=("$(awk -v w="$w" -v n="$n" -v m="$m" -v a="$m1" \
+            'BEGIN { printf "%-5s %d floor    %7.3f s  (MPI started and ended)  x%.3f",
+                     w, n, m, m / a }')")
     done
     echo "$w: --stats of 4 ranks:"
     "$MPIRUN" --oversubscribe --bind-to none -n 4 "$GPUSORT_MPI" --device=cpu --stats \

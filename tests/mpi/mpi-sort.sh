@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # mpi-sort.sh: gpusort-mpi on 1 to 4 ranks (each case on 4 and one other, in
-# turn) writes what gpusort writes: bare integers
-# (text and binary) random, all equal, sorted, reversed, skewed (nine in ten keys in
-# a narrow range), a share left empty; records (CSV, TSV, blank-separated, binary)
+# turn) writes what gpusort writes: bare integers (text and binary, each pairing
+# of formats, big-endian, -z) random, all equal, sorted, reversed, skewed (nine in
+# ten keys in a narrow range), a share left empty, one part holding every key;
+# records (CSV, TSV, blank-separated, binary)
 # with -s, -r, -u, a key's r, -z, --header, several keys (text, then n), 10-byte
 # keys (Sort Benchmark records); bare floating-point numbers (-g); several files,
 # one ending without its newline; and small -S, so that each rank's sort and merge
@@ -43,6 +44,14 @@ mpi_same_as_gpusort "empty shares" tiny.txt
 mpi_same_as_gpusort "several files" -u rand.txt equal.txt tiny.txt
 mpi_same_as_gpusort binary -B --type=u32 keys.bin more.bin
 mpi_same_as_gpusort "binary in, text out" --input-format=binary --type=u32 -r keys.bin
+# Bare numbers travel between the ranks as binary keys whatever the formats
+# (cluster/local.h): each pairing of formats, big-endian, -z.
+mpi_same_as_gpusort "text in, binary out" --output-format=binary --type=i64 rand.txt
+mpi_same_as_gpusort "big-endian in, text out" --input-format=binary --endian=big \
+    --type=i32 keys.bin
+mpi_same_as_gpusort "big-endian, -r" -B --endian=big --type=u32 -r keys.bin more.bin
+tr '\n' '\0' <rand.txt >rand0.txt
+mpi_same_as_gpusort "bare numbers, -z" -z -r rand0.txt
 mpi_same_as_gpusort csv -t, -k2,2n a.csv b.csv
 mpi_same_as_gpusort "csv -s" -s -t, -k2,2n a.csv b.csv
 mpi_same_as_gpusort "csv -u" -u -t, -k2,2n a.csv b.csv
@@ -84,6 +93,10 @@ mpi_same_as_gpusort "merge pieces, binary records" --parallel=5 -B --record-size
 mpi_same_as_gpusort "merge pieces, skewed" --parallel=5 --type=u64 skewed.txt skewed.txt
 mpi_same_as_gpusort "spilled keys" -S 1M rand.txt equal.txt rand.txt
 mpi_same_as_gpusort "spilled records" -S 1M -t, -k2,2n a.csv b.csv a.csv
+# Parts that take several rounds (-S 1M: rounds of 1 MiB, two buffers in turn): two
+# keys, so that each rank sends about half its share to each of two ranks.
+"$GSREC" -n 1000000 -s 16 -d dups --range=2 >two.csv
+mpi_same_as_gpusort "exchange in rounds" -S 1M -t, -k2,2n two.csv
 
 # gpusort itself against sort(1), on one of them: the oracle's oracle.
 LC_ALL=C sort -t, -k2,2n a.csv b.csv >sort.out
@@ -119,6 +132,17 @@ cp rand.txt inout.txt
 mpi_run 3 inout.txt -o inout.txt
 [ "$STATUS" -eq 0 ] || fail "-o an input: exit $STATUS"
 same expect.out inout.txt "-o naming an input"
+
+# Bare numbers to standard output where one part holds every key (one rank: its
+# own): its text is written, never the binary part, though both take 4 bytes a key
+# here. On 2 ranks every key goes to one of them.
+awk 'BEGIN { for (i = 0; i < 3000; i++) print 123 }' >same3.txt
+"$GPUSORT" --type=u32 same3.txt >expect3.out
+for n in 1 2; do
+    mpi_run $n --type=u32 same3.txt
+    [ "$STATUS" -eq 0 ] || fail "every key in one part, $n ranks: exit $STATUS"
+    same expect3.out "$RUN_OUT" "every key in one part, $n ranks, to standard output"
+done
 
 # --stats: a line per rank and the totals, on stderr, the output unchanged.
 mpi_run 2 --stats rand.txt -o stats.out
