@@ -25,45 +25,64 @@ int source_stdin(const source_t *s)
     return s->path && strcmp(s->path, "-") == 0;
 }
 
-int source_open(const source_t *s, source_file_t *f)
+/* source_open()'s work, quiet: 0, or the errno of what failed (ENOMEM: no name;
+ * EISDIR: a directory; EBADF from standard input that was closed). */
+static int source_open_errno(const source_t *s, source_file_t *f)
 {
     *f = (source_file_t){ .fd = -1, .end = UINT64_MAX };
     f->name = err_escaped(s->path ? s->path : s->name);
     if (!f->name)
-        return err_set(GS_ENOMEM, "out of memory");
+        return ENOMEM;
     if (!s->path) {   /* the caller's: a descriptor of our own to it, to close */
         f->fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
         if (f->fd < 0)
-            return err_sys(GS_EIO, errno, "cannot read '%s'", f->name);
+            return errno;
         f->owned = 1;
     } else if (source_stdin(s)) {
         if (stdfds_was_closed(STDIN_FILENO))
-            return err_sys(GS_EIO, EBADF, "read error on '-'");
+            return EBADF;
         f->fd = STDIN_FILENO;
         f->stdin_ = 1;
     } else {
         f->fd = open(s->path, O_RDONLY | O_CLOEXEC);
         if (f->fd < 0)
-            return err_sys(GS_EIO, errno, "cannot read '%s'", f->name);
+            return errno;
         f->owned = 1;
     }
     struct stat st;
     if (fstat(f->fd, &st) != 0)
-        return err_sys(GS_EIO, errno, "cannot read '%s'", f->name);
+        return errno;
     if (S_ISDIR(st.st_mode))
-        return err_sys(GS_EIO, EISDIR, "cannot read '%s'", f->name);
+        return EISDIR;
     f->regular = S_ISREG(st.st_mode);
+    f->size = (uint64_t)st.st_size;
     if (!f->regular)
-        return GS_OK;
-    uint64_t size = (uint64_t)st.st_size;
+        return 0;
     if (!s->path) {
-        source_range(s, size, &f->start, &f->end);
-        return GS_OK;
+        source_range(s, f->size, &f->start, &f->end);
+        return 0;
     }
     off_t at = lseek(f->fd, 0, SEEK_CUR);   /* standard input: where it stands */
     f->start = at > 0 ? (uint64_t)at : 0;
-    f->end = size > f->start ? size : f->start;
-    return GS_OK;
+    f->end = f->size > f->start ? f->size : f->start;
+    return 0;
+}
+
+int source_open(const source_t *s, source_file_t *f)
+{
+    int e = source_open_errno(s, f);
+    if (e == 0)
+        return GS_OK;
+    if (!f->name)
+        return err_set(GS_ENOMEM, "out of memory");
+    if (source_stdin(s) && !f->stdin_)   /* closed before gpusort began */
+        return err_sys(GS_EIO, e, "read error on '-'");
+    return err_sys(GS_EIO, e, "cannot read '%s'", f->name);
+}
+
+int source_try_open(const source_t *s, source_file_t *f)
+{
+    return source_open_errno(s, f) == 0 ? 0 : -1;
 }
 
 void source_close(source_file_t *f)

@@ -36,12 +36,18 @@ typedef struct {
                            where it stood when opened) */
     uint64_t end;       /* regular: the range's end, at most the file's size when
                            opened; else UINT64_MAX */
+    uint64_t size;      /* regular: the file's size when opened */
     char *name;         /* escaped for messages (malloc'ed) */
 } source_file_t;
 
 /* Open s: GS_OK, or GS_EIO / GS_ENOMEM with the message set (cannot be read, a
  * directory, standard input closed). source_close() either way. */
 int source_open(const source_t *s, source_file_t *f);
+
+/* As source_open(), but quiet, for a reader that may decline and leave the
+ * reporting to another (the GPU's text stream): 0, or -1 with no message set.
+ * source_close() either way. */
+int source_try_open(const source_t *s, source_file_t *f);
 
 void source_close(source_file_t *f);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* stream_text.c: text streamed through a GPU and parsed there.
  *
- * Where every input is a named regular file of bare integers as text (no --header,
- * lines ended by LF) and a GPU sorts (--device=N, or --device=auto where the text
+ * Where every input is a regular file, or a byte range of one (gpusort-mpi's
+ * ranks), of bare integers as text (no --header, lines ended by LF), opened as
+ * every reader opens it (core/source.h, quietly), and a GPU sorts (--device=N, or --device=auto where the text
  * holds enough keys: engine.c, TEXT_GPU_KEYS_A_THREAD), the sorter
  * (sorter_stream_load, with .text) has the inputs' bytes read by the pool's threads
  * straight into the GPU's pinned staging buffers, each slice crossing PCIe while the
@@ -19,7 +20,6 @@
  */
 #include <config.h>
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,8 +39,8 @@ typedef struct {
     uint64_t *sizes;         /* [nsources] each input's bytes, */
     unsigned char *sep;      /* [nsources] and 1 where a LF follows it */
     int next;                /* the next input to open */
-    int fd;                  /* the input being read, or -1 */
-    uint64_t pos;            /* its bytes read */
+    source_file_t in;        /* the input being read (fd -1: none) */
+    uint64_t pos;            /* its bytes read, from in.start */
     int sep_due;             /* 1: the LF after the input just read is yet to be given */
     int failed;              /* 1: a read failed, came short, or an input changed */
     uint64_t given;          /* bytes given to the sorter */
@@ -48,17 +48,16 @@ typedef struct {
     size_t w;
 } tstream_t;
 
-/* The current input read to its end (last: its last byte, if it has one): its size
- * and last byte still what the measure saw. */
+/* The current input read to its end (last: its last byte, if it has one): its last
+ * byte still what the measure saw, its file's size what it was when opened. */
 static void tstream_close_input(tstream_t *t, unsigned char last)
 {
     int i = t->next - 1;
     struct stat st;
-    if ((t->sizes[i] > 0 && tn_is_space(last) == t->sep[i]) || fstat(t->fd, &st) != 0 ||
-        (uint64_t)st.st_size != t->sizes[i])
+    if ((t->sizes[i] > 0 && tn_is_space(last) == t->sep[i]) || fstat(t->in.fd, &st) != 0 ||
+        (uint64_t)st.st_size != t->in.size)
         t->failed = 1;   /* it changed since it was measured */
-    close(t->fd);
-    t->fd = -1;
+    source_close(&t->in);
     t->sep_due = t->sep[i];
 }
 
@@ -77,13 +76,11 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
             t->sep_due = 0;
             continue;
         }
-        if (t->fd < 0) {
+        if (t->in.fd < 0) {
             if (t->next == set->nsources)
                 break;
-            struct stat st;
-            t->fd = open(set->sources[t->next].path, O_RDONLY | O_CLOEXEC);
-            if (t->fd < 0 || fstat(t->fd, &st) != 0 ||
-                (uint64_t)st.st_size != t->sizes[t->next]) {
+            if (source_try_open(&set->sources[t->next], &t->in) != 0 || !t->in.regular ||
+                t->in.end - t->in.start != t->sizes[t->next]) {
                 t->failed = 1;
                 break;
             }
@@ -94,8 +91,8 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
         size_t len = left < max - *n ? (size_t)left : max - *n;
         double t0 = stats_now();
         size_t got;
-        if (fdio_read_pool(t->c->pool, t->fd, b + *n, len, (int64_t)t->pos, READ_PIECE, &got) ||
-            got != len) {
+        if (fdio_read_pool(t->c->pool, t->in.fd, b + *n, len, (int64_t)(t->in.start + t->pos),
+                           READ_PIECE, &got) || got != len) {
             t->failed = 1;
             break;
         }
@@ -117,9 +114,10 @@ static int tstream_place(void *self, size_t first, const void *buf, size_t n)
     return GS_OK;
 }
 
-/* The inputs (regular files: stream_text_declines) measured: each still one, its
- * bytes, and whether its last byte is white space (else a LF is put after it).
- * *bytes the text's bytes in all, LFs included; 0 where this does not apply. */
+/* The inputs (regular files or ranges of them: stream_text_declines) measured: each
+ * still one, its bytes, and whether its last byte is white space (else a LF is put
+ * after it). *bytes the text's bytes in all, LFs included; 0 where this does not
+ * apply. */
 static int tstream_measure(tstream_t *t, uint64_t *bytes)
 {
     const settings_t *set = t->c->set;
@@ -130,19 +128,18 @@ static int tstream_measure(tstream_t *t, uint64_t *bytes)
         return err_set(GS_ENOMEM, "out of memory");
     uint64_t total = 0;
     for (int i = 0; i < set->nsources; i++) {
-        struct stat st;
-        char last;
+        source_file_t f;
+        char last = ' ';
         size_t got;
-        int fd = open(set->sources[i].path, O_RDONLY | O_CLOEXEC);
-        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                 (st.st_size == 0 ||
-                  (fdio_read(fd, &last, 1, (int64_t)st.st_size - 1, &got) == 0 && got == 1));
-        if (fd >= 0)
-            close(fd);
+        int ok = source_try_open(&set->sources[i], &f) == 0 && f.regular &&
+                 (f.end == f.start ||
+                  (fdio_read(f.fd, &last, 1, (int64_t)f.end - 1, &got) == 0 && got == 1));
+        uint64_t len = f.end - f.start;
+        source_close(&f);
         if (!ok)
             return GS_OK;   /* the host's reader says what is wrong */
-        t->sizes[i] = (uint64_t)st.st_size;
-        t->sep[i] = st.st_size > 0 && !tn_is_space((unsigned char)last);
+        t->sizes[i] = len;
+        t->sep[i] = len > 0 && !tn_is_space((unsigned char)last);
         total += t->sizes[i] + t->sep[i];
     }
     *bytes = total;
@@ -186,8 +183,8 @@ const char *stream_text_declines(const ctx_t *c)
     if (!ctx_input_bytes(c, &bytes))   /* regular files only */
         return "an input is not a regular file";
     for (int i = 0; i < set->nsources; i++)
-        if (!source_whole(&set->sources[i]))
-            return "standard input or a range: the host's reader";
+        if (source_stdin(&set->sources[i]))
+            return "standard input: the host's reader";
     if (!tstream_fits(c, bytes))
         return "the keys would not fit -S";
     return NULL;
@@ -197,7 +194,7 @@ int stream_text_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
     *done = 0;
-    tstream_t t = { .c = c, .fd = -1, .w = (size_t)c->km.width };
+    tstream_t t = { .c = c, .in = { .fd = -1 }, .w = (size_t)c->km.width };
     uint64_t bytes;
     int rc = tstream_measure(&t, &bytes);
     if (rc || bytes == 0 || !tstream_fits(c, bytes))
@@ -223,8 +220,7 @@ int stream_text_run(ctx_t *c, int *done)
     if (rc == GS_OK)
         rc = tstream_write(&t, n);
 end:
-    if (t.fd >= 0)
-        close(t.fd);
+    source_close(&t.in);
     free(t.keys);
     free(t.sizes);
     free(t.sep);

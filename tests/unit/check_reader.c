@@ -855,6 +855,52 @@ START_TEST(test_input_open_missing)
 }
 END_TEST
 
+/* source_try_open(): what source_open() opens, quietly: a missing file and a
+ * directory fail with no message recorded (source_open() records one); a range of
+ * a descriptor opens at its bytes, the file's size beside them. */
+START_TEST(test_source_try_open)
+{
+    gs_error_t e = err_take(0);
+    err_free(&e);
+    source_file_t f;
+    source_t missing = { .path = tpath("no-such-file", 0) };
+    ck_assert_int_eq(source_try_open(&missing, &f), -1);
+    source_close(&f);
+    ck_assert_ptr_null(err_message());
+    source_t dir = { .path = tpath("", 1) };
+    ck_assert_int_eq(source_try_open(&dir, &f), -1);
+    source_close(&f);
+    ck_assert_ptr_null(err_message());
+    ck_assert_int_eq(source_open(&missing, &f), GS_EIO);
+    source_close(&f);
+    ck_assert_ptr_nonnull(err_message());
+    e = err_take(GS_EIO);
+    err_free(&e);
+    const char *path = tpath("try.txt", 2);
+    FILE *w = fopen(path, "w");
+    ck_assert_ptr_nonnull(w);
+    fputs("1\n22\n333\n", w);
+    ck_assert_int_eq(fclose(w), 0);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    source_t range = { .fd = fd, .off = 2, .len = 3, .name = path };
+    ck_assert_int_eq(source_try_open(&range, &f), 0);
+    ck_assert(f.regular);
+    ck_assert_uint_eq(f.start, 2);
+    ck_assert_uint_eq(f.end, 5);
+    ck_assert_uint_eq(f.size, 9);
+    ck_assert_int_ne(f.fd, fd);   /* a descriptor of its own */
+    source_close(&f);
+    source_t whole = { .path = path };
+    ck_assert_int_eq(source_try_open(&whole, &f), 0);
+    ck_assert_uint_eq(f.start, 0);
+    ck_assert_uint_eq(f.end, 9);
+    source_close(&f);
+    ck_assert_ptr_null(err_message());
+    close(fd);
+}
+END_TEST
+
 /* A source that is a byte range of a descriptor (gpusort-mpi's shares): exactly the
  * keys of its lines, read plainly (a small range) or mapped (READ_MAP_MIN and up),
  * as text and binary; a bad token's message names the file and its line there, not
@@ -1021,6 +1067,7 @@ Suite *make_input_suite(void)
     tcase_add_loop_test(tc, test_input_binary_carry, 0, 2);
     tcase_add_test(tc, test_input_stdin);
     tcase_add_test(tc, test_input_open_missing);
+    tcase_add_test(tc, test_source_try_open);
     tcase_add_test(tc, test_input_range);
     tcase_add_loop_test(tc, test_input_read_pool, 0, 4);
     tcase_set_timeout(tc, 120);
