@@ -6,8 +6,9 @@
  * (so that memory stays bounded whatever the parts' sizes), each part written to a
  * scratch file of its own as it comes: a round's bytes by a job of their own while
  * the next round's come into a second buffer, the rank's own part first (that job
- * writes it from the sorted share while the first round comes). Every rank takes part in every round, an
- * error or not, so that none waits forever: an error is returned at the end.
+ * writes it from the sorted share while the first round comes). Every rank takes
+ * part in every round, an error or not, so that none waits forever: an error is
+ * returned at the end.
  */
 #ifndef GS_CLUSTER_EXCHANGE_H
 #define GS_CLUSTER_EXCHANGE_H

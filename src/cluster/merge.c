@@ -213,7 +213,8 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
         m->fd[j] = files[j];
         m->part[j].set = &m->scratch;   /* what sorted_close() needs, where not opened */
         if (rc == GS_OK)
-            rc = sorted_open(&m->part[j], &m->scratch, files[j], files[j] >= 0 ? sizes[j] : 0);
+            rc = sorted_open(&m->part[j], &m->scratch, files[j],
+                             files[j] >= 0 ? sizes[j] : 0);
         m->size[j] = m->part[j].size;
         all += m->part[j].size;
     }

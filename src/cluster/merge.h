@@ -19,8 +19,9 @@
  * its radix sort beats a merge that reads one key at a time. Their parts are
  * binary keys (local_scratch()): what the rank will write as text is counted from
  * the parts' keys by binary search (the lines' lengths step with the keys,
- * textnum.h), without a pass over them. Records, whose sort gathers lines from random places, merge far
- * faster than the engine sorts them again (doc/perf/RESULTS.md, 2026-11-26).
+ * textnum.h), without a pass over them. Records, whose sort gathers lines from
+ * random places, merge far faster than the engine sorts them again
+ * (doc/perf/RESULTS.md, 2026-11-26).
  */
 #ifndef GS_CLUSTER_MERGE_H
 #define GS_CLUSTER_MERGE_H

@@ -7,10 +7,10 @@
  * of the ranks' byte counts), and rank 0 renames it over FILE once all have
  * written, so that a failed job leaves an existing FILE untouched. The counts
  * are known before the merge (merge.h), so the offsets are too, and each rank's
- * merge writes into the temporary itself. To standard output, or a FILE that is a device or FIFO, or one
- * written in place: the ranges go to rank 0, which writes them in order. With
- * --output-parts, rank r writes its range alone into FILE.R (R with as many digits
- * as the highest rank's number), the header into part 0.
+ * merge writes into the temporary itself. To standard output, or a FILE that is a
+ * device or FIFO, or one written in place: the ranges go to rank 0, which writes
+ * them in order. With --output-parts, rank r writes its range alone into FILE.R (R
+ * with as many digits as the highest rank's number), the header into part 0.
  */
 #ifndef GS_CLUSTER_PLACE_H
 #define GS_CLUSTER_PLACE_H

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* split.h: a rank's sorted output cut by key ranges (gpusort-mpi).
  *
- * After its local sort, a rank holds its records in order in one file: lines (bare
- * integers, or records by a field) or fixed-size binary items. This finds records'
- * starts and reads their keys as order keys: unsigned, ascending in the output's
- * order (bare numbers: keys.h's mapping, -r folded in; records: their words,
- * rkey.h), so that every rank cuts by the same numbers. Regular samples of them choose the splitters; a rank's part j is
- * its records whose order keys lie in (splitter j-1, splitter j], so all the records
+ * After its local sort, a rank holds its records in order in one file, in
+ * local_scratch()'s format (local.h): lines (records by a field, bare integers as
+ * text under -u) or fixed-size binary items (binary records, bare integers
+ * otherwise). This finds records' starts and reads their keys as order keys:
+ * unsigned, ascending in the output's order (bare numbers: keys.h's mapping, -r
+ * folded in; records: their words, rkey.h), so that every rank cuts by the same
+ * numbers. Regular samples of them choose the splitters; a rank's part j is its
+ * records whose order keys lie in (splitter j-1, splitter j], so all the records
  * of one key go to one rank.
  */
 #ifndef GS_CLUSTER_SPLIT_H

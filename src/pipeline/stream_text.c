@@ -3,8 +3,9 @@
  *
  * Where every input is a regular file, or a byte range of one (gpusort-mpi's
  * ranks), of bare integers as text (no --header, lines ended by LF), opened as
- * every reader opens it (core/source.h, quietly), and a GPU sorts (--device=N, or --device=auto where the text
- * holds enough keys: engine.c, TEXT_GPU_KEYS_A_THREAD), the sorter
+ * every reader opens it (core/source.h, quietly), and a GPU sorts (--device=N, or
+ * --device=auto where the text holds enough keys: engine.c,
+ * TEXT_GPU_KEYS_A_THREAD), the sorter
  * (sorter_stream_load, with .text) has the inputs' bytes read by the pool's threads
  * straight into the GPU's pinned staging buffers, each slice crossing PCIe while the
  * next is read, parses them there into keys, and sorts them there; every thread
