@@ -118,15 +118,6 @@ size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
  * with output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);
 
-/* Bytes written so far. */
-unsigned long long output_bytes(const output_t *o);
-
-/* Of them, the bytes laid out and written mapped (below), into -o's temporary or a
- * regular file on standard output, where the file system has fallocate(2): text
- * of WRITE_KEYS_A_THREAD keys a thread or more (two threads or more) in one
- * output_write(), a sorted chunk of binary keys, and what callers lay out. */
-unsigned long long output_bytes_mapped(const output_t *o);
-
 /* The bytes of each key in the output, by its value, as steps: the keys from
  * start[i] (start[0] is 0) up to the next step take len[i] bytes each (text:
  * tn_line_steps; binary: one step, the width), so that a producer of keys in order

@@ -2,7 +2,8 @@
 /* output_impl.h: the output's state, shared by its parts: outfile.c (the
  * destination and the atomic -o), writer.c (formatting and writing in order),
  * placed.c (text formatted straight into the file's pages) and ahead.c (zeros
- * written ahead). Not for other modules: their interface is output.h.
+ * written ahead). Not for other modules: their interface is output.h (the unit
+ * tests look at two counts, at the end).
  */
 #ifndef GS_OUTPUT_IMPL_H
 #define GS_OUTPUT_IMPL_H
@@ -149,5 +150,16 @@ int output_spread_write(const output_t *o, int fd, const void *buf, size_t len, 
 
 /* The total bytes from pos written (ok): the file goes on after them. */
 int output_spread_end(output_t *o, uint64_t pos, uint64_t total, int ok);
+
+/* ---- what the unit tests look at (tests/unit/check_output.c, check_smerge.c) ---- */
+
+/* Bytes written so far. */
+unsigned long long output_bytes(const output_t *o);
+
+/* Of them, the bytes laid out and written mapped, into -o's temporary or a regular
+ * file on standard output, where the file system has fallocate(2): text of
+ * WRITE_KEYS_A_THREAD keys a thread or more (two threads or more) in one
+ * output_write(), a sorted chunk of binary keys, and what producers lay out. */
+unsigned long long output_bytes_mapped(const output_t *o);
 
 #endif

@@ -21,6 +21,7 @@
 #include "io/reader.h"
 #include "core/keys.h"
 #include "io/output.h"
+#include "io/output_impl.h"   /* output_bytes(), output_bytes_mapped() */
 #include "core/pool.h"
 #include "check_suites.h"
 

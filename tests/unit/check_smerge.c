@@ -33,6 +33,7 @@
 #include <check.h>
 #include "core/error.h"
 #include "io/output.h"
+#include "io/output_impl.h"   /* output_bytes_mapped() */
 #include "merge/pmerge.h"
 #include "pipeline/smerge.h"
 #include "sorter/backend.h"
