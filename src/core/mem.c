@@ -3,6 +3,7 @@
  * (see mem.h). */
 #include <config.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/cleanup.h"
 #include "core/mem.h"
 #include "core/tuning.h"
 
@@ -206,4 +208,49 @@ void mem_touch(pool_t *pool, void *p, size_t len)
         mem_touch_share(&j, 0, 1);
     else
         pool_run(pool, mem_touch_share, &j);
+}
+
+/* ---- windows of input files ---------------------------------------------------------- */
+
+int mem_map_file(mem_file_map_t *m, int fd, uint64_t from, size_t len, size_t zeros,
+                 const char *name)
+{
+    *m = (mem_file_map_t){ .watch = -1 };
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    size_t lead = (size_t)(from % page);
+    if (len > SIZE_MAX - lead - zeros - 2 * page)
+        return EFBIG;
+    size_t file_len = (lead + len + page - 1) / page * page;
+    size_t all = (lead + len + zeros + page - 1) / page * page;
+    if (all == 0)
+        all = page;   /* an empty window: a page of zeros */
+    /* The zeros: an anonymous reservation, the file mapped over its start. */
+    char *a = mmap(NULL, all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (a == MAP_FAILED)
+        return errno;
+    if (file_len && mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd,
+                         (off_t)(from - lead)) == MAP_FAILED) {
+        int e = errno;
+        munmap(a, all);
+        return e;
+    }
+    m->base = a;
+    m->len = all;
+    m->data = a + lead;
+    m->watch = file_len ? cleanup_watch_map(a, file_len, name) : -1;
+    return 0;
+}
+
+void mem_unmap_file(mem_file_map_t *m, pool_t *pool)
+{
+    if (!m->base)
+        return;
+    cleanup_unwatch_map(m->watch);
+    mem_unmap_pool(pool, m->base, m->len);
+    *m = (mem_file_map_t){ .watch = -1 };
 }

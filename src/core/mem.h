@@ -7,6 +7,7 @@
 #define GS_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "core/pool.h"
 
 /* malloc(size), with huge pages asked for on its interior when it is large. */
@@ -48,6 +49,30 @@ void mem_copy_stream(void *dst, const void *src, size_t len);
  * go on one thread, which for a mapping as large as the input takes a measurable
  * part of a run (doc/perf/RESULTS.md), and the run waits on it at its end. */
 void mem_unmap_pool(pool_t *pool, void *p, size_t len);
+
+/* A window of an input file mapped (mem_map_file): the file's pages, private, read
+ * from the page cache as they are touched (nothing copied; a page written is the
+ * process's own copy), with zeros after them. */
+typedef struct {
+    char *data;      /* the window's first byte */
+    char *base;      /* the mapping's: data's page, */
+    size_t len;      /*   its bytes, the zeros' included */
+    int watch;       /* its SIGBUS watch (cleanup_watch_map), or -1 where every
+                        watch was taken: then a file cut short kills the process */
+} mem_file_map_t;
+
+/* Map bytes [from, from + len) of the file open at fd, then at least zeros bytes of
+ * zeros after them (zeros 0: none but the last page's tail), watched for the SIGBUS
+ * by which the kernel says that the file was cut short or a page of it could not be
+ * read: a read error of name (cleanup.h). 0, or an errno value (the mapping's,
+ * EFBIG where it would not fit the address space), m then all NULL and -1. */
+int mem_map_file(mem_file_map_t *m, int fd, uint64_t from, size_t len, size_t zeros,
+                 const char *name);
+
+/* Let m's mapping go (its pages leave the process, not the page cache), by the
+ * pool's threads where it is large (mem_unmap_pool; pool may be NULL), and stop its
+ * watch; a mapping already gone is a no-op. */
+void mem_unmap_file(mem_file_map_t *m, pool_t *pool);
 
 /* Fault in every page of p[0..len) (writing a zero at the start of each), shared
  * among the pool's threads: the kernel zeroes new pages at several times one

@@ -18,11 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cleanup.h"
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/stats.h"
@@ -33,48 +31,30 @@
 
 /* ---- windows of a mapped file -------------------------------------------------------- */
 
-static size_t kreader_page(void)
-{
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
-    return page;
-}
-
 /* Unmap the window, if any (its pages leave the process, not the page cache). */
 static void kreader_unmap(kreader_t *r)
 {
-    cleanup_unwatch_map(r->map_watch);
-    r->map_watch = -1;
-    if (r->map)
-        munmap(r->map, r->map_len);
-    r->map = NULL;
+    mem_unmap_file(&r->map, NULL);
     r->map_len = 0;
 }
 
-/* Have the file's bytes [from, to) (to <= its size) mapped and watched: the window
- * kept where it holds them, else replaced by one that starts at from's page. A
+/* Have the file's bytes [from, to) (to <= its size) mapped (mem_map_file): the
+ * window kept where it holds them, else replaced by one that starts at from. A
  * window is a block or so, so that a file of any size takes that much of the
  * address space. 0, or the errno of the mapping (a watch not to be had leaves
- * r->map_watch -1). */
+ * r->map.watch -1). */
 static int kreader_window(kreader_t *r, uint64_t from, uint64_t to)
 {
-    if (r->map && from >= r->map_off && to <= r->map_off + r->map_len)
+    if (r->map.base && from >= r->map_off && to <= r->map_off + r->map_len)
         return 0;
     kreader_unmap(r);
-    uint64_t start = from / kreader_page() * kreader_page();
-    if (to - start > SIZE_MAX)
+    if (to - from > SIZE_MAX)
         return EFBIG;
-    size_t len = (size_t)(to - start);
-    void *m = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, r->file.fd, (off_t)start);
-    if (m == MAP_FAILED)
-        return errno;
-    r->map = m;
-    r->map_off = start;
-    r->map_len = len ? len : 1;
-    r->map_watch = cleanup_watch_map(m, r->map_len, r->file.name);
+    int e = mem_map_file(&r->map, r->file.fd, from, (size_t)(to - from), 0, r->file.name);
+    if (e)
+        return e;
+    r->map_off = from - (uint64_t)(r->map.data - r->map.base);
+    r->map_len = (size_t)(to - r->map_off);
     return 0;
 }
 
@@ -85,7 +65,7 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
     kreader_t *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(GS_ENOMEM, "out of memory");
-    r->map_watch = -1;
+    r->map.watch = -1;
     r->file.fd = -1;
     job_init(&r->ahead);
     r->src = *src;
@@ -121,7 +101,7 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
          * way. */
         uint64_t left = r->size - r->off;
         uint64_t first = r->off + (left < r->cfg.block_bytes ? left : r->cfg.block_bytes);
-        r->mapped = kreader_window(r, r->off, first) == 0 && r->map_watch >= 0;
+        r->mapped = kreader_window(r, r->off, first) == 0 && r->map.watch >= 0;
         if (!r->mapped)
             kreader_unmap(r);
     }
@@ -303,7 +283,7 @@ static int kreader_advance_mapped(kreader_t *r)
     int e = kreader_window(r, r->off, r->off + len);
     if (e)
         return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
-    r->buf = r->map + (r->off - r->map_off);
+    r->buf = r->map.base + (r->off - r->map_off);
     size_t cut = len;
     if (len < avail && (cut = kreader_cut(r, r->buf, len)) == 0) {
         /* One token longer than a block: the window grows until its end. */
@@ -312,7 +292,7 @@ static int kreader_advance_mapped(kreader_t *r)
             uint64_t to = seen * 2 < avail ? seen * 2 : avail;
             if ((e = kreader_window(r, r->off, r->off + to)) != 0)
                 return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
-            r->buf = r->map + (r->off - r->map_off);
+            r->buf = r->map.base + (r->off - r->map_off);
             while (seen < to && !tn_is_space((unsigned char)r->buf[seen]))
                 seen++;
             if (seen < to || to == avail)
@@ -451,6 +431,8 @@ void kreader_close(kreader_t *r)
         job_end(&r->ahead);
     else
         job_cancel(&r->ahead);
+    if (r->cfg.binary && r->cfg.carry)
+        kreader_carry_add(r);
     pool_destroy(r->readers);
     kreader_unmap(r);
     source_close(&r->file);

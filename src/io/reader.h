@@ -20,10 +20,20 @@
 #include "core/pool.h"
 #include "core/source.h"
 
-/* Bytes of a binary key that straddle two inputs (the contract concatenates them). */
+/* Bytes of a binary key that straddle two inputs (the contract concatenates them),
+ * and what a message needs should bytes be left over after the last: each reader
+ * given the carry adds its input as it is closed (kreader_close). All zeros before
+ * the first input; kreader_carry_end() after the last. */
 typedef struct {
     unsigned char bytes[8];
     int n;
+    int width;           /* the keys' bytes */
+    int inputs;          /* the inputs closed, */
+    uint64_t total;      /*   their bytes in all */
+    char *odd_name;      /* the first of them whose own bytes are not whole keys
+                            (malloc'ed; NULL: none, or no memory for its name), */
+    uint64_t odd_bytes;  /*   its bytes */
+    int odd;             /* 1: there was one */
 } carry_t;
 
 typedef struct {
@@ -96,5 +106,12 @@ uint64_t kreader_bytes(kreader_t *r);
 
 /* Close and free; NULL is a no-op. */
 void kreader_close(kreader_t *r);
+
+/* After the last input read with carry: rc where it is an error already, else
+ * GS_OK where no key was left partial, else GS_EINPUT with the message (the first
+ * input whose own bytes are not whole keys is the one to blame; with several
+ * inputs, their total bytes say why). What carry holds is freed either way, and it
+ * is zeroed: a second call returns rc. */
+int kreader_carry_end(carry_t *carry, int rc);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -60,6 +61,38 @@ static void kreader_partial(kreader_t *r, const char *p, size_t part)
         r->pending = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
                              r->file.name, (unsigned long long)r->bytes, r->width);
     }
+}
+
+void kreader_carry_add(const kreader_t *r)
+{
+    carry_t *c = r->cfg.carry;
+    c->width = r->width;
+    c->inputs++;
+    c->total += r->bytes;
+    if (!c->odd && r->bytes % (uint64_t)r->width) {
+        c->odd = 1;
+        c->odd_bytes = r->bytes;
+        c->odd_name = strdup(r->file.name);
+    }
+}
+
+int kreader_carry_end(carry_t *c, int rc)
+{
+    if (rc == GS_OK && c->n) {
+        if (!c->odd_name)
+            rc = err_set(GS_ENOMEM, "out of memory");
+        else if (c->inputs == 1)
+            rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
+                         c->odd_name, (unsigned long long)c->odd_bytes, c->width);
+        else
+            rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the "
+                         "%d inputs together: %llu bytes)", c->odd_name,
+                         (unsigned long long)c->odd_bytes, c->width, c->inputs,
+                         (unsigned long long)c->total);
+    }
+    free(c->odd_name);
+    *c = (carry_t){ .n = 0 };   /* ended: a second call returns rc */
+    return rc;
 }
 
 int kreader_next_binary(kreader_t *r, const void **keys, size_t *n)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/job.h"
+#include "core/mem.h"
 #include "core/source.h"
 #include "io/reader.h"
 
@@ -38,10 +39,9 @@ struct kreader {
     int started;             /* 1 once the first block was read */
     pool_t *readers;         /* a regular file's pread pool, made at its first large fill */
     int mapped;              /* 1: text of a regular file, read through windows mapped */
-    char *map;               /* the window mapped now, or NULL */
-    uint64_t map_off;        /* the file offset of its first byte */
-    size_t map_len;          /* its length */
-    int map_watch;           /* its cleanup watch (a SIGBUS in it is a read error) */
+    mem_file_map_t map;      /* the window mapped now (map.base NULL: none), */
+    uint64_t map_off;        /*   the file offset of map.base, */
+    size_t map_len;          /*   the file's bytes it holds from there */
     /* reading ahead: a job fills bufs[cur ^ 1] while the caller uses bufs[cur] */
     job_t ahead;
     int ahead_posted;        /* 1: a fill was posted and not yet waited for */
@@ -77,6 +77,9 @@ int kreader_advance(kreader_t *r);
  * holds more than a piece (reader.c). Sets *got and r->eof; GS_OK, or GS_ENOMEM or
  * GS_EIO with the message set. */
 int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got);
+
+/* The input read by r counted in its carry as it is closed (reader_binary.c). */
+void kreader_carry_add(const kreader_t *r);
 
 /* The next block of binary keys, decoded in place (reader_binary.c): *n of them, 0
  * at the end; a partial key at the end carried, or its error returned once the

@@ -10,7 +10,7 @@
 
 int check_run(ctx_t *c)
 {
-    kreader_cfg_t cfg = ctx_reader_cfg(c, 0);
+    kreader_cfg_t cfg = c->rcfg;
     kreader_t *r;
     progress_phase("checking");
     int rc = kreader_open(&r, &c->set->sources[0], &cfg);

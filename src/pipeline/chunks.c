@@ -480,8 +480,8 @@ void chunks_init(chunks_t *s, ctx_t *c)
      * its width. Without this bound a small input's chunk would be a mapping of the
      * whole budget all the same: address space that `ulimit -v` counts, and that the
      * sanitizers' runtimes poison or shadow in full at every run. */
-    uint64_t bytes;
-    if (ctx_input_bytes(c, &bytes)) {
+    if (c->in_sized) {
+        uint64_t bytes = c->in_bytes;
         s->most = c->set->in_format == FMT_BINARY ? bytes / (uint64_t)c->km.width
                                                   : bytes / 2 + 1;
         if (s->most < CHUNK_FIRST_KEYS)

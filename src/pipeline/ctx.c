@@ -12,58 +12,40 @@
 #include "core/error.h"
 #include "pipeline/ctx.h"
 
-int ctx_input_bytes(const ctx_t *c, uint64_t *bytes)
+void ctx_init(ctx_t *c)
 {
     const settings_t *set = c->set;
-    *bytes = 0;
+    c->in_sized = 1;
+    c->in_bytes = 0;
     for (int i = 0; i < set->nsources; i++) {
         uint64_t b;
-        if (!source_bytes(&set->sources[i], &b))
-            return 0;
-        *bytes += b;
+        if (!source_bytes(&set->sources[i], &b)) {
+            c->in_sized = 0;
+            c->in_bytes = 0;
+            break;
+        }
+        c->in_bytes += b;
     }
-    return 1;
-}
-
-int ctx_odd_keys(const ctx_t *c, const char *odd_name, uint64_t odd_bytes, uint64_t total)
-{
-    if (c->set->nsources == 1)
-        return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                       odd_name, (unsigned long long)odd_bytes, c->km.width);
-    return err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the %d "
-                   "inputs together: %llu bytes)", odd_name, (unsigned long long)odd_bytes,
-                   c->km.width, c->set->nsources, (unsigned long long)total);
-}
-
-kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block)
-{
-    kreader_cfg_t cfg = {
+    c->rcfg = (kreader_cfg_t){
         .km = &c->km,
-        .binary = c->set->in_format == FMT_BINARY,
-        .big_endian = c->set->big_endian,
+        .binary = set->in_format == FMT_BINARY,
+        .big_endian = set->big_endian,
         .pool = c->pool,
-        .block_bytes = block,
-        .zero_terminated = c->set->zero_terminated,
+        .zero_terminated = set->zero_terminated,
     };
-    return cfg;
-}
-
-output_cfg_t ctx_output_cfg(const ctx_t *c)
-{
-    output_cfg_t cfg = {
-        .path = c->set->output,
-        .fd = c->set->output_fd,
-        .name = c->set->output_name,
+    c->ocfg = (output_cfg_t){
+        .path = set->output,
+        .fd = set->output_fd,
+        .name = set->output_name,
         .km = &c->km,
-        .binary = c->set->out_format == FMT_BINARY,
-        .big_endian = c->set->big_endian,
-        .zero_terminated = c->set->zero_terminated,
+        .binary = set->out_format == FMT_BINARY,
+        .big_endian = set->big_endian,
+        .zero_terminated = set->zero_terminated,
         .pool = c->pool,
-        .inputs = c->set->sources,
-        .ninputs = c->set->nsources,
-        .tmpdir = c->set->tmpdir,
+        .inputs = set->sources,
+        .ninputs = set->nsources,
+        .tmpdir = set->tmpdir,
     };
-    return cfg;
 }
 
 int ctx_keep_header(ctx_t *c, const kreader_t *r)

@@ -23,23 +23,19 @@ typedef struct {
     char *header;            /* --header: the first header met, in input order, its
                                 terminator included; NULL while none was */
     size_t header_len;
+    /* Made once by run(), before anything is read or chosen, so that every choice
+     * of the run sees the same inputs and every path the same configurations: */
+    int in_sized;            /* 1: every input is a regular file (or a range of one), */
+    uint64_t in_bytes;       /*   their bytes in all then; 0 and unknown where one is
+                                not (a pipe) */
+    kreader_cfg_t rcfg;      /* the reader the settings ask for (block_bytes 0: each
+                                path sets its own) */
+    output_cfg_t ocfg;       /* the output the settings ask for */
 } ctx_t;
 
-/* The inputs' bytes into *bytes, where every input is a regular file (1); 0 where
- * one is not (a pipe): unknown. */
-int ctx_input_bytes(const ctx_t *c, uint64_t *bytes);
-
-/* Binary keys: bytes were left over after every input (a partial key carried past
- * the last). The first input whose own bytes are not whole keys, odd_name
- * (odd_bytes long), is the one to blame; with several inputs, their total bytes say
- * why. GS_EINPUT with the message set. */
-int ctx_odd_keys(const ctx_t *c, const char *odd_name, uint64_t odd_bytes, uint64_t total);
-
-/* A reader configuration for the user's input format, blocks of block bytes. */
-kreader_cfg_t ctx_reader_cfg(const ctx_t *c, size_t block);
-
-/* The output configuration the settings ask for. */
-output_cfg_t ctx_output_cfg(const ctx_t *c);
+/* Fill c->in_sized, c->in_bytes, c->rcfg and c->ocfg from c->set, c->km and
+ * c->pool (run.c, once). */
+void ctx_init(ctx_t *c);
 
 /* --header: keep r's header (read once kreader_next() has returned) where none was
  * kept before, its terminator added where the input lacked one; the inputs are met

@@ -67,8 +67,8 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
     *made = *cpu_faster = 0;
     if (set->gpus == 0)
         return GS_OK;
-    uint64_t bytes = 0;
-    int sized = ctx_input_bytes(c, &bytes);
+    uint64_t bytes = c->in_bytes;
+    int sized = c->in_sized;
     if (set->gpus == GS_GPUS_AUTO && sized) {
         uint64_t est = engine_estimate_keys(c, bytes);
         uint64_t per = settings_records(set) ? RECORDS_GPU_KEYS_A_THREAD

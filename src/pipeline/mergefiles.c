@@ -93,7 +93,8 @@ static int mf_merge_into(ctx_t *c, const minput_t *inputs, int n, output_t *out,
     kreader_t **readers = calloc((size_t)n, sizeof *readers);
     if (!readers)
         return err_set(GS_ENOMEM, "out of memory");
-    kreader_cfg_t user = ctx_reader_cfg(c, mf_block(n));
+    kreader_cfg_t user = c->rcfg;
+    user.block_bytes = mf_block(n);
     kreader_cfg_t temp = user;
     temp.binary = 1;
     temp.big_endian = 0;
@@ -151,7 +152,7 @@ int mergefiles_run(ctx_t *c)
         rc = passes_reduce(in, sizeof *in, &n, ctx_fan_in(), mf_merge_group, c);
     output_t *out = NULL;
     if (rc == GS_OK) {
-        output_cfg_t ocfg = ctx_output_cfg(c);
+        output_cfg_t ocfg = c->ocfg;
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK)

@@ -134,7 +134,7 @@ static int records_check(const rtable_t *t, rprev_t *prev, int code, int quiet, 
 /* The output, opened for records: bytes written as they are. */
 static int records_output(ctx_t *c, output_t **out)
 {
-    output_cfg_t cfg = ctx_output_cfg(c);
+    output_cfg_t cfg = c->ocfg;
     cfg.binary = 0;   /* records are bytes written as they are: placed as text is */
     return output_open(out, &cfg);
 }
@@ -199,15 +199,14 @@ static size_t records_chunk_bytes(const settings_t *set)
  * not need. */
 static int records_warm_sorter(ctx_t *c, const rtable_t *t)
 {
-    uint64_t bytes;
     const sorter_caps_t *caps = c->sorter ? sorter_caps(c->sorter) : NULL;
-    if (!caps || !caps->grow_at || !ctx_input_bytes(c, &bytes))
+    if (!caps || !caps->grow_at || !c->in_sized)
         return GS_OK;
     if (c->set->gpus == GS_GPUS_AUTO)
         return t->rk.wide && !t->rk.quick ? sorter_grow(c->sorter, caps->grow_at + 1)
                                           : GS_OK;
     uint64_t per = c->set->record_size ? c->set->record_size : 16;
-    return bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
+    return c->in_bytes / per > caps->grow_at ? sorter_grow(c->sorter, caps->grow_at + 1) : GS_OK;
 }
 
 /* The sorter of a chunk's packed words (order.h): the chunk sorter where GPUs were

@@ -66,14 +66,15 @@ gs_error_t run(const settings_t *set)
     ctx_t c = { .set = set };
     key_map_init(&c.km, set->type, set->reverse);
     int rc = pool_create(&c.pool, set->threads);
-    if (rc == GS_OK)
+    if (rc == GS_OK) {
+        ctx_init(&c);
         rc = engine_create(&c);
-    uint64_t in_bytes;
+    }
     if (rc == GS_OK && set->progress) {
         rc = progress_start();
         /* The total the line shows, where every input is a regular file. */
-        if (rc == GS_OK && ctx_input_bytes(&c, &in_bytes))
-            progress_total(in_bytes, run_out_bytes(set, &c.km, in_bytes));
+        if (rc == GS_OK && c.in_sized)
+            progress_total(c.in_bytes, run_out_bytes(set, &c.km, c.in_bytes));
     }
     plan_t plan;
     if (rc == GS_OK) {

@@ -83,10 +83,9 @@ static int sort_read(chunks_t *s)
     const source_t *files = c->set->sources;
     int nfiles = c->set->nsources;
     carry_t carry = { .n = 0 };
-    kreader_cfg_t cfg = ctx_reader_cfg(c, sort_read_block(s->budget, pool_size(c->pool)));
+    kreader_cfg_t cfg = c->rcfg;
+    cfg.block_bytes = sort_read_block(s->budget, pool_size(c->pool));
     cfg.carry = &carry;
-    char *odd_name = NULL;   /* the first input that is not a whole number of keys */
-    uint64_t odd_bytes = 0, total = 0;
     int rc = GS_OK;
     for (int f = 0; f < nfiles && rc == GS_OK; f++) {
         kreader_t *r;
@@ -112,19 +111,9 @@ static int sort_read(chunks_t *s)
         }
         if (rc == GS_OK)
             rc = ctx_keep_header(c, r);
-        uint64_t bytes = kreader_bytes(r);
-        total += bytes;
-        if (!odd_name && bytes % (uint64_t)c->km.width) {
-            odd_bytes = bytes;
-            if (!(odd_name = strdup(kreader_name(r))) && rc == GS_OK)
-                rc = err_set(GS_ENOMEM, "out of memory");
-        }
         kreader_close(r);
     }
-    if (rc == GS_OK && carry.n)
-        rc = ctx_odd_keys(c, odd_name, odd_bytes, total);
-    free(odd_name);
-    return rc;
+    return kreader_carry_end(&carry, rc);
 }
 
 /* ---- the merge's sinks ------------------------------------------------------------ */
@@ -224,12 +213,10 @@ static int sort_open_output(const chunks_t *s, output_t **out)
 {
     const ctx_t *c = s->c;
     const settings_t *set = c->set;
-    output_cfg_t ocfg = ctx_output_cfg(c);
-    uint64_t bytes;
-    if (!set->unique && !set->header && set->in_format != FMT_BINARY &&
-        ctx_input_bytes(c, &bytes)) {
+    output_cfg_t ocfg = c->ocfg;
+    if (!set->unique && !set->header && set->in_format != FMT_BINARY && c->in_sized) {
         ocfg.ahead_keys = s->n;
-        ocfg.ahead_bytes = bytes + (uint64_t)set->nsources;
+        ocfg.ahead_bytes = c->in_bytes + (uint64_t)set->nsources;
     }
     return output_open(out, &ocfg);
 }
@@ -275,7 +262,7 @@ static int sort_merge_runs(chunks_t *s)
                            sort_merge_group, s);
     output_t *out = NULL;
     if (rc == GS_OK) {
-        output_cfg_t ocfg = ctx_output_cfg(c);
+        output_cfg_t ocfg = c->ocfg;
         rc = output_open(&out, &ocfg);
     }
     if (rc == GS_OK && (rc = ctx_write_header(c, out)) != GS_OK)

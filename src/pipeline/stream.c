@@ -42,9 +42,6 @@ typedef struct {
     int next;                /* the next input to open */
     kreader_t *r;            /* the input being read, or NULL */
     int ended;               /* 1: every input was read to its end */
-    char *odd_name;          /* the first input whose bytes are not whole keys, */
-    uint64_t odd_bytes;      /* its bytes, */
-    uint64_t total;          /* and every input's bytes so far */
     /* the output (drain, or place) */
     output_t *out;
     output_layout_t L;       /* the items laid out in it (not in order: placed) */
@@ -54,22 +51,6 @@ typedef struct {
     int have_last;           /* once there is one */
     int writing;             /* 1 once the first slice came back */
 } stream_t;
-
-/* The input read to its end: its bytes counted, a partial key's input noted. */
-static int stream_close_input(stream_t *s)
-{
-    uint64_t bytes = kreader_bytes(s->r);
-    int rc = GS_OK;
-    s->total += bytes;
-    if (!s->odd_name && bytes % s->w) {
-        s->odd_bytes = bytes;
-        if (!(s->odd_name = strdup(kreader_name(s->r))))
-            rc = err_set(GS_ENOMEM, "out of memory");
-    }
-    kreader_close(s->r);
-    s->r = NULL;
-    return rc;
-}
 
 /* sorter_stream_t.fill: the next items of the inputs, read straight into buf. */
 static int stream_fill(void *self, void *buf, size_t max, size_t *n)
@@ -93,8 +74,10 @@ static int stream_fill(void *self, void *buf, size_t max, size_t *n)
         size_t got;
         if ((rc = kreader_read_keys(s->r, (char *)buf + *n * s->w, max - *n, &got)) != GS_OK)
             return rc;
-        if (got == 0 && (rc = stream_close_input(s)) != GS_OK)
-            return rc;
+        if (got == 0) {   /* read to its end: counted in the carry as it closes */
+            kreader_close(s->r);
+            s->r = NULL;
+        }
         *n += got;
     }
     return GS_OK;
@@ -112,9 +95,7 @@ static int stream_check_end(stream_t *s)
     if (rc == GS_OK && got)
         rc = err_set(GS_EINPUT, "%s: grew while it was read, past what the GPU took",
                      s->r ? kreader_name(s->r) : "input");
-    if (rc == GS_OK && s->carry.n)
-        rc = ctx_odd_keys(s->c, s->odd_name, s->odd_bytes, s->total);
-    return rc;
+    return kreader_carry_end(&s->carry, rc);
 }
 
 /* -u on records: the first of each run of equal keys (their bytes equal) kept,
@@ -184,7 +165,7 @@ static int stream_place(void *self, size_t first, const void *buf, size_t n)
  * range (st->place); else written in order (st->drain). */
 static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
 {
-    output_cfg_t ocfg = ctx_output_cfg(s->c);
+    output_cfg_t ocfg = s->c->ocfg;
     if (s->rec)
         ocfg.binary = 0;   /* as records.c opens it */
     int rc = output_open(&s->out, &ocfg);
@@ -199,11 +180,10 @@ static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
 const char *stream_declines(const ctx_t *c)
 {
     const settings_t *set = c->set;
-    uint64_t bytes;
     if (set->mode != MODE_SORT || set->in_format != FMT_BINARY ||
         set->out_format != FMT_BINARY || (settings_records(set) && !set->record_size))
         return "not binary in and out";
-    if (!ctx_input_bytes(c, &bytes))
+    if (!c->in_sized)
         return "an input is not a regular file";
     for (int i = 0; i < set->nsources; i++)
         if (source_stdin(&set->sources[i]))   /* read from where it stands, not direct */
@@ -212,7 +192,7 @@ const char *stream_declines(const ctx_t *c)
      * (else the table says which input is not). */
     if (set->record_size && !key_type_is_int(set->type))
         return "the records' key is not an integer";
-    if (set->record_size && bytes % set->record_size)
+    if (set->record_size && c->in_bytes % set->record_size)
         return "the inputs are not whole records";
     return NULL;
 }
@@ -220,13 +200,12 @@ const char *stream_declines(const ctx_t *c)
 int stream_run(ctx_t *c, int *done)
 {
     const settings_t *set = c->set;
-    uint64_t bytes;
+    uint64_t bytes = c->in_bytes;   /* every input regular (stream_declines) */
     *done = 0;
-    if (!ctx_input_bytes(c, &bytes))   /* plan.c saw them all regular: changed since */
-        return GS_OK;
     stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique,
                    .L = { .how = LAYOUT_IN_ORDER } };
-    s.cfg = ctx_reader_cfg(c, READ_PIECE);   /* its buffers hold only a carried key */
+    s.cfg = c->rcfg;
+    s.cfg.block_bytes = READ_PIECE;   /* its buffers hold only a carried key */
     sorter_records_t rec;
     if (set->record_size) {   /* read as they are; a partial one is the reader's error */
         keymap_t km;
@@ -237,8 +216,6 @@ int stream_run(ctx_t *c, int *done)
         s.rec = &rec;
         s.w = rec.size;
         s.cfg.record_size = rec.size;
-        if (bytes % rec.size)
-            return GS_OK;   /* changed since plan.c looked: the table says which */
     } else {
         s.cfg.carry = &s.carry;
     }
@@ -265,6 +242,5 @@ int stream_run(ctx_t *c, int *done)
     }
     if (s.r)
         kreader_close(s.r);
-    free(s.odd_name);
-    return rc;
+    return kreader_carry_end(&s.carry, rc);   /* freed, where stream_check_end did not */
 }

@@ -155,7 +155,7 @@ static int tstream_write(tstream_t *t, size_t n)
     if (c->set->unique)
         n = key_unique(t->keys, n, (int)t->w);
     progress_phase("writing");
-    output_cfg_t ocfg = ctx_output_cfg(c);
+    output_cfg_t ocfg = c->ocfg;
     output_t *out;
     int rc = output_open(&out, &ocfg);
     if (rc)
@@ -174,19 +174,18 @@ static int tstream_fits(const ctx_t *c, uint64_t bytes)
 const char *stream_text_declines(const ctx_t *c)
 {
     const settings_t *set = c->set;
-    uint64_t bytes;
     if (set->gpus == 0)
         return "--device=cpu";
     if (set->mode != MODE_SORT || set->in_format != FMT_TEXT || settings_records(set))
         return "not bare integers as text";
     if (set->header || set->zero_terminated)
         return "--header or -z: the host's reader settles the lines";
-    if (!ctx_input_bytes(c, &bytes))   /* regular files only */
+    if (!c->in_sized)   /* regular files only */
         return "an input is not a regular file";
     for (int i = 0; i < set->nsources; i++)
         if (source_stdin(&set->sources[i]))
             return "standard input: the host's reader";
-    if (!tstream_fits(c, bytes))
+    if (!tstream_fits(c, c->in_bytes))
         return "the keys would not fit -S";
     return NULL;
 }

@@ -314,7 +314,7 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     ld->limit = limit ? limit : 1;
     ld->tok.note = set->mode != MODE_SORT;
     ld->fd = -1;
-    ld->map_watch = ld->map_fd = -1;
+    ld->map.watch = ld->map_fd = -1;
     return GS_OK;
 }
 
@@ -329,14 +329,14 @@ uint64_t rtable_line_number(const rtable_t *t, size_t l)
 
 int rtable_mapped(const rtable_t *t)
 {
-    return t->loader && t->loader->map != NULL;
+    return t->loader && t->loader->map.base != NULL;
 }
 
 int rtable_intact(const rtable_t *t)
 {
     const rloader_t *ld = t->loader;
     struct stat st;
-    if (ld && ld->map && fstat(ld->map_fd, &st) == 0 && (uint64_t)st.st_size < ld->map_size)
+    if (ld && ld->map.base && fstat(ld->map_fd, &st) == 0 && (uint64_t)st.st_size < ld->map_size)
         return err_set(GS_EIO, "read error on '%s': the file was cut short while being read",
                        ld->map_name);
     return GS_OK;
@@ -362,7 +362,7 @@ int rtable_next(rtable_t *t, int *more)
     }
     /* A mapped file cut short in its last page reads as NUL bytes there: a bad key,
      * say, that is really the read error. */
-    int intact = ld->map ? rtable_intact(t) : GS_OK;
+    int intact = ld->map.base ? rtable_intact(t) : GS_OK;
     if (intact)
         return intact;
     if (rc)

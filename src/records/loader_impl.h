@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mem.h"
 #include "records/table.h"
 #include "records/tokens.h"
 
@@ -28,10 +29,8 @@ struct rloader {
     char *carry;           /* the partial line (record) that ended the last chunk */
     size_t carry_len, carry_cap;
     char **names;          /* every input's escaped name, made as it is opened */
-    /* the arena, where it is the input mapped (NULL: memory of ours) */
-    char *map;
-    size_t map_len;        /* the reservation's bytes */
-    int map_watch;         /* its SIGBUS watch */
+    /* the arena, where it is the input mapped (map.base NULL: memory of ours) */
+    mem_file_map_t map;
     int map_fd;            /* the file, kept open to check its size (-1: none) */
     uint64_t map_size;     /* where its bytes end (its size, or its range's end) */
     const char *map_name;

@@ -5,14 +5,12 @@
  */
 #include <config.h>
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cleanup.h"
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
@@ -21,66 +19,43 @@
 
 /* ---- a lone input mapped ------------------------------------------------------------ */
 
-static size_t loader_page(void)
-{
-    long ps = sysconf(_SC_PAGESIZE);
-    return ps > 0 ? (size_t)ps : 4096;
-}
-
 /* Let the mapped arena go: its pages leave the process, not the page cache. */
 void loader_unmap(rtable_t *t, rloader_t *ld)
 {
-    if (!ld->map)
+    if (!ld->map.base)
         return;
-    cleanup_unwatch_map(ld->map_watch);
-    mem_unmap_pool(t->pool, ld->map, ld->map_len);
+    mem_unmap_file(&ld->map, t->pool);
     if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->fd)   /* not an input read on */
         close(ld->map_fd);
-    ld->map = NULL;
-    ld->map_len = 0;
-    ld->map_watch = -1;
     ld->map_fd = -1;
     t->arena = NULL;
     t->bytes = t->cap = 0;
 }
 
 /* Map bytes [from, from + len) of the open input (of size bytes) as the arena,
- * zeros after them: 1, or 0 where it does not map or cannot be watched (the input
- * is then read as any other). */
+ * zeros after them: a terminator's byte and RTABLE_SLACK (table.h). 1, or 0 where
+ * it does not map or cannot be watched (the input is then read as any other). */
 static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t len,
                             uint64_t size)
 {
-    size_t page = loader_page(), lead = (size_t)(from % page);
-    if (len > SIZE_MAX - lead - 2 * page - RTABLE_SLACK)
-        return 0;
-    size_t file_len = (lead + len + page - 1) / page * page;
-    size_t all = (lead + len + 1 + RTABLE_SLACK + page - 1) / page * page;
-    char *a = mmap(NULL, all, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (a == MAP_FAILED)
+    if (len > SIZE_MAX - 1 - RTABLE_SLACK)
         return 0;
     /* Private and writable: the terminator a last line lacks is written after it
      * (loader_end_input), into a page of the process's own. */
-    if (mmap(a, file_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, ld->fd,
-             (off_t)(from - lead)) == MAP_FAILED) {
-        munmap(a, all);
+    if (mem_map_file(&ld->map, ld->fd, from, len, 1 + RTABLE_SLACK, ld->name) != 0)
         return 0;
-    }
-    int watch = cleanup_watch_map(a, file_len, ld->name);
-    if (watch < 0) {
-        munmap(a, all);
+    if (ld->map.watch < 0) {
+        mem_unmap_file(&ld->map, NULL);
         return 0;
     }
 #ifdef MADV_WILLNEED
-    madvise(a, file_len, MADV_WILLNEED);   /* read from the disk ahead, where it must be */
+    madvise(ld->map.base, (size_t)(ld->map.data - ld->map.base) + len,
+            MADV_WILLNEED);   /* read from the disk ahead, where it must be */
 #endif
-    ld->map = a;
-    ld->map_len = all;
-    ld->map_watch = watch;
     ld->map_fd = ld->fd;
     ld->map_size = size;
     ld->map_name = ld->name;
-    t->arena = a + lead;
+    t->arena = ld->map.data;
     t->cap = len + 1;   /* the terminator's byte; RTABLE_SLACK bytes after it */
     t->bytes = len;
     return 1;

@@ -4,7 +4,9 @@
 # "Module map"). The folders of src/ are layers: the includes between files of two
 # folders go one way only (no circle of folders, so core/ needs nothing above it
 # and io/ needs only core/), no header includes itself through others, and no
-# source file is over 600 lines (one idea a file).
+# source file is over 600 lines (one idea a file). And the choices of a run come
+# back to no file more than WALK_MAX times (tests/tools/settings-walk.py says how
+# that is counted).
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 not_under_tsan "no program runs"
@@ -74,4 +76,12 @@ print('\n'.join(bad) if bad else 'layers: ' + '; '.join(
     '%s -> %s' % (a, ' '.join(sorted(b))) for a, b in sorted(layers.items())))
 sys.exit(1 if bad else 0)
 PY
+
+# The inputs are measured, and the reader's and the output's configurations made,
+# once (pipeline/ctx.c's ctx_init); a path that asks again, or a helper every path
+# calls for what could be decided once, shows here. 5: the records table's life
+# (open, next, close, and line numbers for two messages: records/loader.c).
+WALK_MAX=5
+python3 "$top/tests/tools/settings-walk.py" "$top/src" --max "$WALK_MAX" >walk.txt 2>&1 ||
+    fail "$(cat walk.txt)"
 exit 0

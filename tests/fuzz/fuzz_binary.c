@@ -154,5 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != GS_OK || seen != whole || (size_t)carry.n != len % w)
         fuzz_fail("reader, second input: %zu keys, code %d, %d bytes carried; %zu, 0, %zu "
                   "expected", seen, rc, carry.n, whole, len % w);
+    rc = kreader_carry_end(&carry, GS_OK);   /* bytes left over: an error, and only then */
+    if (rc != want)
+        fuzz_fail("reader, the end: code %d, %d expected", rc, want);
     return 0;
 }

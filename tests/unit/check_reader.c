@@ -803,6 +803,50 @@ START_TEST(test_input_binary_carry)
         ck_assert_uint_eq(ra.keys[i], ck_ref_key(type, 0, raw[3 + i]));
     ck_assert_int_eq(carry.n, 0);
     readall_free(&ra);
+    ck_assert_int_eq(kreader_carry_end(&carry, GS_OK), GS_OK);
+    pool_destroy(pool);
+}
+END_TEST
+
+/* Bytes left over after the last input: kreader_carry_end() blames the first input
+ * whose own bytes are not whole keys, with the inputs' total where there are
+ * several; an error before is returned as it is; a second call finds nothing. */
+START_TEST(test_input_binary_carry_end)
+{
+    static const unsigned char bytes[7] = { 1, 2, 3, 4, 5, 6, 7 };
+    ck_write_file(tpath("a.bin", 0), bytes, 5);      /* a key and a byte */
+    ck_write_file(tpath("b.bin", 1), bytes + 5, 2);  /* two bytes more: 3 over */
+    keymap_t km;
+    pool_t *pool;
+    readall_t ra;
+    key_map_init(&km, KEY_U32, 0);
+    ck_assert_int_eq(pool_create(&pool, 1), 0);
+    for (int inputs = 1; inputs <= 2; inputs++) {
+        carry_t carry;
+        memset(&carry, 0, sizeof carry);
+        kreader_cfg_t cfg = { .km = &km, .binary = 1, .pool = pool, .carry = &carry };
+        for (int f = 0; f < inputs; f++) {
+            read_all(tpath(f ? "b.bin" : "a.bin", f), &cfg, &ra);
+            ck_assert_int_eq(ra.rc, GS_OK);
+            readall_free(&ra);
+        }
+        ck_assert_int_eq(kreader_carry_end(&carry, GS_OK), GS_EINPUT);
+        char want[600];
+        if (inputs == 1)
+            snprintf(want, sizeof want, "%s: 5 bytes: not a whole number of 4-byte keys",
+                     tpath("a.bin", 0));
+        else
+            snprintf(want, sizeof want, "%s: 5 bytes: not a whole number of 4-byte keys "
+                     "(the 2 inputs together: 7 bytes)", tpath("a.bin", 0));
+        gs_error_t e = err_take(GS_EINPUT);   /* the record emptied for the next */
+        ck_assert_str_eq(e.message, want);
+        err_free(&e);
+        ck_assert_int_eq(kreader_carry_end(&carry, GS_OK), GS_OK);
+        memset(&carry, 0, sizeof carry);
+        read_all(tpath("a.bin", 0), &cfg, &ra);
+        readall_free(&ra);
+        ck_assert_int_eq(kreader_carry_end(&carry, GS_EIO), GS_EIO);
+    }
     pool_destroy(pool);
 }
 END_TEST
@@ -1065,6 +1109,7 @@ Suite *make_input_suite(void)
     tcase_add_loop_test(tc, test_input_binary_partial_key, 0, 2);
     tcase_add_loop_test(tc, test_input_binary_partial_key_after_whole_keys, 0, 2);
     tcase_add_loop_test(tc, test_input_binary_carry, 0, 2);
+    tcase_add_test(tc, test_input_binary_carry_end);
     tcase_add_test(tc, test_input_stdin);
     tcase_add_test(tc, test_input_open_missing);
     tcase_add_test(tc, test_source_try_open);
