@@ -242,5 +242,10 @@ int stream_run(ctx_t *c, int *done)
     }
     if (s.r)
         kreader_close(s.r);
-    return kreader_carry_end(&s.carry, rc);   /* freed, where stream_check_end did not */
+    /* Done, stream_check_end() ended the carry (bytes left over reported) unless the
+     * load failed first; not done, the chunked path reads every input again: the
+     * carry is only let go of. */
+    if (!*done)
+        s.carry.n = 0;
+    return kreader_carry_end(&s.carry, rc);
 }
