@@ -47,8 +47,8 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     MPI_Request *req = malloc(2 * (size_t)n * sizeof *req);
     /* two rounds' buffers: one filled by MPI while the job writes the other */
     char *in = malloc(2 * (size_t)n * round);
-    round_write_t w[3];   /* [0], [1]: the rounds in turn; [2]: the rank's own part */
-    slice_t *slices = calloc(3 * (size_t)n, sizeof *slices);
+    round_write_t w[2];   /* the rounds in turn */
+    slice_t *slices = calloc(2 * (size_t)n, sizeof *slices);
     int rc = send && req && in && slices ? GS_OK : err_set(GS_ENOMEM, "out of memory");
     for (int j = 0; j < n; j++) {
         files[j] = -1;
@@ -76,18 +76,15 @@ int exchange_parts(MPI_Comm comm, const char *base, const uint64_t *cuts, size_t
     MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
     rounds = (most + round - 1) / round;
     for (int j = 0; j < n && rc == GS_OK; j++)
-        if (got[j] && (files[j] = scratch_open(tmpdir)) < 0)
+        if (got[j] && j != me && (files[j] = scratch_open(tmpdir)) < 0)
             rc = GS_EIO;
     int err = 0;
-    for (int k = 0; k < 3; k++)   /* where a file could not be made, nothing written */
+    for (int k = 0; k < 2; k++)   /* where a file could not be made, nothing written */
         w[k] = (round_write_t){ .files = files, .n = rc == GS_OK ? n : 0, .err = &err,
                                 .slice = slices + (size_t)k * (size_t)n };
     job_t job;
     job_init(&job);
-    /* this rank's own part: written from the mapping by the job, first */
-    w[2].slice[me] = (slice_t){ .from = base + cuts[me], .len = (size_t)got[me] };
-    job_post(&job, round_write, &w[2]);
-    uint64_t self = got[me];
+    uint64_t self = got[me];   /* the rank's own part: not sent, not copied */
     got[me] = 0;
     for (uint64_t r = 0; r < rounds; r++) {
         int nreq = 0;

@@ -86,7 +86,8 @@ int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size
     return rc ? rc : local_size(*fd, size);
 }
 
-int local_resort(const settings_t *set, const int *files, int n, int out, const char *name)
+int local_resort(const settings_t *set, const int *files, const uint64_t *offs,
+                 const uint64_t *sizes, int n, int out, const char *name)
 {
     source_t *src = malloc((size_t)n * sizeof *src);
     if (!src)
@@ -94,7 +95,8 @@ int local_resort(const settings_t *set, const int *files, int n, int out, const 
     int m = 0;
     for (int i = 0; i < n; i++)
         if (files[i] >= 0)
-            src[m++] = (source_t){ .fd = files[i], .len = SOURCE_TO_END, .name = set->tmpdir };
+            src[m++] = (source_t){ .fd = files[i], .off = offs[i], .len = sizes[i],
+                                   .name = set->tmpdir };
     settings_t scratch, s = *set;
     local_scratch(set, &scratch);
     s.in_format = scratch.out_format;   /* the parts are as the local sort wrote them */

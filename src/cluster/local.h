@@ -29,10 +29,12 @@ void local_scratch(const settings_t *set, settings_t *scratch);
  * messages name the input and its line. GS_OK or an error. */
 int local_sort(const settings_t *set, const share_t *sh, int *fd, uint64_t *size);
 
-/* The sorted files[0..n) (-1: none; local_scratch()'s format) sorted again by the
- * engine as its inputs, in that order, into out from its position in the output's
- * format (name: what messages call it): what merging them would write, where equal
- * keys are equal bytes (local_resorts()). GS_OK or an error. */
-int local_resort(const settings_t *set, const int *files, int n, int out, const char *name);
+/* The sorted parts n (part j: bytes [offs[j], offs[j] + sizes[j]) of files[j], -1:
+ * none; local_scratch()'s format) sorted again by the engine as its inputs, in
+ * that order, into out from its position in the output's format (name: what
+ * messages call it): what merging them would write, where equal keys are equal
+ * bytes (local_resorts()). GS_OK or an error. */
+int local_resort(const settings_t *set, const int *files, const uint64_t *offs,
+                 const uint64_t *sizes, int n, int out, const char *name);
 
 #endif

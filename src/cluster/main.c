@@ -16,6 +16,8 @@
  */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,7 +212,7 @@ static int sort_job(const settings_t *set, int parts)
     char *header = NULL;
     size_t hlen = 0;
     int mine = -1, merged = -1, *parts_in = NULL;
-    uint64_t size = 0, msize = 0, *got = NULL, *cuts = NULL, *split = NULL;
+    uint64_t size = 0, msize = 0, *got = NULL, *cuts = NULL, *split = NULL, *offs = NULL;
     int rc = share_plan(set, me, nranks, &sh);
     if (rc == GS_OK && set->header && me == 0)
         rc = share_header(set, &sh, &header, &hlen);
@@ -227,11 +229,13 @@ static int sort_job(const settings_t *set, int parts)
         cuts = malloc(((size_t)nranks + 1) * sizeof *cuts);
         got = malloc((size_t)nranks * sizeof *got);
         parts_in = malloc((size_t)nranks * sizeof *parts_in);
-        int r = split && cuts && got && parts_in ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+        offs = calloc((size_t)nranks, sizeof *offs);
+        int r = split && cuts && got && parts_in && offs ? GS_OK
+                                                         : err_set(GS_ENOMEM, "out of memory");
         for (int j = 0; parts_in && j < nranks; j++)
             parts_in[j] = -1;   /* none yet: exchange_parts() makes them */
         if (r == GS_OK)
-            r = sorted_open(&sorted, &scratch, mine, size);
+            r = sorted_open(&sorted, &scratch, mine, 0, size);
         rc = agree(MPI_COMM_WORLD, r);
     }
     if (rc == GS_OK)
@@ -246,8 +250,13 @@ static int sort_job(const settings_t *set, int parts)
         t0 = MPI_Wtime();
         size_t round = set->buffer_bytes / 8 / (size_t)nranks;   /* two rounds: -S / 4 */
         round = round < ROUND_MIN ? ROUND_MIN : round > ROUND_MAX ? ROUND_MAX : round;
-        rc = agree(MPI_COMM_WORLD, exchange_parts(MPI_COMM_WORLD, sorted.base, cuts, round,
-                                                  set->tmpdir, parts_in, got));
+        int r = exchange_parts(MPI_COMM_WORLD, sorted.base, cuts, round, set->tmpdir, parts_in,
+                               got);
+        /* The own part is read where it lies in the sorted share, not copied. */
+        if (r == GS_OK && got[me] && (parts_in[me] = fcntl(mine, F_DUPFD_CLOEXEC, 3)) < 0)
+            r = err_sys(GS_EIO, errno, "cannot read a temporary file");
+        offs[me] = cuts[me];
+        rc = agree(MPI_COMM_WORLD, r);
         for (int j = 0; j < nranks; j++)
             if (j != me) {
                 b[B_SENT] += cuts[j + 1] - cuts[j];
@@ -267,7 +276,7 @@ static int sort_job(const settings_t *set, int parts)
     int direct = -1, settled = 0;
     if (rc == GS_OK) {
         t0 = MPI_Wtime();
-        rc = agree(MPI_COMM_WORLD, merge_plan(set, parts_in, got, nranks, &mg, &msize));
+        rc = agree(MPI_COMM_WORLD, merge_plan(set, parts_in, offs, got, nranks, &mg, &msize));
         t[T_MERGE] = MPI_Wtime() - t0;
     }
     if (rc == GS_OK) {
@@ -303,6 +312,7 @@ static int sort_job(const settings_t *set, int parts)
     free(split);
     free(cuts);
     free(got);
+    free(offs);
     free(parts_in);
     return rc;
 }

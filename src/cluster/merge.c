@@ -28,7 +28,8 @@ struct merge {
     settings_t scratch;    /* the parts' format (local_scratch()) */
     int n;                 /* parts */
     sorted_t *part;        /* each mapped (base NULL where empty) */
-    int *fd;               /* their descriptors, the caller's */
+    int *fd;               /* their files, the caller's */
+    uint64_t *off;         /* where each part starts in its file */
     uint64_t *size;        /* their bytes */
     int resort;            /* 1: sorted again by the engine instead (merge.h) */
     int as_written;        /* 1: the parts hold the output's own bytes (their format
@@ -189,8 +190,8 @@ static int merge_cut(const merge_t *m, int np, uint64_t **split, size_t *ns)
     return GS_OK;
 }
 
-int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, int n,
-               merge_t **mp, uint64_t *bytes)
+int merge_plan(const settings_t *set, const int *files, const uint64_t *offs,
+               const uint64_t *sizes, int n, merge_t **mp, uint64_t *bytes)
 {
     *bytes = 0;
     merge_t *m = *mp = calloc(1, sizeof *m);
@@ -205,15 +206,17 @@ int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, i
     m->part = calloc((size_t)n, sizeof *m->part);
     m->fd = malloc((size_t)n * sizeof *m->fd);
     m->size = calloc((size_t)n, sizeof *m->size);
-    if (!m->part || !m->fd || !m->size)
+    m->off = calloc((size_t)n, sizeof *m->off);
+    if (!m->part || !m->fd || !m->size || !m->off)
         return err_set(GS_ENOMEM, "out of memory");
     int rc = GS_OK;
     uint64_t all = 0;
     for (int j = 0; j < n; j++) {
         m->fd[j] = files[j];
+        m->off[j] = files[j] >= 0 ? offs[j] : 0;
         m->part[j].set = &m->scratch;   /* what sorted_close() needs, where not opened */
         if (rc == GS_OK)
-            rc = sorted_open(&m->part[j], &m->scratch, files[j],
+            rc = sorted_open(&m->part[j], &m->scratch, files[j], m->off[j],
                              files[j] >= 0 ? sizes[j] : 0);
         m->size[j] = m->part[j].size;
         all += m->part[j].size;
@@ -278,8 +281,10 @@ int merge_write(merge_t *m, int out, int *fd)
                 many += one >= 0;
                 one = j;
             }
-        /* one part holds all, in the output's bytes: that part as it is */
-        if (one >= 0 && !many && m->as_written && m->part[one].size == total) {
+        /* one part holds all, in the output's bytes: that part as it is (from its
+         * file's start: the caller copies the first total bytes) */
+        if (one >= 0 && !many && m->as_written && m->part[one].size == total &&
+            m->off[one] == 0) {
             if ((*fd = fcntl(m->fd[one], F_DUPFD_CLOEXEC, 3)) < 0)
                 return err_sys(GS_EIO, errno, "cannot read a temporary file");
             return GS_OK;
@@ -293,7 +298,7 @@ int merge_write(merge_t *m, int out, int *fd)
         return GS_OK;
     off_t start = lseek(out, 0, SEEK_CUR);
     int rc = start < 0    ? err_sys(GS_EIO, errno, "cannot write the output")
-             : m->resort ? local_resort(m->set, m->fd, m->n, out, name)
+             : m->resort ? local_resort(m->set, m->fd, m->off, m->size, m->n, out, name)
                           : merge_into(m, out, name);
     off_t end = rc == GS_OK ? lseek(out, 0, SEEK_CUR) : 0;
     if (rc == GS_OK && (end < 0 || (uint64_t)(end - start) != total))
@@ -313,5 +318,6 @@ void merge_free(merge_t *m)
     free(m->part);
     free(m->fd);
     free(m->size);
+    free(m->off);
     free(m);
 }

@@ -32,12 +32,13 @@
 
 typedef struct merge merge_t;
 
-/* Plan the merge of the sorted files files[0..n) (-1: none) of sizes[0..n) bytes:
- * *m, and *bytes, what the merge will write (under -u fewer than the parts hold,
- * counted by a merge that writes nothing). GS_OK or an error; *m is for
- * merge_free() either way. */
-int merge_plan(const settings_t *set, const int *files, const uint64_t *sizes, int n,
-               merge_t **m, uint64_t *bytes);
+/* Plan the merge of the sorted parts n: part j bytes [offs[j], offs[j] + sizes[j])
+ * of the file files[j] (-1: none; the rank's own part lies in its sorted share,
+ * the others each in a file of its own): *m, and *bytes, what the merge will
+ * write (under -u fewer than the parts hold, counted by a merge that writes
+ * nothing). GS_OK or an error; *m is for merge_free() either way. */
+int merge_plan(const settings_t *set, const int *files, const uint64_t *offs,
+               const uint64_t *sizes, int n, merge_t **m, uint64_t *bytes);
 
 /* Write the merge into out from its position (which moves past it); where out is
  * -1, into a new scratch file instead, *fd (a part's own descriptor again where it

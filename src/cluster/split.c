@@ -4,16 +4,16 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cluster/split.h"
 #include "core/error.h"
 #include "io/textnum.h"
 #include "records/field.h"
 
-int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t size)
+int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t off, uint64_t size)
 {
     memset(s, 0, sizeof *s);
+    s->map.watch = -1;
     s->set = set;
     s->size = size;
     s->term = set->zero_terminated ? '\0' : '\n';
@@ -26,17 +26,17 @@ int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t size)
         s->item = (size_t)s->km.width;
     if (size == 0)
         return GS_OK;
-    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED)
-        return err_sys(GS_EIO, errno, "cannot map the sorted share");
-    s->base = m;
+    int e = size > SIZE_MAX ? EFBIG : mem_map_file(&s->map, fd, off, (size_t)size, 0,
+                                                          set->tmpdir ? set->tmpdir : "a temporary file");
+    if (e)
+        return err_sys(GS_EIO, e, "cannot map the sorted share");
+    s->base = s->map.data;
     return GS_OK;
 }
 
 void sorted_close(sorted_t *s)
 {
-    if (s->base)
-        munmap((void *)s->base, (size_t)s->size);
+    mem_unmap_file(&s->map, NULL);
     s->base = NULL;
 }
 

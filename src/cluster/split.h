@@ -18,12 +18,14 @@
 #include <stdint.h>
 
 #include "core/keys.h"
+#include "core/mem.h"
 #include "core/settings.h"
 #include "records/rkey.h"
 
 typedef struct {
-    const char *base;   /* the file mapped (NULL where empty) */
+    const char *base;   /* the records mapped (NULL where empty) */
     uint64_t size;
+    mem_file_map_t map; /* their mapping */
     const settings_t *set;
     keymap_t km;        /* bare numbers: raw key -> order key */
     rkey_t rk;          /* records: their keys; the order key is their word */
@@ -31,8 +33,9 @@ typedef struct {
     char term;          /* lines: their end */
 } sorted_t;
 
-/* Map the sorted file fd of size bytes, written as set says. GS_OK or an error. */
-int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t size);
+/* Map bytes [off, off + size) of the sorted file fd, written as set says. GS_OK or
+ * an error. */
+int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t off, uint64_t size);
 
 void sorted_close(sorted_t *s);
 

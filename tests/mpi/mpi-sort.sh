@@ -3,7 +3,8 @@
 # mpi-sort.sh: gpusort-mpi on 1 to 4 ranks (each case on 4 and one other, in
 # turn) writes what gpusort writes: bare integers (text and binary, each pairing
 # of formats, big-endian, -z) random, all equal, sorted, reversed, skewed (nine in
-# ten keys in a narrow range), a share left empty, one part holding every key;
+# ten keys in a narrow range), a share left empty, one part holding every key
+# (also past the start of a rank's sorted share);
 # records (CSV, TSV, blank-separated, binary)
 # with -s, -r, -u, a key's r, -z, --header, several keys (text, then n), 10-byte
 # keys (Sort Benchmark records); bare floating-point numbers (-g); several files,
@@ -143,6 +144,22 @@ for n in 1 2; do
     [ "$STATUS" -eq 0 ] || fail "every key in one part, $n ranks: exit $STATUS"
     same expect3.out "$RUN_OUT" "every key in one part, $n ranks, to standard output"
 done
+
+# Records where the one part a rank holds lies past other records in its sorted
+# share: rank 1's share is a fifth key 1 and four fifths key 2, rank 0's all key 1,
+# so key 1 (three fifths) goes to rank 0 and rank 1 keeps its key 2 records, at an
+# offset of its share, receiving nothing: they are read from there, not from the
+# share's start.
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "1,a%05d\n", i
+             for (i = 0; i < 400; i++) printf "1,b%05d\n", i
+             for (i = 0; i < 1600; i++) printf "2,c%05d\n", i }' >offset.csv
+"$GPUSORT" -t, -k1,1n offset.csv >expect-offset.out
+mpi_run 2 -t, -k1,1n offset.csv
+[ "$STATUS" -eq 0 ] || fail "one part past the share's start: exit $STATUS"
+same expect-offset.out "$RUN_OUT" "one part past the share's start, to standard output"
+mpi_run 2 -t, -k1,1n offset.csv -o offset.out
+[ "$STATUS" -eq 0 ] || fail "one part past the share's start, -o: exit $STATUS"
+same expect-offset.out offset.out "one part past the share's start, -o"
 
 # --stats: a line per rank and the totals, on stderr, the output unchanged.
 mpi_run 2 --stats rand.txt -o stats.out
