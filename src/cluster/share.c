@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/fdio.h"
 #include "core/tuning.h"
+#include "io/reader.h"
 
 static int share_text(const settings_t *set)
 {
@@ -103,8 +104,10 @@ static int share_cut(const settings_t *set, const share_t *sh, uint64_t p, uint6
 /* Every input checked as share.h says; sizes and total set. */
 static int share_check(const settings_t *set, share_t *sh)
 {
-    char *odd = NULL;           /* bare binary keys: the first input not whole keys */
-    uint64_t odd_bytes = 0, w = share_key_width(set);
+    carry_t sizes;              /* bare binary keys: counted as the engine's readers
+                                   count them, so that the message is theirs */
+    memset(&sizes, 0, sizeof sizes);
+    uint64_t w = share_key_width(set);
     int rc = GS_OK;
     for (int f = 0; f < set->nsources && rc == GS_OK; f++) {
         const char *path = set->sources[f].path;
@@ -135,25 +138,12 @@ static int share_check(const settings_t *set, share_t *sh)
                 rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %llu-byte "
                              "records", name, (unsigned long long)size,
                              (unsigned long long)set->record_size);
-            if (w && !odd && size % w) {
-                odd = name;
-                odd_bytes = size;
-                name = NULL;
-            }
+            if (w)
+                kreader_carry_count(&sizes, name, size, (int)w);
         }
         free(name);
     }
-    if (rc == GS_OK && w && sh->total % w) {   /* as the engine says it (ctx_odd_keys) */
-        if (set->nsources == 1)
-            rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys",
-                         odd, (unsigned long long)odd_bytes, (int)w);
-        else
-            rc = err_set(GS_EINPUT, "%s: %llu bytes: not a whole number of %d-byte keys (the "
-                         "%d inputs together: %llu bytes)", odd, (unsigned long long)odd_bytes,
-                         (int)w, set->nsources, (unsigned long long)sh->total);
-    }
-    free(odd);
-    return rc;
+    return kreader_carry_end(&sizes, rc);
 }
 
 int share_plan(const settings_t *set, int rank, int nranks, share_t *sh)

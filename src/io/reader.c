@@ -432,7 +432,7 @@ void kreader_close(kreader_t *r)
     else
         job_cancel(&r->ahead);
     if (r->cfg.binary && r->cfg.carry)
-        kreader_carry_add(r);
+        kreader_carry_count(r->cfg.carry, r->file.name, r->bytes, r->width);
     pool_destroy(r->readers);
     kreader_unmap(r);
     source_close(&r->file);

@@ -22,8 +22,9 @@
 
 /* Bytes of a binary key that straddle two inputs (the contract concatenates them),
  * and what a message needs should bytes be left over after the last: each reader
- * given the carry adds its input as it is closed (kreader_close). All zeros before
- * the first input; kreader_carry_end() after the last. */
+ * given the carry counts its input as it is closed (kreader_close,
+ * kreader_carry_count). All zeros before the first input; kreader_carry_end()
+ * after the last. */
 typedef struct {
     unsigned char bytes[8];
     int n;
@@ -107,11 +108,16 @@ uint64_t kreader_bytes(kreader_t *r);
 /* Close and free; NULL is a no-op. */
 void kreader_close(kreader_t *r);
 
-/* After the last input read with carry: rc where it is an error already, else
- * GS_OK where no key was left partial, else GS_EINPUT with the message (the first
- * input whose own bytes are not whole keys is the one to blame; with several
- * inputs, their total bytes say why). What carry holds is freed either way, and it
- * is zeroed: a second call returns rc. */
+/* An input of bytes bytes, named name in messages, counted in carry, keys of width
+ * bytes: as a reader given carry does as it closes, or as gpusort-mpi counts its
+ * inputs' sizes before any is read (cluster/share.c). */
+void kreader_carry_count(carry_t *carry, const char *name, uint64_t bytes, int width);
+
+/* After the last input counted: rc where it is an error already, else GS_OK where
+ * the inputs hold whole keys, their bytes together, else GS_EINPUT with the message
+ * (the first input whose own bytes are not whole keys is the one to blame; with
+ * several inputs, their total bytes say why). What carry holds is freed either
+ * way, and it is zeroed: a second call returns rc. */
 int kreader_carry_end(carry_t *carry, int rc);
 
 #endif

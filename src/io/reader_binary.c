@@ -63,22 +63,21 @@ static void kreader_partial(kreader_t *r, const char *p, size_t part)
     }
 }
 
-void kreader_carry_add(const kreader_t *r)
+void kreader_carry_count(carry_t *c, const char *name, uint64_t bytes, int width)
 {
-    carry_t *c = r->cfg.carry;
-    c->width = r->width;
+    c->width = width;
     c->inputs++;
-    c->total += r->bytes;
-    if (!c->odd && r->bytes % (uint64_t)r->width) {
+    c->total += bytes;
+    if (!c->odd && bytes % (uint64_t)width) {
         c->odd = 1;
-        c->odd_bytes = r->bytes;
-        c->odd_name = strdup(r->file.name);
+        c->odd_bytes = bytes;
+        c->odd_name = strdup(name);
     }
 }
 
 int kreader_carry_end(carry_t *c, int rc)
 {
-    if (rc == GS_OK && c->n) {
+    if (rc == GS_OK && c->width && c->total % (uint64_t)c->width) {
         if (!c->odd_name)
             rc = err_set(GS_ENOMEM, "out of memory");
         else if (c->inputs == 1)

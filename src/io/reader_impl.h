@@ -78,9 +78,6 @@ int kreader_advance(kreader_t *r);
  * GS_EIO with the message set. */
 int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got);
 
-/* The input read by r counted in its carry as it is closed (reader_binary.c). */
-void kreader_carry_add(const kreader_t *r);
-
 /* The next block of binary keys, decoded in place (reader_binary.c): *n of them, 0
  * at the end; a partial key at the end carried, or its error returned once the
  * whole keys before it were. */

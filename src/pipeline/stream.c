@@ -246,6 +246,6 @@ int stream_run(ctx_t *c, int *done)
      * load failed first; not done, the chunked path reads every input again: the
      * carry is only let go of. */
     if (!*done)
-        s.carry.n = 0;
+        s.carry.total = 0;
     return kreader_carry_end(&s.carry, rc);
 }
