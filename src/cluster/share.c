@@ -111,12 +111,16 @@ static int share_check(const settings_t *set, share_t *sh)
     int rc = GS_OK;
     for (int f = 0; f < set->nsources && rc == GS_OK; f++) {
         const char *path = set->sources[f].path;
-        if (strcmp(path, "-") == 0)
-            return err_set(GS_EUSAGE, "standard input cannot be shared among ranks: "
-                           "name the input files");
+        if (strcmp(path, "-") == 0) {
+            rc = err_set(GS_EUSAGE, "standard input cannot be shared among ranks: "
+                         "name the input files");
+            break;
+        }
         char *name = err_escaped(path);
-        if (!name)
-            return err_set(GS_ENOMEM, "out of memory");
+        if (!name) {
+            rc = err_set(GS_ENOMEM, "out of memory");
+            break;
+        }
         struct stat st;
         /* O_NONBLOCK: a FIFO must not wait here for a writer (it is refused below) */
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -143,7 +147,7 @@ static int share_check(const settings_t *set, share_t *sh)
         }
         free(name);
     }
-    return kreader_carry_end(&sizes, rc);
+    return kreader_carry_end(&sizes, rc);   /* what sizes holds freed, whatever rc */
 }
 
 int share_plan(const settings_t *set, int rank, int nranks, share_t *sh)
