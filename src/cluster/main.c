@@ -250,7 +250,7 @@ static int sort_job(const settings_t *set, int parts)
         t0 = MPI_Wtime();
         size_t round = set->buffer_bytes / 8 / (size_t)nranks;   /* two rounds: -S / 4 */
         round = round < ROUND_MIN ? ROUND_MIN : round > ROUND_MAX ? ROUND_MAX : round;
-        int r = exchange_parts(MPI_COMM_WORLD, sorted.base, cuts, round, set->tmpdir, parts_in,
+        int r = exchange_parts(MPI_COMM_WORLD, sorted.map.data, cuts, round, set->tmpdir, parts_in,
                                got);
         /* The own part is read where it lies in the sorted share, not copied. */
         if (r == GS_OK && got[me] && (parts_in[me] = fcntl(mine, F_DUPFD_CLOEXEC, 3)) < 0)

@@ -27,7 +27,7 @@ struct merge {
     const settings_t *set;
     settings_t scratch;    /* the parts' format (local_scratch()) */
     int n;                 /* parts */
-    sorted_t *part;        /* each mapped (base NULL where empty) */
+    sorted_t *part;        /* each mapped (map.data NULL where empty) */
     int *fd;               /* their files, the caller's */
     uint64_t *off;         /* where each part starts in its file */
     uint64_t *size;        /* their bytes */
@@ -69,7 +69,7 @@ static inline uint64_t merge_next(const sorted_t *s, uint64_t pos, uint64_t *key
     const settings_t *set = s->set;
     if (s->item || pos + MERGE_QUICK > s->size)
         return sorted_record(s, pos, key);
-    const char *rec = s->base + pos;
+    const char *rec = s->map.data + pos;
     int len = merge_find_term(rec, s->term);
     if (len < 0)
         return sorted_record(s, pos, key);
@@ -109,9 +109,9 @@ static int part_read(const sorted_t *s, pcur_t *c)
     uint64_t next = merge_next(s, c->pos, &c->c.key);
     if (next <= c->pos)
         return err_set(GS_EIO, "internal error: a record of a part received does not read");
-    c->c.rec = s->base + c->pos;
+    c->c.rec = s->map.data + c->pos;
     c->c.len = (size_t)(next - c->pos);
-    c->c.end = s->base + s->size;
+    c->c.end = s->map.data + s->size;
     return GS_OK;
 }
 

@@ -26,18 +26,14 @@ int sorted_open(sorted_t *s, const settings_t *set, int fd, uint64_t off, uint64
         s->item = (size_t)s->km.width;
     if (size == 0)
         return GS_OK;
-    int e = size > SIZE_MAX ? EFBIG : mem_map_file(&s->map, fd, off, (size_t)size, 0,
-                                                          set->tmpdir ? set->tmpdir : "a temporary file");
-    if (e)
-        return err_sys(GS_EIO, e, "cannot map the sorted share");
-    s->base = s->map.data;
-    return GS_OK;
+    const char *name = set->tmpdir ? set->tmpdir : "a temporary file";
+    int e = size > SIZE_MAX ? EFBIG : mem_map_file(&s->map, fd, off, (size_t)size, 0, name);
+    return e ? err_sys(GS_EIO, e, "cannot map the sorted share") : GS_OK;
 }
 
 void sorted_close(sorted_t *s)
 {
     mem_unmap_file(&s->map, NULL);
-    s->base = NULL;
 }
 
 /* The first record start at or after pos (size where none). */
@@ -47,8 +43,8 @@ static uint64_t sorted_start(const sorted_t *s, uint64_t pos)
         return pos == 0 ? 0 : s->size;
     if (s->item)
         return (pos + s->item - 1) / s->item * s->item;
-    const char *p = memchr(s->base + pos - 1, s->term, (size_t)(s->size - pos + 1));
-    return p ? (uint64_t)(p - s->base) + 1 : s->size;
+    const char *p = memchr(s->map.data + pos - 1, s->term, (size_t)(s->size - pos + 1));
+    return p ? (uint64_t)(p - s->map.data) + 1 : s->size;
 }
 
 /* The order key of record rec[0..len), its terminator left out (text). */
@@ -82,7 +78,7 @@ static uint64_t sorted_key_of(const sorted_t *s, const char *rec, size_t len)
 
 uint64_t sorted_record(const sorted_t *s, uint64_t start, uint64_t *key)
 {
-    const char *rec = s->base + start;
+    const char *rec = s->map.data + start;
     if (s->item) {
         *key = sorted_key_of(s, rec, s->item);
         return start + s->item;
@@ -90,7 +86,7 @@ uint64_t sorted_record(const sorted_t *s, uint64_t start, uint64_t *key)
     const char *t = memchr(rec, s->term, (size_t)(s->size - start));
     size_t len = t ? (size_t)(t - rec) : (size_t)(s->size - start);
     *key = sorted_key_of(s, rec, len);
-    return t ? (uint64_t)(t - s->base) + 1 : s->size;
+    return t ? (uint64_t)(t - s->map.data) + 1 : s->size;
 }
 
 static uint64_t sorted_key(const sorted_t *s, uint64_t start)

@@ -23,9 +23,8 @@
 #include "records/rkey.h"
 
 typedef struct {
-    const char *base;   /* the records mapped (NULL where empty) */
+    mem_file_map_t map; /* the records mapped: map.data (NULL where empty) */
     uint64_t size;
-    mem_file_map_t map; /* their mapping */
     const settings_t *set;
     keymap_t km;        /* bare numbers: raw key -> order key */
     rkey_t rk;          /* records: their keys; the order key is their word */

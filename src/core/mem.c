@@ -216,12 +216,7 @@ int mem_map_file(mem_file_map_t *m, int fd, uint64_t from, size_t len, size_t ze
                  const char *name)
 {
     *m = (mem_file_map_t){ .watch = -1 };
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
-    size_t lead = (size_t)(from % page);
+    size_t page = (size_t)mem_page(), lead = (size_t)(from % page);
     if (len > SIZE_MAX - lead - zeros - 2 * page)
         return EFBIG;
     size_t file_len = (lead + len + page - 1) / page * page;

@@ -38,8 +38,6 @@ void loader_unmap(rtable_t *t, rloader_t *ld)
 static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t len,
                             uint64_t size)
 {
-    if (len > SIZE_MAX - 1 - RTABLE_SLACK)
-        return 0;
     /* Private and writable: the terminator a last line lacks is written after it
      * (loader_end_input), into a page of the process's own. */
     if (mem_map_file(&ld->map, ld->fd, from, len, 1 + RTABLE_SLACK, ld->name) != 0)
