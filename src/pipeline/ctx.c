@@ -52,7 +52,8 @@ int ctx_keep_header(ctx_t *c, const kreader_t *r)
 {
     size_t len;
     const char *h = kreader_header(r, &len);
-    if (c->header || !h)
+    if (c->header || !h || !c->set->header)   /* kept, none, or not to be written
+                                                 (gpusort-mpi's ranks past the first) */
         return GS_OK;
     char term = c->set->zero_terminated ? '\0' : '\n';
     int add = h[len - 1] != term;
@@ -67,7 +68,7 @@ int ctx_keep_header(ctx_t *c, const kreader_t *r)
 
 int ctx_write_header(const ctx_t *c, output_t *out)
 {
-    if (!c->header || !c->set->header)   /* none read, or not to be written (gpusort-mpi) */
+    if (!c->header)
         return GS_OK;
     return output_write_bytes(out, c->header, c->header_len);
 }

@@ -21,7 +21,8 @@ typedef struct {
     pool_t *pool;
     sorter_t *sorter;        /* the chunk sorter (the CPU for -m and -c) */
     char *header;            /* --header: the first header met, in input order, its
-                                terminator included; NULL while none was */
+                                terminator included; NULL while none was, or where
+                                none is to be written */
     size_t header_len;
     /* Made once by run(), before anything is read or chosen, so that every choice
      * of the run sees the same inputs and every path the same configurations: */
@@ -38,8 +39,9 @@ typedef struct {
 void ctx_init(ctx_t *c);
 
 /* --header: keep r's header (read once kreader_next() has returned) where none was
- * kept before, its terminator added where the input lacked one; the inputs are met
- * in input order. GS_OK or GS_ENOMEM. */
+ * kept before and the settings ask for it to be written (set->header), its
+ * terminator added where the input lacked one; the inputs are met in input order.
+ * GS_OK or GS_ENOMEM. */
 int ctx_keep_header(ctx_t *c, const kreader_t *r);
 
 /* Write the header kept, if any, to out: before anything else is written. */
@@ -51,8 +53,11 @@ int ctx_finish(int rc, output_t *out);
 /* How many files one merge may hold open: the open-file limit less a reserve. */
 int ctx_fan_in(void);
 
-/* The engine: the chunk sorter the settings and the input ask for (engine.c). */
-int engine_create(ctx_t *c);
+/* The engine: the chunk sorter the settings and the input ask for (engine.c);
+ * text_streams 1 where integers as text would take the GPU's text stream
+ * (--device=auto weighs the input's keys against that path's speed). plan_make()
+ * calls it. */
+int engine_create(ctx_t *c, int text_streams);
 
 /* --stats: the device line set to the device that sorted and why, once the run's
  * last sort is done (a GPU backend may count the GPUs now: sorter_use). */

@@ -61,7 +61,7 @@ static uint64_t engine_estimate_keys(const ctx_t *c, uint64_t bytes)
 /* The GPU backend, where the settings ask for GPUs and (--device=auto) the input
  * is not known to be small enough for the CPU to win: 1 and c->sorter; 0 where the
  * CPU is to sort (*cpu_faster: auto chose it by the input's size). */
-static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
+static int engine_gpus(ctx_t *c, int text_streams, int *made, int *cpu_faster)
 {
     const settings_t *set = c->set;
     *made = *cpu_faster = 0;
@@ -72,7 +72,7 @@ static int engine_gpus(ctx_t *c, int *made, int *cpu_faster)
     if (set->gpus == GS_GPUS_AUTO && sized) {
         uint64_t est = engine_estimate_keys(c, bytes);
         uint64_t per = settings_records(set) ? RECORDS_GPU_KEYS_A_THREAD
-                       : !stream_text_declines(c) ? TEXT_GPU_KEYS_A_THREAD
+                       : text_streams ? TEXT_GPU_KEYS_A_THREAD
                                                 : SORT_GPU_KEYS_A_THREAD;
         if (est > 0 && est < per * (uint64_t)pool_size(c->pool)) {
             *cpu_faster = 1;   /* the CPU is the faster here */
@@ -109,7 +109,7 @@ static void engine_cpu_line(const ctx_t *c, const char *why)
     stats_set_device(text);
 }
 
-int engine_create(ctx_t *c)
+int engine_create(ctx_t *c, int text_streams)
 {
     /* Only a sort uses GPUs (settings.c); without CUDA, none is ever asked for. */
     const char *why = c->set->mode == MODE_MERGE ? "-m merges on the CPU"
@@ -119,11 +119,13 @@ int engine_create(ctx_t *c)
     if (c->set->mode == MODE_SORT && c->set->gpus == 0)
         why = "--device=cpu";
     int made = 0, cpu_faster = 0;
-    int rc = engine_gpus(c, &made, &cpu_faster);
+    int rc = engine_gpus(c, text_streams, &made, &cpu_faster);
     if (rc || made)
         return rc;   /* the device line waits for the run's end: engine_note_device */
     if (cpu_faster)
         why = "--device=auto: the CPU is faster for this many keys";
+#else
+    (void)text_streams;
 #endif
     int rc2 = sorter_cpu_create(&c->sorter, c->pool);
     if (rc2)

@@ -26,14 +26,20 @@ static const char *plan_name(plan_path_t p)
     }
 }
 
-void plan_make(const ctx_t *c, plan_t *p)
+int plan_make(ctx_t *c, plan_t *p)
 {
     const settings_t *set = c->set;
     int checking = set->mode == MODE_CHECK || set->mode == MODE_CHECK_QUIET;
-    int streams = sorter_caps(c->sorter)->streams;
-    const char *cpu = set->gpus == 0 ? "--device=cpu" : "the CPU sorts: the device line says why";
-    const char *no_stream = streams ? stream_declines(c) : cpu;
-    const char *no_text = streams ? stream_text_declines(c) : cpu;
+    /* The streams' reasons come first: --device=auto's weighing asks whether text
+     * would take the GPU's text stream. */
+    const char *no_stream = stream_declines(c);
+    const char *no_text = stream_text_declines(c);
+    int rc = engine_create(c, !no_text);
+    if (rc)
+        return rc;
+    if (!sorter_caps(c->sorter)->streams)
+        no_stream = no_text = set->gpus == 0 ? "--device=cpu"
+                                             : "the CPU sorts: the device line says why";
     const char *why;
     if (set->mode == MODE_SORT && !no_stream) {
         p->path = PLAN_STREAM;
@@ -66,6 +72,7 @@ void plan_make(const ctx_t *c, plan_t *p)
         n += snprintf(p->why + n, sizeof p->why - (size_t)n, "; no GPU stream: %s", no);
     if (n > 0 && (size_t)n < sizeof p->why)
         snprintf(p->why + n, sizeof p->why - (size_t)n, ")");
+    return GS_OK;
 }
 
 int plan_run(ctx_t *c, const plan_t *p)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* plan.h: the path a run takes, chosen once, before anything is read, from the
- * settings, the inputs (their kinds and sizes) and the engine's sorter, with why;
- * --stats prints it. The paths live in their own files (ctx.h lists them); this is
- * the one place that weighs them against each other.
+/* plan.h: the device and the path a run takes, chosen once, before anything is
+ * read, from the settings, the inputs (their kinds and sizes) and the engine's
+ * sorter, with why; --stats prints it. The paths live in their own files (ctx.h
+ * lists them); this is the one place that weighs them against each other.
  *
  * A path through a GPU that holds everything at once (stream.c, stream_text.c) may
  * still find, once it asks the GPU, that it does not fit; it then hands the run to
@@ -27,8 +27,10 @@ typedef struct {
     char why[240];       /* the reason, for --stats */
 } plan_t;
 
-/* The path for c (its sorter made: engine_create). */
-void plan_make(const ctx_t *c, plan_t *p);
+/* The device and the path for c (ctx_init() done): its sorter made (engine_create,
+ * told whether the path would be the GPU's text stream), then the path chosen from
+ * the sorter's caps. GS_OK or the engine's error. */
+int plan_make(ctx_t *c, plan_t *p);
 
 /* Run p's path (a stream the GPU cannot hold: the chunked path, or the records'
  * table, instead). GS_OK, GS_EDISORDER or an error. */

@@ -66,9 +66,10 @@ gs_error_t run(const settings_t *set)
     ctx_t c = { .set = set };
     key_map_init(&c.km, set->type, set->reverse);
     int rc = pool_create(&c.pool, set->threads);
+    plan_t plan;
     if (rc == GS_OK) {
         ctx_init(&c);
-        rc = engine_create(&c);
+        rc = plan_make(&c, &plan);
     }
     if (rc == GS_OK && set->progress) {
         rc = progress_start();
@@ -76,11 +77,8 @@ gs_error_t run(const settings_t *set)
         if (rc == GS_OK && c.in_sized)
             progress_total(c.in_bytes, run_out_bytes(set, &c.km, c.in_bytes));
     }
-    plan_t plan;
-    if (rc == GS_OK) {
-        plan_make(&c, &plan);
+    if (rc == GS_OK)
         rc = plan_run(&c, &plan);
-    }
     progress_stop(rc == GS_OK);
     if (set->stats && (rc == GS_OK || rc == GS_EDISORDER)) {
         double total = stats_now() - t0;

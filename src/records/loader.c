@@ -112,7 +112,7 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
     ld->pos += *got;
     t->bytes += *got;
     stats_add(ST_READ, *got, stats_now() - t0);
-    return t->set->tokens ? rtokens_take(&ld->tok, t->arena, t->bytes - *got, &t->bytes, t->term,
+    return ld->tokens ? rtokens_take(&ld->tok, t->arena, t->bytes - *got, &t->bytes, t->term,
                                          ld->name)
                           : GS_OK;
 }
@@ -128,7 +128,7 @@ static int loader_not_whole(const rtable_t *t, const rloader_t *ld, uint64_t byt
 static int loader_open_next(rtable_t *t, rloader_t *ld)
 {
     int i = ld->next++;
-    const source_t *src = &t->set->sources[i];
+    const source_t *src = &ld->sources[i];
     source_file_t f;
     int rc = source_open(src, &f);
     ld->names[i] = f.name;   /* kept for the segments' messages */
@@ -165,7 +165,7 @@ static rseg_t *loader_segment(rtable_t *t, rloader_t *ld, int first_of_input)
     rseg_t *sg = &t->seg[t->nseg++];
     *sg = (rseg_t){ .input = ld->cur, .name = ld->name, .off = t->bytes, .end = t->bytes,
                     .line0 = ld->lines + 1,
-                    .header = first_of_input && t->set->sources[ld->cur].header };
+                    .header = first_of_input && ld->sources[ld->cur].header };
     return sg;
 }
 
@@ -255,7 +255,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
     }
     for (;;) {
         if (ld->fd < 0) {
-            if (ld->next == t->set->nsources)
+            if (ld->next == ld->nsources)
                 break;
             if ((rc = loader_open_next(t, ld)) != GS_OK)
                 return rc;
@@ -290,7 +290,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
         if (got == 0 && (rc = loader_end_input(t, ld, sg)) != GS_OK)
             return rc;
     }
-    *more = ld->fd >= 0 || ld->next < t->set->nsources;
+    *more = ld->fd >= 0 || ld->next < ld->nsources;
     return GS_OK;
 }
 
@@ -311,6 +311,10 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     t->loader = ld;
     if (!ld || !ld->names || !t->seg)
         return err_set(GS_ENOMEM, "out of memory");
+    ld->sources = set->sources;
+    ld->nsources = set->nsources;
+    ld->tokens = set->tokens;
+    ld->keep_header = set->header;
     ld->limit = limit ? limit : 1;
     ld->tok.note = set->mode != MODE_SORT;
     ld->fd = -1;
@@ -322,9 +326,8 @@ uint64_t rtable_line_number(const rtable_t *t, size_t l)
 {
     const rloader_t *ld = t->loader;
     const rseg_t *sg = rtable_seg(t, l);
-    uint64_t line = t->set->tokens && ld && l < ld->tok.nat ? ld->tok.at[l]
-                                                            : l - sg->first + sg->line0;
-    return source_line(&t->set->sources[sg->input], t->term, line);
+    uint64_t line = ld->tokens && l < ld->tok.nat ? ld->tok.at[l] : l - sg->first + sg->line0;
+    return source_line(&ld->sources[sg->input], t->term, line);
 }
 
 int rtable_mapped(const rtable_t *t)
@@ -371,7 +374,7 @@ int rtable_next(rtable_t *t, int *more)
         rseg_t *sg = &t->seg[i];
         if (sg->input == ld->cur && ld->fd >= 0)
             ld->lines = sg->line0 - 1 + sg->lines;   /* the input goes on */
-        if (sg->header && !t->header && t->set->header) {   /* the first: for the output */
+        if (sg->header && !t->header && ld->keep_header) {   /* the first: for the output */
             size_t len;
             const char *h = rtable_line(t, sg->first, &len);
             if (!(t->header = malloc(len)))
@@ -389,7 +392,7 @@ void rtable_close(rtable_t *t)
     if (ld) {
         loader_unmap(t, ld);
         loader_close_input(ld);
-        for (int i = 0; ld->names && i < t->set->nsources; i++)
+        for (int i = 0; ld->names && i < ld->nsources; i++)
             free(ld->names[i]);
         free(ld->names);
         free(ld->carry);

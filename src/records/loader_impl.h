@@ -14,6 +14,11 @@
 #include "records/tokens.h"
 
 struct rloader {
+    /* what the settings ask, taken once by rtable_open() */
+    const source_t *sources;   /* the inputs, */
+    int nsources;              /*   their count */
+    int tokens;                /* -g on bare numbers: one number a line (tokens.h) */
+    int keep_header;           /* --header: the first header kept for the output */
     size_t limit;          /* a chunk's bytes, at most (but for one long line) */
     int next;              /* the input to open next */
     int fd;                /* the input being read, or -1 */

@@ -74,8 +74,8 @@ void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
 {
     *mapped = 0;
     struct stat st;
-    if (!ld->regular || t->set->nsources != 1 || ld->pos != ld->start || t->arena ||
-        t->set->tokens || fstat(ld->fd, &st) != 0)
+    if (!ld->regular || ld->nsources != 1 || ld->pos != ld->start || t->arena ||
+        ld->tokens || fstat(ld->fd, &st) != 0)
         return;
     uint64_t end = (uint64_t)st.st_size < ld->end ? (uint64_t)st.st_size : ld->end;
     uint64_t len = end > ld->start ? end - ld->start : 0;
