@@ -60,6 +60,7 @@ static int source_open_errno(const source_t *s, source_file_t *f)
         return 0;
     if (!s->path) {
         source_range(s, f->size, &f->start, &f->end);
+        f->ranged = 1;
         return 0;
     }
     off_t at = lseek(f->fd, 0, SEEK_CUR);   /* standard input: where it stands */
@@ -82,7 +83,9 @@ int source_open(const source_t *s, source_file_t *f)
 
 int source_try_open(const source_t *s, source_file_t *f)
 {
-    return source_open_errno(s, f) == 0 ? 0 : -1;
+    int e = source_open_errno(s, f);
+    f->quiet = 1;
+    return e == 0 ? 0 : -1;
 }
 
 void source_close(source_file_t *f)
@@ -93,6 +96,27 @@ void source_close(source_file_t *f)
     f->owned = 0;
     free(f->name);
     f->name = NULL;
+}
+
+int source_read(const source_file_t *f, pool_t *pool, size_t piece, void *buf, size_t len,
+                uint64_t pos, size_t *got)
+{
+    uint64_t promised = f->regular && f->end > pos ? f->end - pos : 0;
+    int e;
+    if (!f->regular) {   /* a pipe, a terminal: from where it stands */
+        e = fdio_read(f->fd, buf, len, -1, got);
+    } else {
+        if (f->ranged && len > promised)
+            len = (size_t)promised;
+        e = fdio_read_pool(pool, f->fd, buf, len, (int64_t)pos, pool ? piece : len, got);
+    }
+    if (e)
+        return f->quiet ? GS_EIO : err_sys(GS_EIO, e, "read error on '%s'", f->name);
+    if (*got < len && *got < promised)
+        return f->quiet ? GS_EIO
+                        : err_set(GS_EIO, "read error on '%s': the file was cut short while "
+                                  "being read", f->name);
+    return GS_OK;
 }
 
 int source_stat(const source_t *s, struct stat *st)

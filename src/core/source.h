@@ -5,14 +5,18 @@
  * caller holds open, and of a descriptor a byte range: gpusort-mpi hands each rank
  * its pieces of the inputs this way, with no copy. Whatever the source, its readers
  * (io/reader.c for bare keys, records/loader.c for records, the GPU's text stream)
- * open it here, read bytes [start, end) of it, name it in messages by its file's
- * name, and number its lines as its file does (source_line()).
+ * open it here, read bytes [start, end) of it through source_read() (or a mapping
+ * of it, mem_map_file()), name it in messages by its file's name, and number its
+ * lines as its file does (source_line()).
  */
 #ifndef GS_SOURCE_H
 #define GS_SOURCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "core/pool.h"
 
 /* source_t.len: the range goes on to the file's end. */
 #define SOURCE_TO_END UINT64_MAX
@@ -37,6 +41,8 @@ typedef struct {
     uint64_t end;       /* regular: the range's end, at most the file's size when
                            opened; else UINT64_MAX */
     uint64_t size;      /* regular: the file's size when opened */
+    int ranged;         /* a range of the caller's descriptor: read to end only */
+    int quiet;          /* opened by source_try_open(): its failures set no message */
     char *name;         /* escaped for messages (malloc'ed) */
 } source_file_t;
 
@@ -50,6 +56,19 @@ int source_open(const source_t *s, source_file_t *f);
 int source_try_open(const source_t *s, source_file_t *f);
 
 void source_close(source_file_t *f);
+
+/* Read up to len bytes of f into buf: *got of them, fewer only at its end. A regular
+ * file (standard input too: its bytes from where it stood when opened, the file's
+ * offset left there) is read at offset pos with pread(2), by pool's threads in
+ * pieces of piece bytes where pool is not NULL; anything else (a pipe, a terminal)
+ * with read(2) from where it stands, pos unused. A range is read to its end only;
+ * a whole file on past the size it had when opened, as it grows. Every byte that
+ * size promised must come: fewer is a read error, "the file was cut short while
+ * being read", as a mapping of it cut short is (mem_map_file), never a quiet end.
+ * The one way every reader reads an input's bytes. GS_OK, or GS_EIO with the
+ * message set (none where f is quiet). */
+int source_read(const source_file_t *f, pool_t *pool, size_t piece, void *buf, size_t len,
+                uint64_t pos, size_t *got);
 
 /* The file behind s, as stat(2) tells it: 0, or -1 (errno set). */
 int source_stat(const source_t *s, struct stat *st);

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/stats.h"
 #include "core/stdfds.h"
 #include "core/tuning.h"
@@ -87,7 +86,6 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
     } else if (r->file.regular) {
         /* Read with pread(2) over [start, end): the range the source names. */
         r->regular = 1;
-        r->ranged = !src->path;
         r->off = r->file.start;
         r->size = r->file.end;
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -127,15 +125,11 @@ int kreader_open(kreader_t **out, const source_t *src, const kreader_cfg_t *cfg)
 }
 
 /* Fill dst[0..len) of a regular file from r->off, on the read pool (pieces of
- * READ_PIECE bytes, fdio_read_pool) where the file holds more than a piece: up to
- * the file's end, or a range's. Sets *got and r->eof. */
+ * READ_PIECE bytes) where the file holds more than a piece: up to the file's end,
+ * or a range's (source_read). Sets *got and r->eof. */
 int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
 {
     uint64_t left = r->size > r->off ? r->size - r->off : 0;
-    if (r->ranged && len >= left) {   /* a whole file is read on past its size, */
-        len = (size_t)left;           /* a range to its end only */
-        r->eof = 1;
-    }
     if (len > READ_PIECE && left > READ_PIECE && !r->readers) {
         int k = pool_size(r->cfg.pool);
         k = k < READ_THREADS_MIN ? READ_THREADS_MIN : k;
@@ -143,14 +137,12 @@ int kreader_pread(kreader_t *r, char *dst, size_t len, size_t *got)
         if (pool_create(&r->readers, k) != GS_OK)
             r->readers = NULL;   /* read on this thread alone */
     }
-    int e = fdio_read_pool(left > READ_PIECE ? r->readers : NULL, r->file.fd, dst, len,
-                           (int64_t)r->off, READ_PIECE, got);
-    if (*got < len)
-        r->eof = 1;
-    if (e)
-        return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
+    int rc = source_read(&r->file, left > READ_PIECE ? r->readers : NULL, READ_PIECE, dst,
+                         len, r->off, got);
     r->off += *got;
-    return GS_OK;
+    if (*got < len || (r->file.ranged && r->off >= r->size))
+        r->eof = 1;   /* a whole file is read on past its size, a range to its end only */
+    return rc;
 }
 
 /* The text p[0..len) just read, settled for the scanner, which knows only LF-ended
@@ -204,15 +196,14 @@ static int kreader_fill_stream(kreader_t *r, int i)
         size_t want = r->cap - r->have[i], got;
         if (want > READ_PIECE)
             want = READ_PIECE;
-        int e = fdio_read(r->file.fd, r->bufs[i] + r->have[i], want, -1, &got);
+        int e = source_read(&r->file, NULL, 0, r->bufs[i] + r->have[i], want,
+                            r->file.start + r->bytes, &got);
         int rc = kreader_settle(r, r->bufs[i] + r->have[i], got);
         r->have[i] += got;
         r->bytes += got;
         stats_add(ST_READ, got, stats_now() - t0);
-        if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", r->file.name);
-        if (rc)
-            return rc;
+        if (e || rc)
+            return e ? e : rc;
         if (got < want)
             r->eof = 1;
     }

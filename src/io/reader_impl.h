@@ -23,8 +23,6 @@ struct kreader {
     uint64_t off;            /* its next offset */
     uint64_t size;           /* where its bytes end: the range's end, at most the
                                 file's size when opened */
-    int ranged;              /* 1: a range of a descriptor, read to size only (a
-                                whole file is read on to its end, should it grow) */
     kreader_cfg_t cfg;
     int width;               /* key bytes */
     char *bufs[2];           /* raw buffers, used in turn */

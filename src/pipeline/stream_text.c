@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/mem.h"
 #include "core/progress.h"
 #include "core/stats.h"
@@ -92,8 +91,8 @@ static int tstream_fill(void *self, void *buf, size_t max, size_t *n)
         size_t len = left < max - *n ? (size_t)left : max - *n;
         double t0 = stats_now();
         size_t got;
-        if (fdio_read_pool(t->c->pool, t->in.fd, b + *n, len, (int64_t)(t->in.start + t->pos),
-                           READ_PIECE, &got) || got != len) {
+        if (source_read(&t->in, t->c->pool, READ_PIECE, b + *n, len, t->in.start + t->pos,
+                        &got) || got != len) {
             t->failed = 1;
             break;
         }
@@ -134,7 +133,7 @@ static int tstream_measure(tstream_t *t, uint64_t *bytes)
         size_t got;
         int ok = source_try_open(&set->sources[i], &f) == 0 && f.regular &&
                  (f.end == f.start ||
-                  (fdio_read(f.fd, &last, 1, (int64_t)f.end - 1, &got) == 0 && got == 1));
+                  (source_read(&f, NULL, 0, &last, 1, f.end - 1, &got) == 0 && got == 1));
         uint64_t len = f.end - f.start;
         source_close(&f);
         if (!ok)

@@ -35,7 +35,6 @@
 
 #include "core/cleanup.h"
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/mem.h"
 #include "core/stats.h"
 #include "core/stdfds.h"
@@ -73,48 +72,30 @@ static int loader_reserve(rtable_t *t, size_t more)
 static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
 {
     *got = 0;
-    uint64_t left = 0;
-    if (ld->regular) {
-        /* A regular file is read up to its size (a size of 0, as /proc's files
-         * have, says nothing: read on until read(2) says it ended). */
-        struct stat st;
-        uint64_t size = fstat(ld->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-        if (size > ld->end)
-            size = ld->end;   /* a range's end */
-        left = size > ld->pos ? size - ld->pos : 0;
-        if (size > 0 && left == 0)
-            return GS_OK;
-        if (left > 0 && left < want)
-            want = (size_t)left;
-    }
+    /* A regular file's bytes left, by its size when opened (a size of 0, as /proc's
+     * files have, says nothing): a read takes no more room than they need; past
+     * them, a piece at a time, for a file that grows (source_read). */
+    uint64_t left = ld->file.regular && ld->file.end > ld->pos ? ld->file.end - ld->pos : 0;
+    if (left > 0 && left < want)
+        want = (size_t)left;
     if (!left && want > LOADER_READ)
         want = LOADER_READ;
     int rc = loader_reserve(t, want);
     if (rc)
         return rc;
     double t0 = stats_now();
-    if (ld->regular) {
-        /* Where the file's size says many bytes are there: every thread reads a
-         * share. */
-        int many = left >= LOADER_PARALLEL && want >= LOADER_PARALLEL;
-        int e = fdio_read_pool(many ? t->pool : NULL, ld->fd, t->arena + t->bytes, want,
-                               (int64_t)ld->pos, many ? READ_PIECE : want, got);
-        if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
-        if (many && *got < want)
-            return err_set(GS_EIO, "read error on '%s': the file was cut short while "
-                           "being read", ld->name);
-    } else {
-        int e = fdio_read(ld->fd, t->arena + t->bytes, want, -1, got);
-        if (e)
-            return err_sys(GS_EIO, e, "read error on '%s'", ld->name);
-    }
+    /* Where the file's size says many bytes are there: every thread reads a share. */
+    int many = left >= LOADER_PARALLEL && want >= LOADER_PARALLEL;
+    rc = source_read(&ld->file, many ? t->pool : NULL, READ_PIECE, t->arena + t->bytes, want,
+                     ld->pos, got);
+    if (rc)
+        return rc;
     ld->pos += *got;
     t->bytes += *got;
     stats_add(ST_READ, *got, stats_now() - t0);
     return ld->tokens ? rtokens_take(&ld->tok, t->arena, t->bytes - *got, &t->bytes, t->term,
-                                         ld->name)
-                          : GS_OK;
+                                     ld->name)
+                      : GS_OK;
 }
 
 /* The open input's bytes are not a whole number of binary records: its message. */
@@ -139,24 +120,23 @@ static int loader_open_next(rtable_t *t, rloader_t *ld)
     }
     ld->cur = i;
     ld->name = ld->names[i];
-    ld->fd = f.fd;   /* closed by loader_close_input() or with its mapping */
-    ld->pos = ld->lines = 0;
-    ld->regular = f.regular;
-    ld->start = ld->pos = f.regular ? f.start : 0;
-    ld->end = f.end;
+    ld->file = f;   /* its descriptor closed by loader_close_input() or with its mapping */
+    ld->file.name = ld->name;
+    ld->lines = 0;
+    ld->pos = f.regular ? f.start : 0;
     rtokens_start(&ld->tok, src, t->term);
     /* Binary records not whole: said now, not after the chunks before the end were
      * sorted and spilled (a size of 0, as /proc's files have, says nothing). */
-    if (ld->regular && t->rsize && ld->end > ld->start && (ld->end - ld->start) % t->rsize)
-        return loader_not_whole(t, ld, ld->end - ld->start);
+    if (ld->file.regular && t->rsize && ld->file.end > ld->file.start && (ld->file.end - ld->file.start) % t->rsize)
+        return loader_not_whole(t, ld, ld->file.end - ld->file.start);
     return GS_OK;
 }
 
 static void loader_close_input(rloader_t *ld)
 {
-    if (ld->fd > STDIN_FILENO)
-        close(ld->fd);
-    ld->fd = -1;
+    if (ld->file.fd > STDIN_FILENO)
+        close(ld->file.fd);
+    ld->file.fd = -1;
 }
 
 /* A new segment of the open input, starting at the arena's end. */
@@ -216,8 +196,8 @@ static int loader_cut(rtable_t *t, rloader_t *ld, rseg_t *sg, int *ended)
  * checked (binary), the input closed. */
 int loader_end_input(rtable_t *t, rloader_t *ld, rseg_t *sg)
 {
-    if (t->rsize && (ld->pos - ld->start) % t->rsize)
-        return loader_not_whole(t, ld, ld->pos - ld->start);
+    if (t->rsize && (ld->pos - ld->file.start) % t->rsize)
+        return loader_not_whole(t, ld, ld->pos - ld->file.start);
     int rc = rtokens_end(&ld->tok, t->arena, &t->bytes, ld->name);
     if (rc)
         return rc;
@@ -237,13 +217,13 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
     rtokens_chunk(&ld->tok);
     rseg_t *sg = NULL;
     int rc;
-    if (ld->fd >= 0) {   /* the input the last chunk stopped in goes on */
+    if (ld->file.fd >= 0) {   /* the input the last chunk stopped in goes on */
         sg = loader_segment(t, ld, 0);
         int mapped = 0, ended;
         if (ld->windows && (rc = loader_window(t, ld, sg, &mapped, &ended)) != GS_OK)
             return rc;
         if (mapped) {   /* its next window is the chunk */
-            *more = ld->fd >= 0;
+            *more = ld->file.fd >= 0;
             return GS_OK;
         }
         if ((rc = loader_reserve(t, ld->carry_len)) != GS_OK)
@@ -254,7 +234,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
         ld->carry_len = 0;
     }
     for (;;) {
-        if (ld->fd < 0) {
+        if (ld->file.fd < 0) {
             if (ld->next == ld->nsources)
                 break;
             if ((rc = loader_open_next(t, ld)) != GS_OK)
@@ -263,7 +243,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
             int mapped, ended;
             loader_map(t, ld, &mapped);   /* whole, or windows from here */
             if (mapped) {   /* the whole input, read to the size it had */
-                ld->fd = -1;   /* kept as map_fd, with the mapping: rtable_intact() */
+                ld->file.fd = -1;   /* kept as map_fd, with the mapping: rtable_intact() */
                 if ((rc = loader_end_input(t, ld, sg)) != GS_OK)
                     return rc;
                 continue;
@@ -290,7 +270,7 @@ static int loader_fill(rtable_t *t, rloader_t *ld, int *more)
         if (got == 0 && (rc = loader_end_input(t, ld, sg)) != GS_OK)
             return rc;
     }
-    *more = ld->fd >= 0 || ld->next < ld->nsources;
+    *more = ld->file.fd >= 0 || ld->next < ld->nsources;
     return GS_OK;
 }
 
@@ -317,7 +297,7 @@ int rtable_open(rtable_t *t, const settings_t *set, pool_t *pool, size_t limit)
     ld->keep_header = set->header;
     ld->limit = limit ? limit : 1;
     ld->tok.note = set->mode != MODE_SORT;
-    ld->fd = -1;
+    ld->file.fd = -1;
     ld->map.watch = ld->map_fd = -1;
     return GS_OK;
 }
@@ -372,7 +352,7 @@ int rtable_next(rtable_t *t, int *more)
         return rc;
     for (int i = 0; i < t->nseg; i++) {
         rseg_t *sg = &t->seg[i];
-        if (sg->input == ld->cur && ld->fd >= 0)
+        if (sg->input == ld->cur && ld->file.fd >= 0)
             ld->lines = sg->line0 - 1 + sg->lines;   /* the input goes on */
         if (sg->header && !t->header && ld->keep_header) {   /* the first: for the output */
             size_t len;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/mem.h"
+#include "core/source.h"
 #include "records/table.h"
 #include "records/tokens.h"
 
@@ -21,14 +22,11 @@ struct rloader {
     int keep_header;           /* --header: the first header kept for the output */
     size_t limit;          /* a chunk's bytes, at most (but for one long line) */
     int next;              /* the input to open next */
-    int fd;                /* the input being read, or -1 */
+    source_file_t file;    /* the input being read (file.fd -1: none; a regular
+                              file's bytes from file.start, to file.end as its size
+                              when opened promised; file.name is name's) */
     int cur;               /* its number */
     char *name;            /* its escaped name (names[cur]) */
-    int regular;           /* 1: a regular file, read at pos with pread(2) */
-    uint64_t start;        /* its offset when opened (standard input may stand past
-                              its file's start): its bytes begin there */
-    uint64_t end;          /* regular: where its bytes end (a range's end, at most
-                              its size when opened) */
     uint64_t pos;          /* the offset read up to */
     uint64_t lines;        /* its lines in the chunks before */
     char *carry;           /* the partial line (record) that ended the last chunk */

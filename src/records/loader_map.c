@@ -25,7 +25,7 @@ void loader_unmap(rtable_t *t, rloader_t *ld)
     if (!ld->map.base)
         return;
     mem_unmap_file(&ld->map, t->pool);
-    if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->fd)   /* not an input read on */
+    if (ld->map_fd > STDIN_FILENO && ld->map_fd != ld->file.fd)   /* not an input read on */
         close(ld->map_fd);
     ld->map_fd = -1;
     t->arena = NULL;
@@ -40,7 +40,7 @@ static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t le
 {
     /* Private and writable: the terminator a last line lacks is written after it
      * (loader_end_input), into a page of the process's own. */
-    if (mem_map_file(&ld->map, ld->fd, from, len, 1 + RTABLE_SLACK, ld->name) != 0)
+    if (mem_map_file(&ld->map, ld->file.fd, from, len, 1 + RTABLE_SLACK, ld->name) != 0)
         return 0;
     if (ld->map.watch < 0) {
         mem_unmap_file(&ld->map, NULL);
@@ -50,7 +50,7 @@ static int loader_map_range(rtable_t *t, rloader_t *ld, uint64_t from, size_t le
     madvise(ld->map.base, (size_t)(ld->map.data - ld->map.base) + len,
             MADV_WILLNEED);   /* read from the disk ahead, where it must be */
 #endif
-    ld->map_fd = ld->fd;
+    ld->map_fd = ld->file.fd;
     ld->map_size = size;
     ld->map_name = ld->name;
     t->arena = ld->map.data;
@@ -74,11 +74,11 @@ void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
 {
     *mapped = 0;
     struct stat st;
-    if (!ld->regular || ld->nsources != 1 || ld->pos != ld->start || t->arena ||
-        ld->tokens || fstat(ld->fd, &st) != 0)
+    if (!ld->file.regular || ld->nsources != 1 || ld->pos != ld->file.start || t->arena ||
+        ld->tokens || fstat(ld->file.fd, &st) != 0)
         return;
-    uint64_t end = (uint64_t)st.st_size < ld->end ? (uint64_t)st.st_size : ld->end;
-    uint64_t len = end > ld->start ? end - ld->start : 0;
+    uint64_t end = (uint64_t)st.st_size < ld->file.end ? (uint64_t)st.st_size : ld->file.end;
+    uint64_t len = end > ld->file.start ? end - ld->file.start : 0;
     if (len < READ_MAP_MIN)
         return;
     if (len > ld->limit) {
@@ -87,7 +87,7 @@ void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
         return;
     }
     double t0 = stats_now();
-    if (!loader_map_range(t, ld, ld->start, (size_t)len, end))
+    if (!loader_map_range(t, ld, ld->file.start, (size_t)len, end))
         return;
     loader_mapped(len, t0);
     ld->pos = end;
@@ -130,7 +130,7 @@ int loader_window(rtable_t *t, rloader_t *ld, rseg_t *sg, int *mapped, int *ende
             sg->end = keep;
             if (ld->pos == size) {   /* the last window: the input ends here */
                 *ended = 1;
-                ld->fd = -1;   /* kept as map_fd, closed with the mapping */
+                ld->file.fd = -1;   /* kept as map_fd, closed with the mapping */
                 ld->windows = 0;
                 return loader_end_input(t, ld, sg);
             }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # fault-read.sh: a failing read (EIO) of an input, of standard input, of a spilled
-# run or of a -m pass's temporary, or a mapped input cut short (SIGBUS), is an
-# error: exit 2, one message naming the file and the cause, nothing on stdout, no
-# temporary left, the -o target untouched.
+# run or of a -m pass's temporary, or an input cut short while it is read (mapped:
+# SIGBUS; read: fewer bytes than its size promised), is an error: exit 2, one
+# message naming the file and the cause, nothing on stdout, no temporary left, the
+# -o target untouched.
 # Short reads (a few bytes at a time, keys cut across reads) change nothing.
 # The faults come from tests/tools/faultfs.so (LD_PRELOAD): after GS_FAULT_READ_AFTER
 # bytes read from files under GS_FAULT_DIR (or from pipes, GS_FAULT_READ_PIPES=1),
@@ -127,6 +128,41 @@ if [ -x "${GSREC:-}" ]; then
     done
     rm -f in/cut.csv
 fi
+
+# An input cut short after it was opened and its size read, while it is read with
+# pread(2) or read(2) (the shim cuts it right before the first read under cut/, and
+# refuses to map it): bytes its size promised are missing, the same read error as a
+# mapping's, never a quiet end with the keys read so far: at once, mid-block, and
+# after runs have spilled (3 MiB in); text, binary, -c, -m among sorted inputs, and
+# records alone and after another input.
+mkdir cut
+cut_fault() {   # WHAT FILE CUT -- GPUSORT-ARG... (FILE copied into cut/ first)
+    local what=$1 file=$2 cut=$3 name
+    name=cut/$(basename "$file")
+    shift 4
+    cp "$file" "$name"
+    read_fault "$what: $name cut to $cut" \
+        "^read error on '${name//./\\.}': the file was cut short while being read" \
+        GS_FAULT_DIR=cut GS_FAULT_READ_CUT="$cut" -- "$@"
+    rm -f "$name"
+}
+for cut in 0 100000 3145728; do
+    cut_fault "a text input" in/in.txt "$cut" -- -S 1M cut/in.txt
+    cut_fault "a binary input" in/in.bin "$cut" -- -B -S 1M cut/in.bin
+done
+cp exp.txt cut/sorted.txt
+expect_error 2 "^read error on 'cut/sorted\.txt': the file was cut short while being read" -- \
+    env LD_PRELOAD="$FAULT_PRELOAD" GS_FAULT_DIR=cut GS_FAULT_READ_CUT=100000 \
+    "$GPUSORT" -c --type=u32 cut/sorted.txt
+rm cut/sorted.txt
+cut_fault "-m, the second input" in/s2.txt 5000 -- -m in/s1.txt cut/s2.txt in/s3.txt
+if [ -x "${GSREC:-}" ]; then
+    [ -f in/rec.csv ] || "$GSREC" -s 1303 --bench -n 40000 >in/rec.csv
+    cut_fault "a records input" in/rec.csv 1048576 -- -t, -k2,2 cut/rec.csv
+    cut_fault "records, the second input" in/rec.csv 0 -- -t, -k2,2n in/s1.txt cut/rec.csv
+    cut_fault "-g, a number a line" in/in.txt 100000 -- -g cut/in.txt
+fi
+rmdir cut
 
 # The spilled runs fail when read back for the merge (first read, and later), with
 # and without compression; then the temporaries of -m's passes.

@@ -26,6 +26,10 @@
  *   GS_FAULT_READ_AFTER=N     after N bytes read in total from such files, reads
  *                             from them fail; the read that crosses N is cut short
  *   GS_FAULT_READ_ERRNO=EIO|ENOSPC|EMFILE  their errno (default EIO)
+ *   GS_FAULT_READ_CUT=N       right before the first read from such a file (read,
+ *                             pread; not a pipe), the file is cut to N bytes
+ *                             (truncate(2)), once: as when another program cuts it
+ *                             short after the reader measured its size
  * Mappings (mmap of such a file for reading, as gpusort reads a large text input, or
  * any private mapping of it):
  *   with any read setting above, or GS_FAULT_REPORT, they fail (ENODEV), so that
@@ -110,6 +114,8 @@ static uint64_t fault_create_at;         /* GS_FAULT_CREATE_AT, or 0 */
 static int fault_open_errno = EMFILE;    /* GS_FAULT_OPEN_ERRNO */
 static int fault_counting;               /* GS_FAULT_REPORT is set: count everything */
 static uint64_t fault_map_cut = UINT64_MAX; /* GS_FAULT_MAP_CUT */
+static uint64_t fault_read_cut = UINT64_MAX; /* GS_FAULT_READ_CUT */
+static atomic_int fault_read_cut_done;
 
 static _Atomic uint64_t fault_written;   /* bytes accounted to affected files */
 static _Atomic uint64_t fault_creates;   /* files created under fault_dir */
@@ -202,6 +208,7 @@ __attribute__((constructor)) static void fault_init(void)
     fault_create_at = fault_env_u64("GS_FAULT_CREATE_AT", 0);
     fault_open_errno = fault_parse_errno(getenv("GS_FAULT_OPEN_ERRNO"), EMFILE);
     fault_map_cut = fault_env_u64("GS_FAULT_MAP_CUT", UINT64_MAX);
+    fault_read_cut = fault_env_u64("GS_FAULT_READ_CUT", UINT64_MAX);
     const char *report = getenv("GS_FAULT_REPORT");
     fault_counting = report && *report;
     const char *dir = getenv("GS_FAULT_DIR");
@@ -338,6 +345,14 @@ static int fault_read_affects(int fd)
 static size_t fault_read_allow(int fd, size_t len, uint64_t *held)
 {
     *held = 0;
+    if (fault_read_cut != UINT64_MAX && len > 0 && fault_affects(fd)) {
+        char path[PATH_MAX];
+        int saved = errno;
+        if (!atomic_exchange(&fault_read_cut_done, 1) && fault_fd_path(fd, path) &&
+            truncate(path, (off_t)fault_read_cut) != 0)
+            abort();   /* the test would not test what it says */
+        errno = saved;
+    }
     if ((fault_read_max == 0 && fault_read_after == UINT64_MAX) || len == 0 ||
         !fault_read_affects(fd))
         return len;
@@ -763,7 +778,8 @@ static void *fault_mmap(mmap_fn real, void *addr, size_t len, int prot, int flag
      * writable or not, only reads it (a records input, mapped as its table's arena). */
     if (fd < 0 || ((prot & PROT_WRITE) && (flags & MAP_SHARED)) || !fault_affects(fd))
         return real(addr, len, prot, flags, fd, off);
-    if (fault_read_max || fault_read_after != UINT64_MAX || fault_counting) {
+    if (fault_read_max || fault_read_after != UINT64_MAX || fault_read_cut != UINT64_MAX ||
+        fault_counting) {
         errno = ENODEV;
         return MAP_FAILED;
     }

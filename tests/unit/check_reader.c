@@ -945,6 +945,93 @@ START_TEST(test_source_try_open)
 }
 END_TEST
 
+/* source_read(): a whole file read at an offset, alone or by a pool's threads in
+ * pieces; a range to its end only; a file grown since it was opened read on past
+ * its size; one cut short since fails with "cut short", or quietly where opened by
+ * source_try_open(); standard input that is a regular file read from where it
+ * stood, its offset left there. */
+START_TEST(test_source_read)
+{
+    gs_error_t e = err_take(0);
+    err_free(&e);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    const char *path = tpath("read.txt", 0);
+    char text[10000], buf[12000];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (char)('a' + i % 26);
+    FILE *w = fopen(path, "w");
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(fwrite(text, 1, sizeof text, w), sizeof text);
+    ck_assert_int_eq(fclose(w), 0);
+    source_t whole = { .path = path };
+    source_file_t f;
+    size_t got;
+    ck_assert_int_eq(source_open(&whole, &f), GS_OK);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, sizeof buf, 0, &got), GS_OK);
+    ck_assert_uint_eq(got, sizeof text);
+    ck_assert_mem_eq(buf, text, sizeof text);
+    ck_assert_int_eq(source_read(&f, pool, 1000, buf, 5000, 4321, &got), GS_OK);
+    ck_assert_uint_eq(got, 5000);
+    ck_assert_mem_eq(buf, text + 4321, 5000);
+    ck_assert_int_eq(source_read(&f, pool, 1000, buf, 1000, sizeof text, &got), GS_OK);
+    ck_assert_uint_eq(got, 0);   /* its end */
+    /* Grown since it was opened: read on past the size it had. */
+    w = fopen(path, "a");
+    ck_assert_ptr_nonnull(w);
+    fputs("XYZ", w);
+    ck_assert_int_eq(fclose(w), 0);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, sizeof text - 2, &got), GS_OK);
+    ck_assert_uint_eq(got, 5);
+    ck_assert_mem_eq(buf + 2, "XYZ", 3);
+    /* Cut short since: bytes its size promised are missing. */
+    ck_assert_int_eq(truncate(path, 6000), 0);
+    ck_assert_ptr_null(err_message());
+    ck_assert_int_eq(source_read(&f, pool, 1000, buf, 3000, 5000, &got), GS_EIO);
+    ck_assert_ptr_nonnull(err_message());
+    ck_assert_msg(strstr(err_message(), "the file was cut short while being read") &&
+                      strstr(err_message(), path),
+                  "message '%s'", err_message());
+    e = err_take(GS_EIO);
+    err_free(&e);
+    source_close(&f);
+    ck_assert_int_eq(source_try_open(&whole, &f), 0);
+    ck_assert_int_eq(truncate(path, 10), 0);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, 0, &got), GS_EIO);
+    ck_assert_uint_eq(got, 10);
+    ck_assert_ptr_null(err_message());   /* quiet */
+    source_close(&f);
+    /* A range: to its end only, even where the file goes on. */
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    source_t range = { .fd = fd, .off = 2, .len = 5, .name = path };
+    ck_assert_int_eq(source_open(&range, &f), GS_OK);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, f.start, &got), GS_OK);
+    ck_assert_uint_eq(got, 5);
+    ck_assert_mem_eq(buf, text + 2, 5);
+    source_close(&f);
+    /* Standard input, a regular file standing at its byte 3: read from there by
+     * offset, which it keeps. */
+    ck_assert_int_eq(lseek(fd, 3, SEEK_SET), 3);
+    int saved = dup(STDIN_FILENO);
+    ck_assert_int_ge(saved, 0);
+    ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    source_t in = { .path = "-" };
+    ck_assert_int_eq(source_open(&in, &f), GS_OK);
+    ck_assert_uint_eq(f.start, 3);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, f.start, &got), GS_OK);
+    ck_assert_uint_eq(got, 7);
+    ck_assert_mem_eq(buf, text + 3, 7);
+    ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR), 3);
+    source_close(&f);
+    ck_assert_int_eq(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+    close(saved);
+    close(fd);
+    ck_assert_ptr_null(err_message());
+    pool_destroy(pool);
+}
+END_TEST
+
 /* A source that is a byte range of a descriptor (gpusort-mpi's shares): exactly the
  * keys of its lines, read plainly (a small range) or mapped (READ_MAP_MIN and up),
  * as text and binary; a bad token's message names the file and its line there, not
@@ -1113,6 +1200,7 @@ Suite *make_input_suite(void)
     tcase_add_test(tc, test_input_stdin);
     tcase_add_test(tc, test_input_open_missing);
     tcase_add_test(tc, test_source_try_open);
+    tcase_add_test(tc, test_source_read);
     tcase_add_test(tc, test_input_range);
     tcase_add_loop_test(tc, test_input_read_pool, 0, 4);
     tcase_set_timeout(tc, 120);
