@@ -12,7 +12,6 @@
 
 #include "cluster/share.h"
 #include "core/error.h"
-#include "core/fdio.h"
 #include "core/tuning.h"
 #include "io/reader.h"
 
@@ -30,30 +29,20 @@ static uint64_t share_key_width(const settings_t *set)
     return set->type == KEY_I32 || set->type == KEY_U32 ? 4 : 8;
 }
 
-static int share_read_error(const settings_t *set, int f, int e)
-{
-    char *name = err_escaped(set->sources[f].path);
-    int rc = err_sys(GS_EIO, e, "read error on '%s'", name ? name : "?");
-    free(name);
-    return rc;
-}
-
 /* The first byte at or after from of input f that is term, into *at (the input's
  * size where there is none). */
 static int share_find(const settings_t *set, int f, uint64_t size, uint64_t from, char term,
                       uint64_t *at)
 {
-    int fd = open(set->sources[f].path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return share_read_error(set, f, errno);
-    char *buf = malloc(SHARE_PROBE);
-    int rc = buf ? GS_OK : err_set(GS_ENOMEM, "out of memory");
+    source_file_t in;
+    int rc = source_open(&set->sources[f], &in);
+    char *buf = rc ? NULL : malloc(SHARE_PROBE);
+    if (rc == GS_OK && !buf)
+        rc = err_set(GS_ENOMEM, "out of memory");
     *at = size;
     for (uint64_t pos = from; rc == GS_OK && pos < size;) {
         size_t got;
-        int e = fdio_read(fd, buf, SHARE_PROBE, (int64_t)pos, &got);
-        if (e)
-            rc = share_read_error(set, f, e);
+        rc = source_read(&in, NULL, 0, buf, SHARE_PROBE, pos, &got);
         if (rc || got == 0)
             break;
         const char *hit = memchr(buf, term, got);
@@ -64,7 +53,7 @@ static int share_find(const settings_t *set, int f, uint64_t size, uint64_t from
         pos += got;
     }
     free(buf);
-    close(fd);
+    source_close(&in);
     return rc;
 }
 
@@ -192,19 +181,21 @@ int share_header(const settings_t *set, const share_t *sh, char **line, size_t *
         int rc = share_find(set, f, sh->sizes[f], 0, term, &at);
         if (rc)
             return rc;
-        int fd = open(set->sources[f].path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return share_read_error(set, f, errno);
-        size_t n = (size_t)(at < sh->sizes[f] ? at : sh->sizes[f]);
+        size_t n = (size_t)(at < sh->sizes[f] ? at : sh->sizes[f]), got = 0;
         char *h = malloc(n + 1);
-        size_t got = 0;
-        int e = h ? fdio_read(fd, h, n, 0, &got) : 0;
-        close(fd);
-        if (!h)
-            return err_set(GS_ENOMEM, "out of memory");
-        if (e || got != n) {
+        source_file_t in;
+        rc = h ? source_open(&set->sources[f], &in) : err_set(GS_ENOMEM, "out of memory");
+        if (rc == GS_OK) {
+            rc = source_read(&in, NULL, 0, h, n, in.start, &got);
+            if (rc == GS_OK && got != n)   /* cut short since it was measured */
+                rc = err_set(GS_EIO, "read error on '%s': the file was cut short while "
+                             "being read", in.name);
+        }
+        if (h)
+            source_close(&in);
+        if (rc) {
             free(h);
-            return share_read_error(set, f, e ? e : EIO);
+            return rc;
         }
         h[n] = term;
         *line = h;

@@ -108,7 +108,9 @@ int source_read(const source_file_t *f, pool_t *pool, size_t piece, void *buf, s
     } else {
         if (f->ranged && len > promised)
             len = (size_t)promised;
-        e = fdio_read_pool(pool, f->fd, buf, len, (int64_t)pos, pool ? piece : len, got);
+        /* In pieces even on one thread: a kernel file that says its size is 0
+         * (/proc/sys) refuses a read of some MiB at once (ENOMEM). */
+        e = fdio_read_pool(pool, f->fd, buf, len, (int64_t)pos, piece ? piece : len, got);
     }
     if (e)
         return f->quiet ? GS_EIO : err_sys(GS_EIO, e, "read error on '%s'", f->name);

@@ -4,7 +4,9 @@
 # sort: -c with -m checks, whatever their order (no merge written); a second -t
 # that differs is an error ("incompatible tabs"), the same one twice is fine; -c on
 # records prints the line out of order as it is, NUL bytes and all, as sort does;
-# and a record smaller than its key is blamed on --record-size and the type.
+# a record smaller than its key is blamed on --record-size and the type; and the
+# kernel's files, whose size says 0 (/proc), are read to their end as sort reads
+# them, records and numbers alike.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 not_under_tsan "its subject is the command line"
@@ -62,3 +64,23 @@ expect_usage_error "^--record-size=2: a record is smaller than its key \\(--type
     -- "$GPUSORT" -B --record-size=2 --type=u32 rec.bin
 # A key that fits the record but not at its offset still blames --key-offset.
 expect_usage_error "^--key-offset=4: " -- "$GPUSORT" -B --record-size=8 --key-offset=4 rec.bin
+
+# /proc's files say their size is 0 and are read on to their end; a /proc/sys file
+# refuses a read of some MiB at once (ENOMEM), which failed records and a second
+# input of numbers before 2026-12-02's eighth session.
+procs=1
+for f in /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max /proc/filesystems; do
+    [ -r "$f" ] || procs=0
+done
+if [ "$procs" = 1 ]; then
+    LC_ALL=C sort -n /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max >num.exp
+    gs_ok out.txt /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max
+    same num.exp out.txt "numbers of two /proc/sys files"
+    gs_ok out.txt -k1,1n /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max
+    same num.exp out.txt "records of two /proc/sys files"
+    LC_ALL=C sort -k2,2 /proc/filesystems >fs.exp
+    gs_ok out.txt -k2,2 /proc/filesystems
+    same fs.exp out.txt "records of /proc/filesystems"
+else
+    echo "note: no /proc/sys/kernel/pid_max, threads-max or /proc/filesystems: not tried" >&2
+fi
