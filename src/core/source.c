@@ -103,8 +103,12 @@ int source_read(const source_file_t *f, pool_t *pool, size_t piece, void *buf, s
 {
     uint64_t promised = f->regular && f->end > pos ? f->end - pos : 0;
     int e;
-    if (!f->regular) {   /* a pipe, a terminal: from where it stands */
+    if (!f->regular || (f->stdin_ && !f->quiet)) {
+        /* A pipe, a terminal, standard input: from where it stands, which moves on
+         * as sort's reading moves it (a second '-' then reads what is left; with
+         * -m, two share it): no size to hold it to. */
         e = fdio_read(f->fd, buf, len, -1, got);
+        promised = 0;
     } else {
         if (f->ranged && len > promised)
             len = (size_t)promised;

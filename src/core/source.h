@@ -58,15 +58,18 @@ int source_try_open(const source_t *s, source_file_t *f);
 void source_close(source_file_t *f);
 
 /* Read up to len bytes of f into buf: *got of them, fewer only at its end. A regular
- * file (standard input too: its bytes from where it stood when opened, the file's
- * offset left there) is read at offset pos with pread(2) in pieces of piece bytes
- * (0: one), by pool's threads where pool is not NULL; anything else (a pipe, a
- * terminal) with read(2) from where it stands, pos unused. A range is read to its
- * end only; a whole file on past the size it had when opened, as it grows. Every
- * byte that size promised must come: fewer is a read error, "the file was cut short
- * while being read", as a mapping of it cut short is (mem_map_file), never a quiet
- * end. The one way every reader reads an input's bytes. GS_OK, or GS_EIO with the
- * message set (none where f is quiet). */
+ * file is read at offset pos with pread(2) in pieces of piece bytes (0: one), by
+ * pool's threads where pool is not NULL: a range to its end only, a whole file on
+ * past the size it had when opened, as it grows; every byte that size promised
+ * must come, fewer being a read error, "the file was cut short while being read",
+ * as a mapping of it cut short is (mem_map_file), never a quiet end. Standard
+ * input is read with read(2) from where it stands, so that it moves on as sort's
+ * reading moves it and a second '-' reads only what is left (pos unused; its size
+ * promises nothing, another '-' may have read it); but where f is quiet (a look
+ * that a reader repeats: --device=auto's sample), by offset, leaving it where it
+ * stood. Anything else (a pipe, a terminal): read(2), pos unused. The one way
+ * every reader reads an input's bytes. GS_OK, or GS_EIO with the message set
+ * (none where f is quiet). */
 int source_read(const source_file_t *f, pool_t *pool, size_t piece, void *buf, size_t len,
                 uint64_t pos, size_t *got);
 

@@ -4,9 +4,9 @@
 # sort: -c with -m checks, whatever their order (no merge written); a second -t
 # that differs is an error ("incompatible tabs"), the same one twice is fine; -c on
 # records prints the line out of order as it is, NUL bytes and all, as sort does;
-# a record smaller than its key is blamed on --record-size and the type; and the
-# kernel's files, whose size says 0 (/proc), are read to their end as sort reads
-# them, records and numbers alike.
+# a record smaller than its key is blamed on --record-size and the type; standard
+# input named twice is read once; and the kernel's files, whose size says 0 (/proc),
+# are read to their end as sort reads them, records and numbers alike.
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
 not_under_tsan "its subject is the command line"
@@ -64,6 +64,27 @@ expect_usage_error "^--record-size=2: a record is smaller than its key \\(--type
     -- "$GPUSORT" -B --record-size=2 --type=u32 rec.bin
 # A key that fits the record but not at its offset still blames --key-offset.
 expect_usage_error "^--key-offset=4: " -- "$GPUSORT" -B --record-size=8 --key-offset=4 rec.bin
+
+# Standard input named twice, a file behind it: read once, as sort reads it (the
+# second '-' finds it at its end), for numbers, records and -m alike; records read
+# it twice before 2026-12-02's eighth session, every line written twice.
+printf '5\n3\n9\n1\n' >in.txt
+printf '2\n4\n' >two.txt
+for opts in "-n - -" "-k1,1n - -" "-k1,1n - two.txt -" "-n two.txt - -" "-s -t, -k1,1n - -"; do
+    # shellcheck disable=SC2086  # opts: words
+    LC_ALL=C sort $opts <in.txt >dash.exp
+    # shellcheck disable=SC2086
+    gs_ok out.txt $opts <in.txt
+    same dash.exp out.txt "gpusort $opts <in.txt"
+done
+sort -n in.txt >sorted.txt
+for opts in "-m -n - -" "-m -k1,1n - -"; do
+    # shellcheck disable=SC2086
+    LC_ALL=C sort $opts <sorted.txt >dash.exp
+    # shellcheck disable=SC2086
+    gs_ok out.txt $opts <sorted.txt
+    same dash.exp out.txt "gpusort $opts <sorted.txt"
+done
 
 # /proc's files say their size is 0 and are read on to their end; a /proc/sys file
 # refuses a read of some MiB at once (ENOMEM), which failed records and a second

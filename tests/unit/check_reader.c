@@ -949,7 +949,7 @@ END_TEST
  * pieces; a range to its end only; a file grown since it was opened read on past
  * its size; one cut short since fails with "cut short", or quietly where opened by
  * source_try_open(); standard input that is a regular file read from where it
- * stood, its offset left there. */
+ * stands, moved on (a quiet look leaves it). */
 START_TEST(test_source_read)
 {
     gs_error_t e = err_take(0);
@@ -1010,19 +1010,31 @@ START_TEST(test_source_read)
     ck_assert_uint_eq(got, 5);
     ck_assert_mem_eq(buf, text + 2, 5);
     source_close(&f);
-    /* Standard input, a regular file standing at its byte 3: read from there by
-     * offset, which it keeps. */
+    /* Standard input, a regular file standing at its byte 3: a quiet look reads
+     * from there by offset and leaves it; a reader reads from where it stands and
+     * moves it on, as sort does, so that a second '-' finds it at its end. */
     ck_assert_int_eq(lseek(fd, 3, SEEK_SET), 3);
     int saved = dup(STDIN_FILENO);
     ck_assert_int_ge(saved, 0);
     ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
     source_t in = { .path = "-" };
-    ck_assert_int_eq(source_open(&in, &f), GS_OK);
+    ck_assert_int_eq(source_try_open(&in, &f), 0);
     ck_assert_uint_eq(f.start, 3);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 4, f.start, &got), GS_OK);
+    ck_assert_uint_eq(got, 4);
+    ck_assert_mem_eq(buf, text + 3, 4);
+    ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR), 3);
+    source_close(&f);
+    ck_assert_int_eq(source_open(&in, &f), GS_OK);
     ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, f.start, &got), GS_OK);
     ck_assert_uint_eq(got, 7);
     ck_assert_mem_eq(buf, text + 3, 7);
-    ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR), 3);
+    ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_CUR), 10);
+    source_close(&f);
+    ck_assert_int_eq(source_open(&in, &f), GS_OK);   /* the second '-' */
+    ck_assert_uint_eq(f.start, 10);
+    ck_assert_int_eq(source_read(&f, NULL, 0, buf, 100, f.start, &got), GS_OK);
+    ck_assert_uint_eq(got, 0);
     source_close(&f);
     ck_assert_int_eq(dup2(saved, STDIN_FILENO), STDIN_FILENO);
     close(saved);
