@@ -73,9 +73,17 @@ static int loader_read(rtable_t *t, rloader_t *ld, size_t want, size_t *got)
 {
     *got = 0;
     /* A regular file's bytes left, by its size when opened (a size of 0, as /proc's
-     * files have, says nothing): a read takes no more room than they need; past
-     * them, a piece at a time, for a file that grows (source_read). */
+     * files have, says nothing: read on a piece at a time until read(2) says it
+     * ended): a read takes no more room than they need. Once they are read, more
+     * only where it has grown since (a whole file; source_read reads on), asked of
+     * fstat(2) before the arena grows for them. */
     uint64_t left = ld->file.regular && ld->file.end > ld->pos ? ld->file.end - ld->pos : 0;
+    if (ld->file.regular && ld->file.end > ld->file.start && left == 0) {
+        struct stat st;
+        if (ld->file.ranged || fstat(ld->file.fd, &st) != 0 || (uint64_t)st.st_size <= ld->pos)
+            return GS_OK;   /* its end */
+        left = (uint64_t)st.st_size - ld->pos;
+    }
     if (left > 0 && left < want)
         want = (size_t)left;
     if (!left && want > LOADER_READ)
@@ -127,8 +135,9 @@ static int loader_open_next(rtable_t *t, rloader_t *ld)
     rtokens_start(&ld->tok, src, t->term);
     /* Binary records not whole: said now, not after the chunks before the end were
      * sorted and spilled (a size of 0, as /proc's files have, says nothing). */
-    if (ld->file.regular && t->rsize && ld->file.end > ld->file.start && (ld->file.end - ld->file.start) % t->rsize)
-        return loader_not_whole(t, ld, ld->file.end - ld->file.start);
+    uint64_t bytes = ld->file.end - ld->file.start;
+    if (ld->file.regular && t->rsize && bytes > 0 && bytes % t->rsize)
+        return loader_not_whole(t, ld, bytes);
     return GS_OK;
 }
 
