@@ -63,7 +63,7 @@
 
 /* ---- merging (merge/) ------------------------------------------------------------- */
 #define PM_BATCH ((size_t)16 << 10)             /* keys merged between two prepare() calls */
-#define PM_STREAM ((size_t)512 << 10)           /* bytes the thread with the turn delivers at once */
+#define TURNS_STREAM ((size_t)512 << 10)        /* bytes the thread with the turn hands on at once */
 #define PM_HOLD_MAX ((size_t)256 << 20)         /* bytes a thread holds before its turn, at most */
 #define PM_PLACED_PIECE_MAX ((size_t)4 << 20)   /* placed: keys a piece takes, at most */
 #define PM_SAMPLES 4096                         /* keys sampled a run to choose splitters */
@@ -89,7 +89,8 @@
 /* Gathers read records from random places, so the reads' latency bounds them: they
  * ask for the record this many ahead (for text, a line's start twice as far) */
 #define RTABLE_AHEAD 16
-#define EMIT_BATCH ((size_t)1 << 18)            /* written in order: records a thread copies a batch */
+#define EMIT_BATCH ((size_t)1 << 18)            /* written in order: records a piece */
+#define EMIT_HOLD ((size_t)16 << 20)            /* written in order: bytes a thread holds before its piece's turn */
 #define WINDOW_BUF ((size_t)4 << 20)            /* laid out at offsets: a thread's bytes a write */
 #define EMIT_SPREAD_MIN ((size_t)1 << 16)       /* fewer records are written in order, not at offsets */
 #define SPILL_SHARE ((size_t)4 << 20)           /* a thread's bytes a spilled round (as 64-byte lines) */

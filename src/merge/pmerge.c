@@ -2,10 +2,10 @@
 /* pmerge.c: the parallel merge of sorted runs by key range (see pmerge.h).
  *
  * Pieces: keys in [split[j-1], split[j]), the first from 0 and the last to the end.
- * Repeats of a key never straddle two pieces, so -u is done inside each piece. The
- * turn counter says which piece may deliver; a thread whose buffer fills before its
- * turn waits, so memory stays bounded and the thread holding the turn never waits.
- * Placed (pmerge.h), piece p fills bytes [off[p], off[p + 1]) of the sink's room.
+ * Repeats of a key never straddle two pieces, so -u is done inside each piece. In
+ * order, each thread holds its piece's bytes until the piece's turn (io/turns.h's
+ * hold: memory stays bounded, and the thread holding the turn never waits). Placed
+ * (pmerge.h), piece p fills bytes [off[p], off[p + 1]) of the sink's room.
  */
 #include <config.h>
 
@@ -23,20 +23,9 @@ size_t pmerge_cursor_bytes(int nruns, int width)
     return (size_t)nruns * run_cursor_bytes(width);
 }
 
-/* Deliver what the thread holds (it has the turn). */
-static int pm_deliver(pm_thread_t *t)
-{
-    if (t->outlen == 0)
-        return GS_OK;
-    const pmerge_sink_t *s = t->j->sink;
-    int rc = s->deliver(s->self, t->out, t->outlen);
-    t->outlen = 0;
-    return rc;
-}
-
-/* Prepare the batch into the thread's buffer; deliver if it holds the turn, or wait
- * for the turn when the buffer is full. */
-int pm_flush(pm_thread_t *t, size_t p)
+/* Prepare the batch: into the piece's stretch of the output where placed, else into
+ * the thread's hold, handed on on the piece's turn (io/turns.h). */
+int pm_flush(pm_thread_t *t)
 {
     pm_job_t *j = t->j;
     size_t w = (size_t)j->width, n = t->nb;
@@ -66,26 +55,16 @@ int pm_flush(pm_thread_t *t, size_t p)
         stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: the window counts them */
         return rc;
     }
-    size_t need = n * j->sink->max_bytes;
-    if (t->outlen + need > t->outcap) {
-        /* Full: wait for the turn and hand the bytes on. */
-        if (turns_wait(&j->turns, p))
-            return GS_EIO;
-        int rc = pm_deliver(t);
-        if (rc)
-            return rc;
-    }
-    if (j->sink->prepare) {
-        t->outlen += j->sink->prepare(j->sink->self, &b, t->out + t->outlen);
-    } else {
-        memcpy(t->out + t->outlen, t->batch, n * w);
-        t->outlen += n * w;
-    }
-    if (turns_mine(&j->turns, p) &&
-        (t->outlen >= PM_STREAM || t->outlen >= t->outcap / 2))
-        /* our turn: stream, while the bytes are still in the cache */
-        return pm_deliver(t);
-    return GS_OK;
+    int rc = turns_hold_room(&t->hold, n * j->sink->max_bytes);
+    if (rc)
+        return rc;
+    char *dst = t->hold.buf + t->hold.len;
+    size_t len = n * w;
+    if (j->sink->prepare)
+        len = j->sink->prepare(j->sink->self, &b, dst);
+    else
+        memcpy(dst, t->batch, len);
+    return turns_hold_added(&t->hold, len);
 }
 
 /* Source i's next batch (cut at hi when has_hi): *key its first key, or PM_SENT
@@ -147,26 +126,23 @@ static int pm_piece(pm_thread_t *t, size_t p)
                                 &t->win);
         opened = rc == GS_OK;
     }
+    if (!j->placed)
+        turns_hold_start(&t->hold, p);
     if (rc == GS_OK)
-        rc = pm_merge_piece(t, p, has_hi, hi);
+        rc = pm_merge_piece(t, has_hi, hi);
     int failed = turns_failed(&j->turns);
     if (rc == GS_OK && !failed)
-        rc = pm_flush(t, p);
+        rc = pm_flush(t);
     if (j->placed) {
         /* the piece must fill its stretch: else an internal error */
         int rc2 = opened ? output_window_close(j->sink->out, &t->win, rc == GS_OK && !failed)
                          : GS_OK;
         rc = rc ? rc : rc2;
-    } else {
-        if (rc == GS_OK && turns_wait(&j->turns, p))
-            rc = GS_EIO;
-        if (rc == GS_OK)
-            rc = pm_deliver(t);
+    } else if (rc == GS_OK) {
+        rc = turns_hold_end(&t->hold);   /* on its turn, then the next piece's */
     }
     for (int i = 0; i < k; i++)
         run_cursor_close(t->cur_run[i]);
-    if (rc == GS_OK && !j->placed)
-        turns_pass(&j->turns, p);
     return rc;
 }
 
@@ -184,8 +160,9 @@ static void pm_worker(void *arg, int ti, int nt)
     t.done = calloc(k, 1);
     int tree_ok = ltree_init(&t.tree, (int)k) == 0;
     t.batch = malloc(PM_BATCH * (size_t)j->width);
-    t.outcap = j->placed ? 0 : j->hold;   /* placed: nothing held */
-    t.out = t.outcap ? malloc(t.outcap) : NULL;
+    int hold_ok = j->placed ||   /* placed: nothing held */
+                  turns_hold_init(&t.hold, &j->turns, j->hold, j->sink->deliver,
+                                  j->sink->self) == GS_OK;
     if (k <= PM_TREE_MAX) {
         for (t.K = 2; (size_t)t.K < k; t.K *= 2)
             ;
@@ -196,7 +173,7 @@ static void pm_worker(void *arg, int ti, int nt)
         tree_ok = tree_ok && t.hd && t.tl && t.fin && t.nodes;
     }
     if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.batch ||
-        (t.outcap && !t.out) || !tree_ok) {
+        !hold_ok || !tree_ok) {
         turns_fail(&j->turns, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
@@ -217,7 +194,7 @@ static void pm_worker(void *arg, int ti, int nt)
     free(t.done);
     ltree_free(&t.tree);
     free(t.batch);
-    free(t.out);
+    turns_hold_free(&t.hold);
     free(t.hd);
     free(t.tl);
     free(t.fin);

@@ -45,8 +45,7 @@ typedef struct {
     ltree_t tree;            /* many sources: the loser tree over them */
     void *batch;             /* PM_BATCH keys */
     size_t nb;
-    char *out;               /* prepared bytes waiting for the turn */
-    size_t outlen, outcap;
+    turns_hold_t hold;       /* in order: prepared bytes waiting for the piece's turn */
     int have_last;           /* -u: a key was kept in this piece */
     uint64_t last_key;
     output_window_t win;     /* placed: the piece's stretch of the output */
@@ -59,15 +58,16 @@ typedef struct {
 } pm_thread_t;
 
 /* pmerge.c: prepare the thread's batch of merged keys and hand it on (see there). */
-int pm_flush(pm_thread_t *t, size_t p);
+int pm_flush(pm_thread_t *t);
 
 /* pmerge.c: source i's next batch, cut at hi when has_hi: *key its first key, or
  * PM_SENT and done[i] when the source has no more keys below hi. */
 int pm_refill(pm_thread_t *t, int i, int has_hi, uint64_t hi, uint64_t *key);
 
-/* pmerge_loops.c: merge piece p of every source into the thread's batches, through
- * the tree of two-way merges where t->K is set, else the loser tree. */
-int pm_merge_piece(pm_thread_t *t, size_t p, int has_hi, uint64_t hi);
+/* pmerge_loops.c: merge the piece (keys below hi, where has_hi) of every source
+ * into the thread's batches, through the tree of two-way merges where t->K is set,
+ * else the loser tree. */
+int pm_merge_piece(pm_thread_t *t, int has_hi, uint64_t hi);
 
 /* pmerge_layout.c: lay the keys out (j->off) and have the sink's output take them
  * so (j->L; j->placed, unless it writes in order). */

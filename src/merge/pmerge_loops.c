@@ -14,24 +14,24 @@
 #include "merge/pmerge_impl.h"
 
 /* Append key to the batch, flushing it when full. */
-static int pm_emit(pm_thread_t *t, size_t p, uint64_t key)
+static int pm_emit(pm_thread_t *t, uint64_t key)
 {
     if (t->j->width == 4)
         ((uint32_t *)t->batch)[t->nb++] = (uint32_t)key;
     else
         ((uint64_t *)t->batch)[t->nb++] = key;
-    return t->nb == PM_BATCH ? pm_flush(t, p) : GS_OK;
+    return t->nb == PM_BATCH ? pm_flush(t) : GS_OK;
 }
 
 /* The winner is a done source, but u64 sources may still hold keys equal to
  * PM_SENT (the largest key), which tie with it: emit them all. */
-static int pm_drain_max(pm_thread_t *t, size_t p, int has_hi, uint64_t hi)
+static int pm_drain_max(pm_thread_t *t, int has_hi, uint64_t hi)
 {
     int rc = GS_OK;
     for (int i = 0; i < t->j->nruns && rc == GS_OK; i++) {
         while (!t->done[i] && rc == GS_OK) {
             for (const char *c = t->cur[i]; c < t->end[i] && rc == GS_OK; c += 8)
-                rc = pm_emit(t, p, *(const uint64_t *)c);
+                rc = pm_emit(t, *(const uint64_t *)c);
             uint64_t k;
             if (rc == GS_OK)
                 rc = pm_refill(t, i, has_hi, hi, &k);
@@ -42,7 +42,7 @@ static int pm_drain_max(pm_thread_t *t, size_t p, int has_hi, uint64_t hi)
 
 /* Merge the piece: the tight loop, for keys of width w (a constant where it is
  * called, so each width gets its own code). */
-static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t p, int has_hi,
+static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, int has_hi,
                                                           uint64_t hi, const int w)
 {
     pm_job_t *j = t->j;
@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
         if (key == PM_SENT && t->done[s]) {
             t->nb = nb;
             if (w == 8)
-                rc = pm_drain_max(t, p, has_hi, hi);
+                rc = pm_drain_max(t, has_hi, hi);
             return rc;
         }
         if (w == 4)
@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, size_t
             ((uint64_t *)t->batch)[nb++] = key;
         if (nb == PM_BATCH) {
             t->nb = nb;
-            rc = pm_flush(t, p);
+            rc = pm_flush(t);
             nb = t->nb;
             if (rc || turns_failed(&j->turns))
                 return rc;
@@ -180,7 +180,7 @@ static int pt_more(pm_thread_t *t, int v, int has_hi, uint64_t hi, int w)
 }
 
 /* Merge the piece through the tree, into the batch, flushing it as it fills. */
-static int pm_tree(pm_thread_t *t, size_t p, int has_hi, uint64_t hi, const int w)
+static int pm_tree(pm_thread_t *t, int has_hi, uint64_t hi, const int w)
 {
     pm_job_t *j = t->j;
     for (int v = 1; v < t->K; v++) {
@@ -200,14 +200,14 @@ static int pm_tree(pm_thread_t *t, size_t p, int has_hi, uint64_t hi, const int 
         t->nb = (size_t)(end - batch) / (size_t)w;
         if (rc || end < full)
             return rc;   /* finished, or failed */
-        if ((rc = pm_flush(t, p)) != GS_OK || turns_failed(&j->turns))
+        if ((rc = pm_flush(t)) != GS_OK || turns_failed(&j->turns))
             return rc;
     }
 }
 
-int pm_merge_piece(pm_thread_t *t, size_t p, int has_hi, uint64_t hi)
+int pm_merge_piece(pm_thread_t *t, int has_hi, uint64_t hi)
 {
     if (t->K)
-        return t->j->width == 4 ? pm_tree(t, p, has_hi, hi, 4) : pm_tree(t, p, has_hi, hi, 8);
-    return t->j->width == 4 ? pm_merge(t, p, has_hi, hi, 4) : pm_merge(t, p, has_hi, hi, 8);
+        return t->j->width == 4 ? pm_tree(t, has_hi, hi, 4) : pm_tree(t, has_hi, hi, 8);
+    return t->j->width == 4 ? pm_merge(t, has_hi, hi, 4) : pm_merge(t, has_hi, hi, 8);
 }

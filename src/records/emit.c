@@ -7,8 +7,8 @@
  * per file, but page faults on a mapping of reserved blocks run in parallel:
  * doc/perf/RESULTS.md); where it can be written at offsets, each thread gathers its
  * share into a buffer of its own and writes it at its offset (pwrite). Elsewhere (a
- * pipe), the threads copy batches into buffers of their own that the calling thread
- * writes in order.
+ * pipe), the threads take pieces of records in turn, each copied into the thread's
+ * hold and handed on on the piece's turn (io/turns.h, as the merges do).
  *
  * The measure turns order[] (the caller's, used up) into where words for text: each
  * line's offset and length, so that the copies read each line alone, with no second
@@ -26,57 +26,8 @@
 #include "core/progress.h"
 #include "core/stats.h"
 #include "core/tuning.h"
+#include "io/turns.h"
 #include "records/emit.h"
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int failed;
-} emit_buf_t;
-
-typedef struct {
-    const rtable_t *t;
-    const uint64_t *order;
-    int where;              /* 1: order[] holds where words */
-    size_t lo, hi;          /* the records of this round */
-    emit_buf_t *bufs;       /* one a thread */
-} emit_job_t;
-
-/* Thread i's share of the round: its records copied into its buffer. */
-static void emit_gather(void *arg, int i, int n)
-{
-    emit_job_t *j = arg;
-    emit_buf_t *b = &j->bufs[i];
-    size_t lo, hi;
-    pool_share(j->hi - j->lo, i, n, &lo, &hi);
-    lo += j->lo;
-    hi += j->lo;
-    size_t need = 0, len;
-    for (size_t r = lo; r < hi; r++) {
-        if (!j->where)
-            rtable_ahead_start(j->t, j->order, r, hi);
-        rtable_record(j->t, j->order, j->where, r, &len);
-        need += len;
-    }
-    b->len = 0;
-    if (need + RTABLE_SLACK > b->cap) {
-        char *p = realloc(b->buf, need + RTABLE_SLACK);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->buf = p;
-        b->cap = need + RTABLE_SLACK;
-    }
-    char *d = b->buf;
-    for (size_t r = lo; r < hi; r++) {
-        rtable_record_ahead(j->t, j->order, j->where, r, hi);
-        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
-        rtable_copy(j->t, d, b->buf + b->cap, s, len);
-        d += len;
-    }
-    b->len = need;
-}
 
 /* ---- spread: every thread writes its share at its offset of the output file ------- */
 
@@ -226,7 +177,80 @@ static int emit_shares(pool_t *pool, spread_job_t *j, const output_layout_t *L)
     return rc;
 }
 
-/* ---- in order: batches copied by the threads, written by the caller ----------------- */
+/* ---- in order: pieces of records, each held by its thread until its turn ---------- */
+
+typedef struct {
+    const rtable_t *t;
+    const uint64_t *order;
+    int where;              /* 1: order[] holds where words */
+    size_t n, npieces;      /* the records, in pieces of EMIT_BATCH */
+    size_t next;            /* the next piece to take (atomic) */
+    size_t hold;            /* bytes a thread holds before its piece's turn */
+    output_t *out;
+    turns_t turns;          /* the piece whose bytes go out now; the first error */
+} emit_job_t;
+
+static int emit_put(void *ctx, const void *bytes, size_t len)
+{
+    return output_write_bytes(ctx, bytes, len);
+}
+
+/* Piece p's records copied into the thread's hold (io/turns.h), handed on on the
+ * piece's turn. */
+static int emit_piece(emit_job_t *j, turns_hold_t *h, size_t p)
+{
+    size_t lo = p * EMIT_BATCH, hi = j->n - lo > EMIT_BATCH ? lo + EMIT_BATCH : j->n, len;
+    int rc = GS_OK;
+    turns_hold_start(h, p);
+    for (size_t r = lo; r < hi && rc == GS_OK; r++) {
+        rtable_record_ahead(j->t, j->order, j->where, r, hi);
+        const char *s = rtable_record(j->t, j->order, j->where, r, &len);
+        if (len + RTABLE_SLACK > h->cap) {   /* longer than the hold: as it is */
+            rc = turns_hold_put(h, s, len);
+        } else if ((rc = turns_hold_room(h, len + RTABLE_SLACK)) == GS_OK) {
+            rtable_copy(j->t, h->buf + h->len, h->buf + h->cap, s, len);
+            rc = turns_hold_added(h, len);
+        }
+    }
+    return rc ? rc : turns_hold_end(h);
+}
+
+static void emit_thread(void *arg, int i, int nt)
+{
+    (void)i;
+    (void)nt;
+    emit_job_t *j = arg;
+    turns_hold_t h;
+    int rc = turns_hold_init(&h, &j->turns, j->hold, emit_put, j->out);
+    for (;;) {
+        size_t p = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (rc || p >= j->npieces || turns_failed(&j->turns))
+            break;
+        rc = emit_piece(j, &h, p);
+    }
+    if (rc)
+        turns_fail(&j->turns, rc);   /* the first failure's is kept */
+    turns_hold_free(&h);
+}
+
+/* The records in order, by the pool's threads, a piece each at a time: the first
+ * error. */
+static int emit_in_order(const rtable_t *t, pool_t *pool, const uint64_t *order, size_t n,
+                         int where, output_t *out)
+{
+    emit_job_t j = { .t = t, .order = order, .where = where, .n = n, .out = out,
+                     .npieces = (n + EMIT_BATCH - 1) / EMIT_BATCH,
+                     .hold = t->bytes + RTABLE_SLACK < EMIT_HOLD ? t->bytes + RTABLE_SLACK
+                                                                 : EMIT_HOLD };
+    turns_init(&j.turns);
+    if (j.npieces > 1 && pool_size(pool) > 1)
+        pool_run(pool, emit_thread, &j);
+    else if (j.npieces > 0)
+        emit_thread(&j, 0, 1);
+    int rc = turns_rc(&j.turns);
+    turns_destroy(&j.turns);
+    return rc;
+}
 
 int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
                 const rorder_shares_t *sh, output_t *out)
@@ -247,38 +271,10 @@ int remit_write(const rtable_t *t, pool_t *pool, uint64_t *order, size_t n,
             rc = emit_shares(pool, &sj, &L);
         int rc2 = output_layout_end(out, &L, rc == GS_OK);
         rc = rc ? rc : rc2;
+    } else if (rc == GS_OK) {
+        rc = emit_in_order(t, pool, order, n, where, out);   /* the writes count as such */
     }
     free(sj.bytes);
     free(sj.rc);
-    if (rc || L.how != LAYOUT_IN_ORDER)
-        return rc;
-    int nt = pool_size(pool);
-    emit_job_t j = { .t = t, .order = order, .where = where,
-                     .bufs = calloc((size_t)nt, sizeof(emit_buf_t)) };
-    if (!j.bufs)
-        return err_set(GS_ENOMEM, "out of memory");
-    for (size_t lo = 0; rc == GS_OK && lo < n; lo += EMIT_BATCH * (size_t)nt) {
-        j.lo = lo;
-        j.hi = n - lo > EMIT_BATCH * (size_t)nt ? lo + EMIT_BATCH * (size_t)nt : n;
-        double t0 = stats_now();
-        if (nt > 1 && j.hi - j.lo > 4096)
-            pool_run(pool, emit_gather, &j);
-        else
-            for (int i = 0; i < nt; i++)
-                emit_gather(&j, i, nt);
-        uint64_t gathered = 0;
-        for (int i = 0; i < nt; i++)
-            gathered += j.bufs[i].len;
-        stats_add(ST_FORMAT, gathered, stats_now() - t0);   /* the records' copy */
-        for (int i = 0; i < nt && rc == GS_OK; i++) {
-            if (j.bufs[i].failed)
-                rc = err_set(GS_ENOMEM, "out of memory");
-            else if (j.bufs[i].len)
-                rc = output_write_bytes(out, j.bufs[i].buf, j.bufs[i].len);
-        }
-    }
-    for (int i = 0; i < nt; i++)
-        free(j.bufs[i].buf);
-    free(j.bufs);
     return rc;
 }

@@ -28,8 +28,8 @@ struct rmerge {
                               through a window at its offset; NULL: in order */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
-    turns_t turns;         /* in order: the piece whose bytes go out now; the first
-                              error */
+    turns_t turns;         /* in order: the piece whose bytes go out now (each
+                              thread's hold); the first error */
 };
 
 /* A thread's part of the merge. */
@@ -38,13 +38,11 @@ typedef struct {
     char *cur;             /* nsrc cursors of cur_size bytes */
     void *own;             /* the source's state of this thread */
     ltree_t tree;
-    size_t piece;
     uint64_t hi;           /* the piece's words are below hi, */
     int has_hi;            /* where it has one */
     uint64_t at;           /* counting: the piece's bytes so far */
     output_window_t w;     /* laid out: the piece's stretch of the output */
-    char *obuf;            /* in order: bytes waiting for the piece's turn */
-    size_t olen;
+    turns_hold_t hold;     /* in order: bytes waiting for the piece's turn */
     char *last;            /* -u compared in full: the last record kept */
     size_t last_len, last_cap;
 } rthread_t;
@@ -56,22 +54,11 @@ static inline rcur_t *rm_cur(const rthread_t *t, size_t j)
 
 /* ---- the output of a thread -------------------------------------------------------- */
 
-/* Write buf[0..len) in order (the thread holds the piece's turn). */
-static int rm_write(rthread_t *t, const char *buf, size_t len)
+/* Write buf[0..len) in order (a hold's thread holds its piece's turn). */
+static int rm_write(void *ctx, const void *buf, size_t len)
 {
-    rmerge_t *m = t->m;
+    rmerge_t *m = ctx;
     return m->put ? m->put(m->put_ctx, buf, len) : output_write_bytes(m->out, buf, len);
-}
-
-/* In order: what the thread holds, written on its piece's turn. */
-static int rm_deliver(rthread_t *t)
-{
-    rmerge_t *m = t->m;
-    if (turns_wait(&m->turns, t->piece))
-        return GS_EIO;   /* another thread's error is the one reported */
-    int rc = t->olen ? rm_write(t, t->obuf, t->olen) : GS_OK;
-    t->olen = 0;
-    return rc;
 }
 
 #define RM_QUICK 64   /* a record this short copied as RM_QUICK bytes, without branches */
@@ -97,18 +84,7 @@ static inline int rm_put(rthread_t *t, const rcur_t *c)
         w->p += len;
         return GS_OK;
     }
-    if (t->olen + len > m->c.outcap && t->olen > 0) {
-        int rc = rm_deliver(t);
-        if (rc)
-            return rc;
-    }
-    if (len > m->c.outcap) {   /* a record longer than the buffer: as it is */
-        int rc = rm_deliver(t);
-        return rc ? rc : rm_write(t, c->rec, len);
-    }
-    memcpy(t->obuf + t->olen, c->rec, len);
-    t->olen += len;
-    return GS_OK;
+    return turns_hold_put(&t->hold, c->rec, len);
 }
 
 /* ---- one piece --------------------------------------------------------------------- */
@@ -175,7 +151,7 @@ static int rm_piece(rthread_t *t, size_t p)
     const rmerge_src_t *src = m->c.src;
     size_t k = m->c.nsrc;
     uint64_t lo = p > 0 ? m->split[p - 1] : 0;
-    t->piece = p;
+    turns_hold_start(&t->hold, p);
     t->has_hi = p + 1 < m->c.npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = 0;
@@ -220,11 +196,7 @@ static int rm_piece(rthread_t *t, size_t p)
         int rc2 = output_window_close(m->out, &t->w, rc == GS_OK);
         return rc ? rc : rc2;
     }
-    if (rc == GS_OK)
-        rc = rm_deliver(t);
-    if (rc == GS_OK)
-        turns_pass(&m->turns, p);
-    return rc;
+    return rc ? rc : turns_hold_end(&t->hold);
 }
 
 /* A thread's cursors and state: GS_OK or GS_ENOMEM. */
@@ -233,12 +205,11 @@ static int rm_thread_init(rthread_t *t, rmerge_t *m, int buffered)
     const rmerge_src_t *src = m->c.src;
     size_t k = m->c.nsrc ? m->c.nsrc : 1;
     *t = (rthread_t){ .m = m, .cur = calloc(k, src->cur_size),
-                      .own = src->own_size ? calloc(1, src->own_size) : NULL,
-                      .obuf = buffered ? malloc(m->c.outcap) : NULL };
+                      .own = src->own_size ? calloc(1, src->own_size) : NULL };
     int tree = ltree_init(&t->tree, (int)m->c.nsrc);
-    if (!t->cur || (src->own_size && !t->own) || (buffered && !t->obuf) || tree)
+    if (!t->cur || (src->own_size && !t->own) || tree)
         return err_set(GS_ENOMEM, "out of memory");
-    return GS_OK;
+    return buffered ? turns_hold_init(&t->hold, &m->turns, m->c.outcap, rm_write, m) : GS_OK;
 }
 
 static void rm_thread_free(rthread_t *t)
@@ -251,7 +222,7 @@ static void rm_thread_free(rthread_t *t)
     free(t->cur);
     free(t->own);
     ltree_free(&t->tree);
-    free(t->obuf);
+    turns_hold_free(&t->hold);
     free(t->last);
 }
 
