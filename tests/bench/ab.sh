@@ -21,6 +21,10 @@
 #   csvkeys   the same lines by -s -t, -k3,3 -k2,2n (text, then an integer).
 #   csvmerge  -m: the same lines dealt into 4 inputs, each sorted by -t, -k2,2n
 #             (by B, once), merged by -m -t, -k2,2n, file to file.
+#   csvnull, csvmergenull
+#             csv100m's and csvmerge's sorts from the page cache to -o /dev/null: the
+#             bytes written in order (a device, as a pipe), not laid out in a file;
+#             A's and B's outputs compared once through pipes.
 #   prices    100M lines `id,price,payload` (gsrec --prices, seed 1) by -s -t, -k2,2g.
 #   sb0, sb40 SB_N Sort Benchmark records (gsrec --sortbench: 100 bytes, a 10-byte
 #             key; in sb40, 40% of the keys share their first 8 bytes) by
@@ -100,6 +104,23 @@ files() {
     rm -f "$oa" "$ob"
 }
 
+# nulls IN WHAT ARGS...: A and B alternating, to -o /dev/null (outputs compared once,
+# through pipes); sets ta and tb. IN as files().
+nulls() {
+    local w=$2 t ins
+    read -r -a ins <<<"$1"
+    shift 2
+    ta="" tb=""
+    cmp -s <("$A" "${extra[@]}" "$@" "${ins[@]}") <("$B" "${extra[@]}" "$@" "${ins[@]}") ||
+        die "$w: the outputs of A and B differ"
+    for ((i = 1; i <= R; i++)); do
+        t=$(seconds "$A" "${extra[@]}" "$@" "${ins[@]}" -o /dev/null)
+        ta="$ta $t"
+        t=$(seconds "$B" "${extra[@]}" "$@" "${ins[@]}" -o /dev/null)
+        tb="$tb $t"
+    done
+}
+
 text100m() {
     local in=$BENCH_DIR/in-u32-$TEXT_N.txt
     [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
@@ -156,8 +177,11 @@ csvkeys() {
     echo "csvkeys: command: gpusort $ARGS -s -t, -k3,3 -k2,2n $in -o OUT"
 }
 
-csvmerge() {
-    local in=$BENCH_DIR/rec-$CSV_N.csv parts="" p
+# csv_parts: the CSV lines dealt into 4 inputs, each sorted by -t, -k2,2n (by B,
+# once); sets in and parts (their names, separated by spaces).
+csv_parts() {
+    local p
+    in=$BENCH_DIR/rec-$CSV_N.csv parts=""
     [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
     [ -s "$BENCH_DIR/rec-$CSV_N-sorted-3.csv" ] ||
         awk -v d="$BENCH_DIR/rec-$CSV_N-dealt" '{ print > (d "-" NR % 4) }' "$in"
@@ -169,10 +193,35 @@ csvmerge() {
         fi
         parts="$parts $part"
     done
+}
+
+csvmerge() {
+    local in parts
+    csv_parts
     files "$parts" csvmerge -m -t, -k2,2n
     # shellcheck disable=SC2086 # the inputs' names are words on purpose
     report csvmerge "$ta" "$tb" "$(cat $parts | wc -c)"
     echo "csvmerge: command: gpusort $ARGS -m -t, -k2,2n$parts -o OUT"
+}
+
+csvnull() {
+    local in=$BENCH_DIR/rec-$CSV_N.csv
+    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    cat "$in" >/dev/null   # into the page cache
+    nulls "$in" csvnull -t, -k2,2n
+    report csvnull "$ta" "$tb" "$(wc -c <"$in")"
+    echo "csvnull: command: gpusort $ARGS -t, -k2,2n $in -o /dev/null"
+}
+
+csvmergenull() {
+    local in parts
+    csv_parts
+    # shellcheck disable=SC2086 # the inputs' names are words on purpose
+    cat $parts >/dev/null   # into the page cache
+    nulls "$parts" csvmergenull -m -t, -k2,2n
+    # shellcheck disable=SC2086
+    report csvmergenull "$ta" "$tb" "$(cat $parts | wc -c)"
+    echo "csvmergenull: command: gpusort $ARGS -m -t, -k2,2n$parts -o /dev/null"
 }
 
 prices() {
@@ -230,7 +279,8 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | bin16gf | csv100m | csvkeys | csvmerge | prices | rec16) "$w" ;;
+    text100m | bin16g | bin16gf | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
+        prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;
     rec16null) recnull 16 ;;
