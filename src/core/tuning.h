@@ -99,9 +99,11 @@
 #define SPILL_BLOCKS_IN_S 64                    /*   -S / this (a merge then reads tens of runs) */
 #define MERGE_OUT_MAX ((size_t)4 << 20)         /* the spilled merge: a thread's output buffer, at most */
 #define MERGE_OUT_MIN ((size_t)64 << 10)        /*   and at least (a quarter of -S shared by the threads) */
-#define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together */
+#define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together, */
+#define MERGE_PIECES_MAX ((size_t)8 << 10)      /*   and a range to half a buffer, up to this many (rmerge_pieces) */
 #define MERGE_PARALLEL_MIN ((uint64_t)1 << 20)  /*   fewer bytes spilled: one range, one thread */
-#define MERGE_SAMPLES 64                        /* runs in memory or mapped (-m, gpusort-mpi's parts): samples of each a piece */
+#define MERGE_SAMPLES 64                        /* runs in memory or mapped (-m, gpusort-mpi's parts): samples of each a piece, */
+#define MERGE_SAMPLES_MAX ((size_t)1 << 20)     /*   of all runs together at most */
 
 /* ---- the CPU radix sort (sorter/cpu) --------------------------------------------- */
 #define RADIX_MAX_BITS 11                       /* most bits a digit covers */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/tuning.h"
 #include "io/turns.h"
 #include "merge/ltree.h"
 #include "records/rmerge.h"
@@ -318,6 +319,16 @@ static int rm_count(rmerge_t *m)
     for (size_t p = 0; p < m->c.npieces; p++)
         m->at[p + 1] += m->at[p];
     return rc;
+}
+
+size_t rmerge_pieces(int nthreads, uint64_t bytes, size_t outcap)
+{
+    if (nthreads < 2)
+        return 1;
+    uint64_t want = (uint64_t)nthreads * MERGE_PIECES, half = outcap / 2 ? outcap / 2 : 1;
+    if (bytes / half + 1 > want)
+        want = bytes / half + 1;
+    return want < MERGE_PIECES_MAX ? (size_t)want : MERGE_PIECES_MAX;
 }
 
 int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes)

@@ -81,6 +81,16 @@ enum {
 
 typedef struct rmerge rmerge_t;
 
+/* The pieces to cut a merge of bytes into, for nthreads threads buffering outcap
+ * bytes each, where a seek is cheap (runs in memory or mapped): MERGE_PIECES a
+ * thread (so that the threads end together), and at least a piece to half a buffer,
+ * so that written in order (to a pipe, or -u), a thread holds its whole piece while
+ * it waits for the piece's turn and the threads merge at once (with pieces of tens
+ * of buffers, the thread with the turn merged alone); MERGE_PIECES_MAX at most. 1
+ * for one thread. (Spilled runs keep MERGE_PIECES a thread: each piece's seek
+ * decodes a block of every run.) */
+size_t rmerge_pieces(int nthreads, uint64_t bytes, size_t outcap);
+
 /* Plan the merge cfg says (how = RMERGE_*): *m, and *bytes, what it will write
  * (where known; else 0). GS_OK or an error; *m is for rmerge_free() either way. */
 int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **m, uint64_t *bytes);

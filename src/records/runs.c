@@ -117,14 +117,21 @@ static const rmerge_src_t part_source = {
     .advance = part_advance,
 };
 
-/* split[] and *npieces: nt * MERGE_PIECES pieces at most, cut at quantiles of the
- * words of regular samples of the parts, weighted by the bytes each stands for
- * (splitters.h), a word's records in one piece. */
-static int runs_cut(const rparts_t *p, int nt, uint64_t **split, size_t *npieces)
+/* split[] and *npieces: rmerge_pieces() at most, cut at quantiles of the words of
+ * regular samples of the parts (MERGE_SAMPLES a piece each, MERGE_SAMPLES_MAX in
+ * all), weighted by the bytes each stands for (splitters.h), a word's records in
+ * one piece. */
+static int runs_cut(const rparts_t *p, int nt, size_t outcap, uint64_t **split,
+                    size_t *npieces)
 {
-    size_t want = (size_t)nt * MERGE_PIECES, each = want * MERGE_SAMPLES, count = 0;
+    uint64_t all = 0;
+    for (size_t j = 0; j < p->n; j++)
+        all += p->size[j];
+    size_t want = rmerge_pieces(nt, all, outcap), each = want * MERGE_SAMPLES, count = 0;
+    if (p->n && each > MERGE_SAMPLES_MAX / p->n)
+        each = MERGE_SAMPLES_MAX / p->n ? MERGE_SAMPLES_MAX / p->n : 1;
     *npieces = 1;
-    if (nt < 2 || p->n == 0)
+    if (want < 2 || p->n == 0)
         return GS_OK;
     sample_t *smp = malloc(p->n * each * sizeof *smp);
     *split = malloc(want * sizeof **split);
@@ -160,7 +167,7 @@ int rruns_merge(const rtable_t *t, pool_t *pool, const char *header, size_t hlen
     rmerge_t *m = NULL;
     double t0 = stats_now();
     if (rc == GS_OK)
-        rc = runs_cut(&p, nt, &split, &cfg.npieces);
+        rc = runs_cut(&p, nt, cfg.outcap, &split, &cfg.npieces);
     cfg.split = split;
     /* in order with one piece, or -u: nothing to gain from measuring */
     int how = t->set->unique || cfg.npieces < 2 ? RMERGE_IN_ORDER : RMERGE_MEASURE;
