@@ -68,13 +68,11 @@ int output_open(output_t **o, const output_cfg_t *cfg);
 
 /* Format (in parallel) and write keys[0..n), mapped keys of km's width; binary keys
  * that are their own encoding (unsigned, this host's byte order) are written as
- * they are, from keys; much text to -o may be written mapped (output_bytes_mapped). */
-int output_write(output_t *o, const void *keys, size_t n);
-
-/* output_write() of keys in order (mapped keys ascending, as a sort leaves them):
- * much text is then laid out by the ranks of a few keys (binary searches) rather
- * than by a pass over them all. Keys out of order there are an internal error. */
-int output_write_sorted(output_t *o, const void *keys, size_t n);
+ * they are, from keys; much text to -o may be written mapped (output_bytes_mapped).
+ * sorted 1: the keys are in order (mapped keys ascending, as a sort leaves them),
+ * so much text is laid out by the ranks of a few keys (binary searches) rather than
+ * by a pass over them all; keys out of order there are an internal error. */
+int output_write(output_t *o, const void *keys, size_t n, int sorted);
 
 /* 1 where output_write() can work without the pool (binary keys: encoding one
  * thread keeps up with any pipe or disk), so that another thread may call it while

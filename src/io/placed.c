@@ -5,7 +5,7 @@
  * ext4, like most file systems, takes one write(2) at a time per file, but page
  * faults on a shared mapping of the file run in parallel. So many keys bound for a
  * file are placed: their layout is known ahead (output_write() has each thread
- * count the bytes of its share of text; of keys in order, output_write_sorted()
+ * count the bytes of its share of text; of keys in order (sorted), it
  * finds where they cross each step of the line lengths by binary search; binary
  * keys are all of one width), the output lays them out (layout.c) and each thread
  * writes its part through a window at its offset: into the file's pages, whose

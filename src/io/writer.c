@@ -205,7 +205,7 @@ static int output_identity(const output_t *o)
 
 /* ---- the interface --------------------------------------------------------------------- */
 
-static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted)
+int output_write(output_t *o, const void *keys, size_t n, int sorted)
 {
     if (n == 0)
         return GS_OK;
@@ -229,16 +229,6 @@ static int output_write_keys(output_t *o, const void *keys, size_t n, int sorted
     if (!o->have_sets && (rc = output_start(o)) != GS_OK)
         return rc;
     return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);
-}
-
-int output_write(output_t *o, const void *keys, size_t n)
-{
-    return output_write_keys(o, keys, n, 0);
-}
-
-int output_write_sorted(output_t *o, const void *keys, size_t n)
-{
-    return output_write_keys(o, keys, n, 1);
 }
 
 int output_can_give(const output_t *o)

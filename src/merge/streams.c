@@ -104,7 +104,7 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
                 ((uint64_t *)buf)[nb++] = key;
             if (nb == STREAMS_OUT_KEYS) {
                 double w0 = stats_now();
-                rc = output_write(out, buf, nb);
+                rc = output_write(out, buf, nb, 0);
                 io_s += stats_now() - w0;
                 if (rc)
                     goto out;
@@ -122,7 +122,7 @@ int merge_readers(kreader_t **readers, int n, int unique, const keymap_t *km,
     merged += nb;
     /* --stats: the loser tree's own time, the reading and the writing left out */
     stats_add(ST_MERGE, merged * (uint64_t)width, stats_now() - t0 - io_s);
-    rc = output_write(out, buf, nb);
+    rc = output_write(out, buf, nb, 0);
 out:
     ltree_free(&t);
     free(src);

@@ -155,7 +155,7 @@ typedef struct {
 /* Write the piece posted (or given) and let its buffer go with give. */
 static int sm_emit_write(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
 {
-    return e->give ? output_give(e->out, map, map_bytes, keys, n) : output_write(e->out, keys, n);
+    return e->give ? output_give(e->out, map, map_bytes, keys, n) : output_write(e->out, keys, n, 0);
 }
 
 static void sm_emit_job(void *arg)

@@ -238,7 +238,7 @@ static int sort_one_chunk(chunks_t *s)
     if (rc == GS_OK)
         rc = ctx_write_header(c, out);
     if (rc == GS_OK)
-        rc = output_write_sorted(out, s->keys, s->n);
+        rc = output_write(out, s->keys, s->n, 1);
     return ctx_finish(rc, out);
 }
 

@@ -139,7 +139,7 @@ static int stream_drain(void *self, void *buf, size_t n)
             s->have_last = 1;
         }
     }
-    return s->rec ? output_write_bytes(s->out, k, n * s->w) : output_write(s->out, k, n);
+    return s->rec ? output_write_bytes(s->out, k, n * s->w) : output_write(s->out, k, n, 0);
 }
 
 /* sorter_stream_t.place: sorted items from rank first on, put at their offset

@@ -159,7 +159,7 @@ static int tstream_write(tstream_t *t, size_t n)
     int rc = output_open(&out, &ocfg);
     if (rc)
         return rc;
-    return ctx_finish(output_write_sorted(out, t->keys, n), out);
+    return ctx_finish(output_write(out, t->keys, n, 1), out);
 }
 
 /* The most keys bytes of text may hold (every token a byte, and white space after

@@ -2,7 +2,7 @@
 /* check_output.c: unit tests of io/output.h: the writer to -o FILE (text and
  * binary, committed atomically, nothing else left in the directory), output_abort
  * (an existing FILE untouched, no temporary left), keys in order laid out by ranks
- * (output_write_sorted), zeros written ahead (the file holds exactly the output
+ * (output_write of sorted keys), zeros written ahead (the file holds exactly the output
  * whichever way it was written) and standard output.
  */
 #include <config.h>
@@ -102,7 +102,7 @@ static void write_pieces(output_t *o, const void *keys, size_t n, int width, uin
         size_t piece = 1 + (size_t)ck_rng_below(seed, n / 3 + 1);
         if (piece > n - i)
             piece = n - i;
-        ck_assert_int_eq(output_write(o, (const char *)keys + i * (size_t)width, piece), GS_OK);
+        ck_assert_int_eq(output_write(o, (const char *)keys + i * (size_t)width, piece, 0), GS_OK);
         i += piece;
     }
 }
@@ -137,7 +137,7 @@ START_TEST(test_output_file_commit)
             ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
             ck_assert_ptr_nonnull(o);
             write_pieces(o, keys, N, width, &seed);
-            ck_assert_int_eq(output_write(o, keys, 0), GS_OK);   /* nothing: a no-op */
+            ck_assert_int_eq(output_write(o, keys, 0, 0), GS_OK);   /* nothing: a no-op */
             ck_assert_uint_eq(output_bytes(o), wlen);
             ck_assert_int_eq(output_commit(o), GS_OK);
 
@@ -179,7 +179,7 @@ START_TEST(test_output_file_large_write)
     ck_assert_int_eq(pool_create(&pool, threads), 0);
     output_cfg_t cfg = { .path = path, .km = &km, .binary = binary, .big_endian = 1, .pool = pool };
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    ck_assert_int_eq(output_write(o, keys, N), GS_OK);
+    ck_assert_int_eq(output_write(o, keys, N, 0), GS_OK);
     ck_assert_uint_eq(output_bytes(o), wlen);
     ck_assert_int_eq(output_commit(o), GS_OK);
     size_t glen;
@@ -246,7 +246,7 @@ START_TEST(test_output_file_mapped_pieces)
         unsigned long long mapped = 0;
         for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
             unsigned long long before = output_bytes(o);
-            ck_assert_int_eq(output_write(o, (char *)keys + at * (size_t)width, pieces[p]), GS_OK);
+            ck_assert_int_eq(output_write(o, (char *)keys + at * (size_t)width, pieces[p], 0), GS_OK);
             if (p == 1 || p == 3)
                 mapped += output_bytes(o) - before;
             at += pieces[p];
@@ -280,7 +280,7 @@ static int cmp_key8(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* output_write_sorted: keys in order laid out by ranks (no pass over them), in one
+/* output_write(sorted): keys in order laid out by ranks (no pass over them), in one
  * write placed by 2 and 3 threads, and after a piece written in order: the file is
  * the keys' lines, and was written mapped where the file system has fallocate.
  * Keys of every magnitude (ck_rng_varied) and runs of one value, so that every
@@ -322,9 +322,9 @@ START_TEST(test_output_write_sorted)
             ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
             size_t first = split ? HEAD : 0;
             if (first)
-                ck_assert_int_eq(output_write_sorted(o, keys, first), GS_OK);
+                ck_assert_int_eq(output_write(o, keys, first, 1), GS_OK);
             unsigned long long head = output_bytes(o);
-            ck_assert_int_eq(output_write_sorted(o, keys + first * width, N - first), GS_OK);
+            ck_assert_int_eq(output_write(o, keys + first * width, N - first, 1), GS_OK);
             ck_assert_uint_eq(output_bytes(o), wlen);
             /* after a piece in order (too few keys to place), the rest placed from
              * inside a page */
@@ -389,7 +389,7 @@ START_TEST(test_output_file_replaces)
     output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
     uint32_t keys[3] = { 1, 2, 3 };
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    ck_assert_int_eq(output_write(o, keys, 3), GS_OK);
+    ck_assert_int_eq(output_write(o, keys, 3, 0), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     size_t len;
     char *got = ck_read_file(path, &len);
@@ -423,14 +423,14 @@ START_TEST(test_output_file_mode)
     ck_assert_int_eq(pool_create(&pool, 1), 0);
     output_cfg_t cfg = { .path = fresh, .km = &km, .pool = pool };
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    ck_assert_int_eq(output_write(o, keys, 2), GS_OK);
+    ck_assert_int_eq(output_write(o, keys, 2, 0), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     ck_assert_int_eq(stat(fresh, &st), 0);
     ck_assert_uint_eq(st.st_mode & 07777, 0644);
 
     cfg.path = old;
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    ck_assert_int_eq(output_write(o, keys, 2), GS_OK);
+    ck_assert_int_eq(output_write(o, keys, 2, 0), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     ck_assert_int_eq(stat(old, &st), 0);
     ck_assert_uint_eq(st.st_mode & 07777, 0640);
@@ -465,7 +465,7 @@ START_TEST(test_output_abort)
         output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
         if (written)
-            ck_assert_int_eq(output_write(o, keys, N), GS_OK);
+            ck_assert_int_eq(output_write(o, keys, N, 0), GS_OK);
         output_abort(o);
         size_t len;
         char *got = ck_read_file(path, &len);
@@ -478,7 +478,7 @@ START_TEST(test_output_abort)
         cfg.path = fresh;
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
         if (written)
-            ck_assert_int_eq(output_write(o, keys, N), GS_OK);
+            ck_assert_int_eq(output_write(o, keys, N, 0), GS_OK);
         output_abort(o);
         ck_assert_int_eq(count_entries(dir, names, sizeof names), 1);
         ck_assert_str_eq(names, "target");
@@ -544,7 +544,7 @@ START_TEST(test_output_write_ahead)
     if (_i != 5)
         wait_ahead(dir, bound);   /* all of it written: each case meets every zero */
     if (_i <= 1)
-        ck_assert_int_eq(output_write(o, keys, N), GS_OK);
+        ck_assert_int_eq(output_write(o, keys, N, 0), GS_OK);
     else if (_i == 2)
         ck_assert_int_eq(output_write_bytes(o, want, wlen), GS_OK);
     if (_i >= 4) {
@@ -593,7 +593,7 @@ START_TEST(test_output_stdout)
     keys[2] = (uint32_t)ck_ref_key(KEY_I32, 1, 0xffffffff);              /* -1 */
     keys[3] = (uint32_t)ck_ref_key(KEY_I32, 1, 0x80000000);              /* INT32_MIN */
     int rc_open = output_open(&o, &cfg);
-    int rc_write = rc_open == GS_OK ? output_write(o, keys, 4) : -1;
+    int rc_write = rc_open == GS_OK ? output_write(o, keys, 4, 0) : -1;
     int rc_commit = rc_open == GS_OK ? output_commit(o) : -1;
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
