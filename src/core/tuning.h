@@ -102,8 +102,7 @@
 #define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together, */
 #define MERGE_PIECES_MAX ((size_t)8 << 10)      /*   and a range to half a buffer, up to this many (rmerge_pieces) */
 #define MERGE_PARALLEL_MIN ((uint64_t)1 << 20)  /*   fewer bytes spilled: one range, one thread */
-#define MERGE_SAMPLES 64                        /* runs in memory or mapped (-m, gpusort-mpi's parts): samples of each a piece, */
-#define MERGE_SAMPLES_MAX ((size_t)1 << 20)     /*   of all runs together at most */
+#define MERGE_SAMPLES 64                        /* runs in memory or mapped (-m, gpusort-mpi's parts): samples of each a piece */
 
 /* ---- the CPU radix sort (sorter/cpu) --------------------------------------------- */
 #define RADIX_MAX_BITS 11                       /* most bits a digit covers */

@@ -29,6 +29,9 @@ struct rmerge {
                               through a window at its offset; NULL: in order */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
+    size_t group;          /* pieces a thread takes at a time: laid out, through one
+                              window (pieces as small as in order cost more, each a
+                              window); else 1 */
     turns_t turns;         /* in order: the piece whose bytes go out now (each
                               thread's hold); the first error */
 };
@@ -145,7 +148,8 @@ static int rm_keep_last(rthread_t *t, const rcur_t *c)
     return GS_OK;
 }
 
-/* Merge piece p of every source into the thread's output; then pass the turn. */
+/* Merge piece p of every source into the thread's output (laid out: the window
+ * open on it); in order, then pass the turn. */
 static int rm_piece(rthread_t *t, size_t p)
 {
     rmerge_t *m = t->m;
@@ -156,11 +160,7 @@ static int rm_piece(rthread_t *t, size_t p)
     t->has_hi = p + 1 < m->c.npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = 0;
-    int rc = m->laid ? output_window_open(m->out, m->laid, m->at[p], m->at[p + 1] - m->at[p],
-                                          m->c.outcap, &t->w)
-                     : GS_OK;
-    if (rc)
-        return rc;
+    int rc = GS_OK;
     for (size_t j = 0; j < k && rc == GS_OK; j++) {
         rcur_t *c = rm_cur(t, j);
         rc = src->seek(m->c.ctx, t->own, c, j, lo, p > 0, NULL);
@@ -193,10 +193,8 @@ static int rm_piece(rthread_t *t, size_t p)
         m->at[p + 1] = t->at;
         return rc;
     }
-    if (m->laid) {   /* the stretch whole, or an internal error */
-        int rc2 = output_window_close(m->out, &t->w, rc == GS_OK);
-        return rc ? rc : rc2;
-    }
+    if (m->laid)
+        return rc;
     return rc ? rc : turns_hold_end(&t->hold);
 }
 
@@ -237,10 +235,19 @@ static void rm_thread(void *arg, int i, int nt)
     rthread_t t;
     int rc = rm_thread_init(&t, m, !m->count && !m->laid);
     for (;;) {
-        size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
+        size_t p = __atomic_fetch_add(&m->next, m->group, __ATOMIC_RELAXED);
         if (rc || p >= m->c.npieces || turns_failed(&m->turns))
             break;
-        rc = rm_piece(&t, p);
+        size_t end = m->c.npieces - p > m->group ? p + m->group : m->c.npieces;
+        if (m->laid && (rc = output_window_open(m->out, m->laid, m->at[p], m->at[end] - m->at[p],
+                                                m->c.outcap, &t.w)) != GS_OK)
+            break;
+        for (size_t q = p; q < end && rc == GS_OK; q++)
+            rc = rm_piece(&t, q);
+        if (m->laid) {   /* the stretch whole, or an internal error */
+            int rc2 = output_window_close(m->out, &t.w, rc == GS_OK);
+            rc = rc ? rc : rc2;
+        }
     }
     if (rc)
         turns_fail(&m->turns, rc);   /* the first failure's is kept */
@@ -338,6 +345,7 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
     if (!m)
         return err_set(GS_ENOMEM, "out of memory");
     m->c = *cfg;
+    m->group = 1;
     turns_init(&m->turns);
     if (m->c.npieces < 1)
         m->c.npieces = 1;
@@ -373,6 +381,7 @@ static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
     m->put = put;
     m->put_ctx = ctx;
     m->laid = NULL;
+    m->group = 1;
     turns_reset(&m->turns);
 }
 
@@ -384,8 +393,11 @@ int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
     output_layout_t L;
     int rc = output_layout_begin(out, m->at ? hlen + m->at[m->c.npieces] : 0, header, hlen,
                                  &L);
-    if (L.how != LAYOUT_IN_ORDER)
+    if (L.how != LAYOUT_IN_ORDER) {
+        size_t stretches = (size_t)m->c.nthreads * MERGE_PIECES;
         m->laid = &L;
+        m->group = (m->c.npieces + stretches - 1) / stretches;
+    }
     if (rc == GS_OK)
         rc = rm_run(m);
     int rc2 = output_layout_end(out, &L, rc == GS_OK);

@@ -118,18 +118,17 @@ static const rmerge_src_t part_source = {
 };
 
 /* split[] and *npieces: rmerge_pieces() at most, cut at quantiles of the words of
- * regular samples of the parts (MERGE_SAMPLES a piece each, MERGE_SAMPLES_MAX in
- * all), weighted by the bytes each stands for (splitters.h), a word's records in
- * one piece. */
+ * regular samples of the parts (MERGE_SAMPLES each for each of MERGE_PIECES a
+ * thread: finer pieces, for a merge written in order, need not be even), weighted
+ * by the bytes each stands for (splitters.h), a word's records in one piece. */
 static int runs_cut(const rparts_t *p, int nt, size_t outcap, uint64_t **split,
                     size_t *npieces)
 {
     uint64_t all = 0;
     for (size_t j = 0; j < p->n; j++)
         all += p->size[j];
-    size_t want = rmerge_pieces(nt, all, outcap), each = want * MERGE_SAMPLES, count = 0;
-    if (p->n && each > MERGE_SAMPLES_MAX / p->n)
-        each = MERGE_SAMPLES_MAX / p->n ? MERGE_SAMPLES_MAX / p->n : 1;
+    size_t want = rmerge_pieces(nt, all, outcap), count = 0;
+    size_t each = (size_t)nt * MERGE_PIECES * MERGE_SAMPLES;
     *npieces = 1;
     if (want < 2 || p->n == 0)
         return GS_OK;

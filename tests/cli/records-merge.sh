@@ -5,7 +5,8 @@
 # and binary records, held in memory (merged by key ranges on every thread) and
 # larger than -S (each input's part of a chunk spilled as a run, the runs merged);
 # equal keys in input order (-s) across chunks; an input out of order in a later
-# chunk is an error naming its line, with nothing written.
+# chunk is an error naming its line, with nothing written; to a pipe (in order) and
+# to a file (laid out), on two and eight threads.
 case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 # shellcheck source=tests/cli/lib.sh
 . "${srcdir:-$(dirname "$0")}/lib.sh"
@@ -76,6 +77,25 @@ for mem in "" "-S 1M"; do
     # shellcheck disable=SC2086
     gs_ok got.bin -m -u $mem -B --record-size=24 --key-offset=8 --type=u64 s0 s1
     same exp-u.bin got.bin "-m -u of binary records, ${mem:-in memory}"
+done
+
+# Written in order (a pipe) and laid out (a file on standard output), on two and
+# eight threads, in memory and spilled: the merge in memory is cut into pieces of
+# half a thread's buffer at most (records/rmerge.c's rmerge_pieces), taken in turn
+# to a pipe and, into a file, a group of them through one window.
+big=$(scaled 400000 20000)
+for i in 0 1 2; do
+    "$GSREC" -s $((7400 + i)) -n "$big" -d dups --range=5000 | LC_ALL=C sort -t, -k2,2n >m$i
+done
+LC_ALL=C sort -m -t, -k2,2n m0 m1 m2 >exp
+for par in 2 8; do
+    for mem in 48M 8M; do
+        "$GPUSORT" --parallel=$par -S $mem -m -t, -k2,2n m0 m1 m2 2>err | cat >got
+        [ ! -s err ] || fail "gpusort -m to a pipe wrote: $(head -c 500 err)"
+        same exp got "-m --parallel=$par -S $mem to a pipe"
+        gs_ok got --parallel=$par -S $mem -m -t, -k2,2n m0 m1 m2
+        same exp got "-m --parallel=$par -S $mem to a file"
+    done
 done
 
 # An input out of order far in: an error naming its line; -o left as it was.
