@@ -256,23 +256,17 @@ rec16() {
     echo "rec16: command: gpusort $ARGS ${args[*]} $in -o OUT"
 }
 
-# recnull SIZE: REC_MB MiB of SIZE-byte records to /dev/null, A and B alternating.
+# recnull SIZE: REC_MB MiB of SIZE-byte records to /dev/null, A and B alternating
+# (nulls).
 recnull() {
-    local size=$1 w=rec${1}null n=$((REC_MB * 1048576 / $1)) ta="" tb="" t
+    local size=$1 w=rec${1}null n=$((REC_MB * 1048576 / $1))
     local in=$BENCH_DIR/rec$size-$REC_MB.bin
     [ -s "$in" ] || "$GSREC" --binary --record-size="$size" --key-offset=0 -t u64 -n "$n" \
         -s 3 >"$in"
     sync
     cat "$in" >/dev/null   # into the page cache
     local args=(--binary --record-size="$size" --type=u64)
-    "$A" "${extra[@]}" "${args[@]}" "$in" -o /dev/null
-    "$B" "${extra[@]}" "${args[@]}" "$in" -o /dev/null
-    for ((i = 1; i <= R; i++)); do
-        t=$(seconds "$A" "${extra[@]}" "${args[@]}" "$in" -o /dev/null)
-        ta="$ta $t"
-        t=$(seconds "$B" "${extra[@]}" "${args[@]}" "$in" -o /dev/null)
-        tb="$tb $t"
-    done
+    nulls "$in" "$w" "${args[@]}"
     report "$w" "$ta" "$tb" "$(wc -c <"$in")"
     echo "$w: command: gpusort $ARGS ${args[*]} $in -o /dev/null"
 }
