@@ -5,8 +5,9 @@
  * waits for it (turns_wait), hands its bytes on, and passes the turn to p + 1
  * (turns_pass). A thread that fails says so (turns_fail): the first error is kept,
  * and every wait ends. A hold (turns_hold_t, below) is a thread's bytes of its
- * piece, kept until the piece's turn and handed on then. The merges' one way of
- * putting their pieces in order (merge/pmerge.c, records/rmerge.c).
+ * piece, kept until the piece's turn and handed on then. The one way bytes made in
+ * parallel go out in order: the merges' pieces (merge/pmerge.c, records/rmerge.c)
+ * and records' one chunk written to a pipe (records/emit.c).
  */
 #ifndef GS_TURNS_H
 #define GS_TURNS_H

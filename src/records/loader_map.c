@@ -66,6 +66,15 @@ static void loader_mapped(uint64_t n, double t0)
     stats_note_records_mapped(n);
 }
 
+/* Standard input mapped, not read: its offset moved to where the reading ended, as
+ * read(2) would have left it (sort reads standard input to its end, and a command
+ * after it in a shell's group reads on from there, not from the start again). */
+static void loader_stdin_read(const rloader_t *ld)
+{
+    if (ld->file.fd == STDIN_FILENO && !ld->file.ranged)
+        (void)lseek(STDIN_FILENO, (off_t)ld->pos, SEEK_SET);
+}
+
 /* Where the open input is the only one, a regular file read from its range's start,
  * of READ_MAP_MIN bytes or more: map it, whole where it fits in a chunk (*mapped 1,
  * read to its range's end), else a window at a time (ld->windows). Anything that does not
@@ -91,6 +100,7 @@ void loader_map(rtable_t *t, rloader_t *ld, int *mapped)
         return;
     loader_mapped(len, t0);
     ld->pos = end;
+    loader_stdin_read(ld);
     *mapped = 1;
 }
 
@@ -130,6 +140,7 @@ int loader_window(rtable_t *t, rloader_t *ld, rseg_t *sg, int *mapped, int *ende
             sg->end = keep;
             if (ld->pos == size) {   /* the last window: the input ends here */
                 *ended = 1;
+                loader_stdin_read(ld);
                 ld->file.fd = -1;   /* kept as map_fd, closed with the mapping */
                 ld->windows = 0;
                 return loader_end_input(t, ld, sg);
