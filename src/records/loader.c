@@ -17,7 +17,8 @@
  * the next is mapped (memory as a chunk read into the arena would take). A SIGBUS
  * in the mapping (the file cut short by another program) is a read error of the
  * file (cleanup_watch_map), and the file's bytes are those it had when opened: it
- * is read to that size.
+ * is read to that size. Standard input so mapped is left at the end of what was
+ * mapped, where reading it would have left it.
  *
  * -g on bare numbers (set->tokens): the text is made one number a line as it is
  * read (tokens.h); a bad number ends the chunk before it, and its error comes once
