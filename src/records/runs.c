@@ -117,16 +117,14 @@ static const rmerge_src_t part_source = {
     .advance = part_advance,
 };
 
-/* split[] and *npieces: rmerge_pieces() at most, cut at quantiles of the words of
- * regular samples of the parts (MERGE_SAMPLES each for each of MERGE_PIECES a
- * thread: finer pieces, for a merge written in order, need not be even), weighted
- * by the bytes each stands for (splitters.h), a word's records in one piece. */
-static int runs_cut(const rparts_t *p, int nt, size_t outcap, uint64_t **split,
-                    size_t *npieces)
+/* split[] and *npieces, for parts of all bytes: rmerge_pieces() at most, cut at
+ * quantiles of the words of regular samples of the parts (MERGE_SAMPLES each for
+ * each of MERGE_PIECES a thread: finer pieces, for a merge written in order, need
+ * not be even), weighted by the bytes each stands for (splitters.h), a word's
+ * records in one piece. */
+static int runs_cut(const rparts_t *p, int nt, uint64_t all, size_t outcap,
+                    uint64_t **split, size_t *npieces)
 {
-    uint64_t all = 0;
-    for (size_t j = 0; j < p->n; j++)
-        all += p->size[j];
     size_t want = rmerge_pieces(nt, all, outcap), count = 0;
     size_t each = (size_t)nt * MERGE_PIECES * MERGE_SAMPLES;
     *npieces = 1;
@@ -162,11 +160,13 @@ int rruns_merge(const rtable_t *t, pool_t *pool, const char *header, size_t hlen
                          .outcap = outcap < MERGE_OUT_MIN   ? MERGE_OUT_MIN
                                    : outcap > MERGE_OUT_MAX ? MERGE_OUT_MAX
                                                             : outcap };
-    uint64_t *split = NULL, bytes;
+    uint64_t *split = NULL, bytes, all = 0;
+    for (size_t j = 0; j < p.n; j++)
+        all += p.size[j];
     rmerge_t *m = NULL;
     double t0 = stats_now();
     if (rc == GS_OK)
-        rc = runs_cut(&p, nt, cfg.outcap, &split, &cfg.npieces);
+        rc = runs_cut(&p, nt, all, cfg.outcap, &split, &cfg.npieces);
     cfg.split = split;
     /* in order with one piece, or -u: nothing to gain from measuring */
     int how = t->set->unique || cfg.npieces < 2 ? RMERGE_IN_ORDER : RMERGE_MEASURE;
@@ -174,9 +174,6 @@ int rruns_merge(const rtable_t *t, pool_t *pool, const char *header, size_t hlen
         rc = rmerge_plan(&cfg, how, &m, &bytes);
     if (rc == GS_OK)
         rc = rmerge_write(m, out, header, header ? hlen : 0);
-    uint64_t all = 0;
-    for (size_t j = 0; j < p.n; j++)
-        all += p.size[j];
     stats_add(ST_MERGE, all, stats_now() - t0);
     rmerge_free(m);
     free(split);
