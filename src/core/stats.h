@@ -62,7 +62,7 @@ void stats_note_records_passes(uint64_t before, uint64_t after, int fan);
 /* A chunk of records ordered (records/order.c): its words sorted, then its runs of
  * equal words settled and its lines made (of them, shared_runs by the whole pool). */
 void stats_note_records_order(double sort_s, double settle_s, uint64_t shared_runs);
-/* Bytes laid out and written by this many threads (io/layout.c): mapped (1: into
+/* Bytes laid out and written by this many threads (io/pieces.c): mapped (1: into
  * the file's pages), else at their offsets (pwrite). */
 void stats_note_laid(int mapped, uint64_t bytes, int threads);
 

@@ -6,10 +6,10 @@
  * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
  * may name an input. A FILE that exists and is not a regular file (/dev/null, a
  * FIFO) is written directly. The parts: outfile.c (the destination, the commit),
- * writer.c (batches formatted by the pool and written by a job), layout.c (bytes
- * laid out ahead: the way they are written chosen, and the threads' windows),
- * placed.c (many keys placed; the file's mapping), spread.c (pwrite at offsets),
- * ahead.c (zeros written ahead).
+ * writer.c (batches formatted by the pool and written by a job), placed.c (many
+ * keys placed; the file's mapping), spread.c (pwrite at offsets), ahead.c (zeros
+ * written ahead); pieces.h (bytes made by many threads in pieces, laid out ahead
+ * or in order: the way chosen there) is the output's other door.
  */
 #ifndef GS_OUTPUT_H
 #define GS_OUTPUT_H
@@ -104,15 +104,11 @@ int output_commit(output_t *o);
 /* Remove the temporary (if any) and free o; NULL is a no-op. */
 void output_abort(output_t *o);
 
-/* Most bytes one key takes in the output format. */
+/* Most bytes one key takes in the output's format. */
 size_t output_max_bytes(const output_t *o);
 
-/* Format n mapped keys in the output format (text lines or binary) into dst, which
- * has room for n * output_max_bytes(o); return the bytes. Pure and thread-safe: the
- * parallel merge formats on its own threads. */
-size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
-
-/* Write len formatted bytes, in order, from the calling thread. Not to be mixed
+/* Write len bytes in the output's format, in order, from the calling thread (a
+ * header; bytes made by threads in pieces go through io/pieces.h). Not to be mixed
  * with output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);
 
@@ -121,87 +117,5 @@ int output_write_bytes(output_t *o, const void *buf, size_t len);
  * tn_line_steps; binary: one step, the width), so that a producer of keys in order
  * lays them out by ranks, without formatting them first. The steps' count. */
 size_t output_line_steps(const output_t *o, uint64_t *start, unsigned char *len);
-
-/* ---- bytes laid out ahead: the way to write them chosen here ------------------------ */
-
-typedef enum {
-    LAYOUT_IN_ORDER,         /* written in order (output_write_bytes, or the caller's
-                                own in-order writer) */
-    LAYOUT_MAPPED,           /* copied by any thread into the file's mapped pages at
-                                their offsets (output_window_t) */
-    LAYOUT_AT,               /* written by any thread at their offsets, through a
-                                buffer of its own (output_window_t) */
-} layout_how_t;
-
-typedef struct {
-    layout_how_t how;
-    char *map;               /* mapped: the first byte after the header */
-    int fd;                  /* at offsets: the descriptor, */
-    uint64_t pos;            /*   the offset of the first byte after the header */
-    char *base;              /* the output's own: the mapping, */
-    uint64_t total;          /*   the bytes laid out, the header's included, */
-    size_t hlen;             /*   the header's */
-} output_layout_t;
-
-/* The next total bytes (0: not known), a header of hlen bytes (NULL: none) their
- * first, laid out ahead by the caller: mapped where the file allows it, else
- * written at their offsets, else in order (L->how). Mapped or at offsets, each of
- * the caller's threads writes its stretches through windows (below), whichever the
- * way; in order, the caller writes with output_write_bytes(). The header goes out
- * here, whichever way is chosen. GS_OK or an error. */
-int output_layout_begin(output_t *o, uint64_t total, const char *header, size_t hlen,
-                        output_layout_t *L);
-
-/* The laid-out bytes written (ok: the file goes on after them) or not (the caller
- * failed: a mapping only let go of). GS_OK or an error. */
-int output_layout_end(output_t *o, output_layout_t *L, int ok);
-
-/* A thread's stretch [off, off + len) of the laid-out bytes (offsets after the
- * header), written through a window: the caller puts its next bytes at p, with
- * room up to lim without a call (output_window_need), and may write over the bytes
- * up to end (a copy's overrun). Mapped, the window is the file's own pages, counted
- * and let go of as they fill; at offsets, a buffer of the thread's, written at its
- * offset as it fills. Any thread, several at once on stretches of their own. */
-typedef struct {
-    char *p;                 /* where the next bytes go */
-    char *lim;               /* room without a call up to here */
-    char *end;               /* bytes up to here may be written over */
-    /* the output's own */
-    const output_layout_t *L;
-    char *mark;              /* mapped: counted up to here; at offsets: the buffer */
-    char *released;          /* mapped: pages let go of up to here */
-    char *stop;              /* mapped: the stretch's end */
-    uint64_t off;            /* at offsets: the file offset of the buffer's first byte */
-    uint64_t left;           /* at offsets: the stretch's bytes not yet written */
-} output_window_t;
-
-/* Open w on [off, off + len) of L (mapped or at offsets; at offsets with a buffer
- * of buf bytes, 0: WINDOW_BUF, grown only for one piece longer). GS_OK or
- * GS_ENOMEM. */
-int output_window_open(const output_t *o, const output_layout_t *L, uint64_t off,
-                       uint64_t len, size_t buf, output_window_t *w);
-
-/* Room for n more bytes at w->p: what is before written out or counted. GS_OK; an
- * error writing; GS_EIO where the stretch holds fewer (laid out wrong: an internal
- * error, never a neighbour's bytes overwritten). */
-int output_window_room(const output_t *o, output_window_t *w, size_t n);
-
-static inline int output_window_need(const output_t *o, output_window_t *w, size_t n)
-{
-    return (size_t)(w->lim - w->p) >= n ? 0 : output_window_room(o, w, n);
-}
-
-/* Keys[0..n) (mapped keys, of the output's width) put at w->p in the output's
- * format (text lines, or binary), as many bytes as output_line_steps() says.
- * GS_OK, an error writing, or GS_EIO where the stretch holds fewer. */
-int output_window_keys(const output_t *o, output_window_t *w, const void *keys, size_t n);
-
-/* Bytes[0..len) put at w->p, a window's room at a time. GS_OK, an error writing,
- * or GS_EIO where the stretch holds fewer. */
-int output_window_put(const output_t *o, output_window_t *w, const void *bytes, size_t len);
-
-/* The rest written out; the stretch must be whole (else an internal error); w
- * freed either way. ok 0: the caller failed, nothing more written. */
-int output_window_close(const output_t *o, output_window_t *w, int ok);
 
 #endif

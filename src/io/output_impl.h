@@ -81,6 +81,10 @@ static inline char output_term(const output_t *o)
  * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
 int output_write_all(output_t *o, const void *buf, size_t len);
 
+/* writer.c: n mapped keys in the output's format (text lines or binary) into dst,
+ * which has room for n * output_max_bytes(o); the bytes. Pure and thread-safe. */
+size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);
+
 /* writer.c: wait until the writer job has written everything handed to it; its
  * first error. */
 int output_drain(output_t *o);
@@ -108,7 +112,7 @@ int output_settle(output_t *o);
 int output_ahead_cut(output_t *o);
 
 /* placed.c: keys[0..n), text sorted or not, or binary sorted (a whole chunk),
- * laid out (layout.c) and written by every pool thread at its offset, each its
+ * laid out and written by every pool thread at its offset, each its
  * share (ext4 takes one write(2) at a time per file: doc/perf/RESULTS.md): GS_OK,
  * an error, or OUTPUT_PLAIN where that does not apply (few keys, one thread; binary:
  * a writer on another thread (solo); the output written in order) and the caller
@@ -122,7 +126,7 @@ int output_write_placed(output_t *o, const void *keys, size_t n, int sorted);
  * thread (solo). */
 int output_place_worth(const output_t *o, uint64_t keys);
 
-/* ---- placed.c and spread.c: the laid-out bytes' two ways (layout.c chooses) ---- */
+/* ---- placed.c and spread.c: the laid-out bytes' two ways (pieces.c chooses) ---- */
 
 /* Reserve (fallocate) and map the next total bytes of the file: GS_OK and *base;
  * GS_OK and *base NULL where that cannot be (a position in the middle of a page,

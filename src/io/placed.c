@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* placed.c: keys placed in the output file, and the file's mapping (layout.c's
+/* placed.c: keys placed in the output file, and the file's mapping (pieces.c's
  * mapped way).
  *
  * ext4, like most file systems, takes one write(2) at a time per file, but page
@@ -7,7 +7,7 @@
  * file are placed: their layout is known ahead (output_write() has each thread
  * count the bytes of its share of text; of keys in order (sorted), it
  * finds where they cross each step of the line lengths by binary search; binary
- * keys are all of one width), the output lays them out (layout.c) and each thread
+ * keys are all of one width), the output lays them out (pieces.c) and each thread
  * writes its part through a window at its offset: into the file's pages, whose
  * space is reserved first with fallocate(2) so that a full disk is an error there
  * and never a fault on a mapped page, or, where fallocate is not supported, by
@@ -30,6 +30,7 @@
 #include "core/stats.h"
 #include "core/tuning.h"
 #include "io/output_impl.h"
+#include "io/pieces.h"
 #include "io/textnum.h"
 
 int output_place_worth(const output_t *o, uint64_t keys)
@@ -163,16 +164,15 @@ int output_place_end(output_t *o, char *base, uint64_t total, int ok)
 }
 
 /* Keys placed: each pool thread's share of the keys, one contiguous stretch of the
- * file a thread, written through a window (layout.c): its pages let go of as they
+ * file a thread, written through a window (pieces.h): its pages let go of as they
  * fill (threads that meet at every step, or share one stretch of pages, wait on one
  * another's page faults). */
 typedef struct {
     output_t *o;
-    const output_layout_t *L;
+    pieces_t *P;
     const char *keys;
     size_t n;
     uint64_t *off;      /* [nt + 1]: each share's bytes, then where each starts */
-    int bad;            /* 1: a share failed (the message is set) */
 } place_job_t;
 
 static void output_measure_share(void *arg, int t, int nt)
@@ -189,16 +189,17 @@ static void output_place_share(void *arg, int t, int nt)
     place_job_t *j = arg;
     size_t lo, hi;
     pool_share(j->n, t, nt, &lo, &hi);
-    output_window_t w;
-    int rc = output_window_open(j->o, j->L, j->off[t], j->off[t + 1] - j->off[t], 0, &w);
+    piece_t w;
+    int rc = piece_init(j->P, 0, &w);
     if (rc == GS_OK) {
-        rc = output_window_keys(j->o, &w, j->keys + lo * (size_t)j->o->cfg.km->width,
-                                hi - lo);
-        int rc2 = output_window_close(j->o, &w, rc == GS_OK);
+        piece_start(&w, (size_t)t, j->off[t], j->off[t + 1] - j->off[t]);
+        rc = piece_keys(&w, j->keys + lo * (size_t)j->o->cfg.km->width, hi - lo);
+        int rc2 = piece_end(&w, rc == GS_OK);
         rc = rc ? rc : rc2;
     }
     if (rc)
-        j->bad = 1;
+        pieces_fail(j->P, rc);
+    piece_free(&w);
 }
 
 /* Each share's bytes of keys in order, by ranks: where the keys cross each step of
@@ -228,7 +229,7 @@ static void output_measure_ranked(place_job_t *j, int nt)
 
 /* Keys in order (sorted) are measured by ranks (binary keys: all of one width),
  * text out of order by a pass over them. OUTPUT_PLAIN where placing does not apply:
- * few keys, or the output lays them out in order (layout.c: not a file written from
+ * few keys, or the output takes them in order (pieces.c: not a file written from
  * a position). */
 int output_write_placed(output_t *o, const void *keys, size_t n, int sorted)
 {
@@ -253,19 +254,15 @@ int output_write_placed(output_t *o, const void *keys, size_t n, int sorted)
     double t1 = stats_now();
     if (!o->cfg.binary)
         stats_add(ST_FORMAT, total, t1 - t0);
-    output_layout_t L;
-    int rc = output_layout_begin(o, total, NULL, 0, &L);
-    if (rc == GS_OK && L.how == LAYOUT_IN_ORDER)
-        rc = OUTPUT_PLAIN;
-    if (rc == GS_OK) {
-        j.L = &L;
+    pieces_t P;
+    int rc = pieces_begin(&P, o, total, NULL, 0), plain = rc == GS_OK && !pieces_laid_out(&P);
+    if (rc == GS_OK && !plain) {
+        j.P = &P;
         pool_run(o->cfg.pool, output_place_share, &j);
-        rc = output_layout_end(o, &L, !j.bad);
-        if (j.bad)
-            rc = GS_EIO;
-        else
-            stats_add(ST_WRITE, 0, stats_now() - t1);   /* the bytes: the windows */
     }
+    rc = pieces_end(&P, rc);
+    if (rc == GS_OK && !plain)
+        stats_add(ST_WRITE, 0, stats_now() - t1);   /* the bytes: the windows */
     free(j.off);
-    return rc;
+    return rc == GS_OK && plain ? OUTPUT_PLAIN : rc;
 }

@@ -2,10 +2,11 @@
 /* pmerge.c: the parallel merge of sorted runs by key range (see pmerge.h).
  *
  * Pieces: keys in [split[j-1], split[j]), the first from 0 and the last to the end.
- * Repeats of a key never straddle two pieces, so -u is done inside each piece. In
- * order, each thread holds its piece's bytes until the piece's turn (io/turns.h's
- * hold: memory stays bounded, and the thread holding the turn never waits). Placed
- * (pmerge.h), piece p fills bytes [off[p], off[p + 1]) of the sink's room.
+ * Repeats of a key never straddle two pieces, so -u is done inside each piece. Each
+ * thread's window (io/pieces.h) takes its pieces: in order, it holds a piece's
+ * bytes until the piece's turn (memory stays bounded, and the thread holding the
+ * turn never waits); laid out (pmerge.h), piece p fills bytes [off[p], off[p + 1])
+ * of the output.
  */
 #include <config.h>
 
@@ -23,8 +24,8 @@ size_t pmerge_cursor_bytes(int nruns, int width)
     return (size_t)nruns * run_cursor_bytes(width);
 }
 
-/* Prepare the batch: into the piece's stretch of the output where placed, else into
- * the thread's hold, handed on on the piece's turn (io/turns.h). */
+/* The batch into the thread's window (io/pieces.h): the piece's stretch of the
+ * output where laid out, else the thread's hold, handed on on the piece's turn. */
 int pm_flush(pm_thread_t *t)
 {
     pm_job_t *j = t->j;
@@ -48,23 +49,11 @@ int pm_flush(pm_thread_t *t)
         }
         n = o;
     }
-    run_batch_t b = { t->batch, n };
-    if (j->placed) {
-        double t0 = stats_now();
-        int rc = output_window_keys(j->sink->out, &t->win, b.keys, b.n);
-        stats_add(ST_WRITE, 0, stats_now() - t0);   /* the bytes: the window counts them */
-        return rc;
-    }
-    int rc = turns_hold_room(&t->hold, n * j->sink->max_bytes);
-    if (rc)
-        return rc;
-    char *dst = t->hold.buf + t->hold.len;
-    size_t len = n * w;
-    if (j->sink->prepare)
-        len = j->sink->prepare(j->sink->self, &b, dst);
-    else
-        memcpy(dst, t->batch, len);
-    return turns_hold_added(&t->hold, len);
+    double t0 = stats_now();
+    int rc = piece_keys(&t->w, t->batch, n);
+    if (pieces_laid_out(&j->P))   /* the bytes: the window counts them */
+        stats_add(ST_WRITE, 0, stats_now() - t0);
+    return rc;
 }
 
 /* Source i's next batch (cut at hi when has_hi): *key its first key, or PM_SENT
@@ -120,27 +109,16 @@ static int pm_piece(pm_thread_t *t, size_t p)
         if (rc == GS_OK)
             rc = pm_refill(t, i, has_hi, hi, &first);
     }
-    int opened = 0;
-    if (rc == GS_OK && j->placed) {
-        rc = output_window_open(j->sink->out, &j->L, j->off[p], j->off[p + 1] - j->off[p], 0,
-                                &t->win);
-        opened = rc == GS_OK;
-    }
-    if (!j->placed)
-        turns_hold_start(&t->hold, p);
+    piece_start(&t->w, p, j->off ? j->off[p] : 0, j->off ? j->off[p + 1] - j->off[p] : 0);
     if (rc == GS_OK)
         rc = pm_merge_piece(t, has_hi, hi);
-    int failed = turns_failed(&j->turns);
+    int failed = pieces_failed(&j->P);
     if (rc == GS_OK && !failed)
         rc = pm_flush(t);
-    if (j->placed) {
-        /* the piece must fill its stretch: else an internal error */
-        int rc2 = opened ? output_window_close(j->sink->out, &t->win, rc == GS_OK && !failed)
-                         : GS_OK;
-        rc = rc ? rc : rc2;
-    } else if (rc == GS_OK) {
-        rc = turns_hold_end(&t->hold);   /* on its turn, then the next piece's */
-    }
+    /* laid out, the piece must fill its stretch (else an internal error); in order,
+     * on its turn, then the next piece's */
+    int rc2 = piece_end(&t->w, rc == GS_OK && !failed);
+    rc = rc ? rc : rc2;
     for (int i = 0; i < k; i++)
         run_cursor_close(t->cur_run[i]);
     return rc;
@@ -160,9 +138,7 @@ static void pm_worker(void *arg, int ti, int nt)
     t.done = calloc(k, 1);
     int tree_ok = ltree_init(&t.tree, (int)k) == 0;
     t.batch = malloc(PM_BATCH * (size_t)j->width);
-    int hold_ok = j->placed ||   /* placed: nothing held */
-                  turns_hold_init(&t.hold, &j->turns, j->hold, j->sink->deliver,
-                                  j->sink->self) == GS_OK;
+    int hold_ok = piece_init(&j->P, j->hold, &t.w) == GS_OK;
     if (k <= PM_TREE_MAX) {
         for (t.K = 2; (size_t)t.K < k; t.K *= 2)
             ;
@@ -174,15 +150,15 @@ static void pm_worker(void *arg, int ti, int nt)
     }
     if (!t.cur_run || !t.cur || !t.end || !t.last || !t.done || !t.batch ||
         !hold_ok || !tree_ok) {
-        turns_fail(&j->turns, err_set(GS_ENOMEM, "out of memory"));
+        pieces_fail(&j->P, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
             size_t p = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-            if (p >= j->npieces || turns_failed(&j->turns))
+            if (p >= j->npieces || pieces_failed(&j->P))
                 break;
             int rc = pm_piece(&t, p);
             if (rc) {
-                turns_fail(&j->turns, rc);
+                pieces_fail(&j->P, rc);
                 break;
             }
         }
@@ -194,7 +170,7 @@ static void pm_worker(void *arg, int ti, int nt)
     free(t.done);
     ltree_free(&t.tree);
     free(t.batch);
-    turns_hold_free(&t.hold);
+    piece_free(&t.w);
     free(t.hd);
     free(t.tl);
     free(t.fin);
@@ -244,32 +220,30 @@ int pmerge_runs(run_t **runs, int nruns, int width, int unique, pool_t *pool,
     j.hold = left / (size_t)threads;
     if (j.hold > PM_HOLD_MAX)   /* a huge -S must not mean huge allocations */
         j.hold = PM_HOLD_MAX;
-    if (j.hold < 4 * PM_BATCH * sink->max_bytes)
-        j.hold = 4 * PM_BATCH * sink->max_bytes;
+    size_t key_bytes = sink->out ? output_max_bytes(sink->out) : (size_t)width;
+    if (j.hold < 4 * PM_BATCH * key_bytes)
+        j.hold = 4 * PM_BATCH * key_bytes;
+    /* Into an output, without -u, the bytes of every piece are known (pm_layout):
+     * the output may take them laid out. */
     int placing = sink->out && !unique;
     size_t piece_keys = (size_t)(total / ((uint64_t)threads * 4) + 1);
-    size_t most = placing ? PM_PLACED_PIECE_MAX : j.hold / sink->max_bytes;
+    size_t most = placing ? PM_PLACED_PIECE_MAX : j.hold / key_bytes;
     if (piece_keys > most)
         piece_keys = most;
     int rc = pm_split(&j, total, piece_keys);
-    turns_init(&j.turns);
     if (rc == GS_OK && placing)
         rc = pm_layout(&j, pool);
-    if (rc) {
-        turns_destroy(&j.turns);
-        free(j.split);
-        free(j.off);
-        return rc;
+    int begun = rc == GS_OK;
+    if (begun && sink->out)
+        rc = pieces_begin(&j.P, sink->out, placing ? j.off[j.npieces] : 0, NULL, 0);
+    else if (begun)
+        pieces_begin_put(&j.P, sink->append, sink->ctx, (size_t)width);
+    if (rc == GS_OK) {
+        stats_note_merge(0, total);
+        pool_run(pool, pm_worker, &j);
     }
-    stats_note_merge(0, total);
-    pool_run(pool, pm_worker, &j);
-    rc = turns_rc(&j.turns);
-    turns_destroy(&j.turns);
-    if (j.placed) {
-        int erc = output_layout_end(sink->out, &j.L, rc == GS_OK);
-        if (rc == GS_OK)
-            rc = erc;
-    }
+    if (begun)
+        rc = pieces_end(&j.P, rc);
     free(j.split);
     free(j.off);
     stats_add(ST_MERGE, total * (uint64_t)width, stats_now() - t0);

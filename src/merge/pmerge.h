@@ -4,10 +4,10 @@
  * Splitter keys drawn from samples of the runs cut the key space into pieces of
  * about the same number of keys. The pool's threads take pieces in order; each
  * merges its piece of every run (through a tree of two-way merges where the runs are
- * few, a loser tree where they are many), prepares the result (formats it,
- * say) in parallel with the others, and delivers it to the sink in key order: the
- * thread whose piece is next streams directly, the others hold their piece's bytes
- * (at most a bounded amount, then they wait for their turn).
+ * few, a loser tree where they are many), formats it in parallel with the others,
+ * and hands it on in key order (io/pieces.h): the thread whose piece is next streams
+ * directly, the others hold their piece's bytes (at most a bounded amount, then
+ * they wait for their turn).
  *
  * Where the sink is an output that takes its bytes laid out (a file), the merge
  * first lays them out: a key's bytes depend on its value alone, as steps over the
@@ -23,21 +23,17 @@
 #include <stdint.h>
 #include "core/pool.h"
 #include "io/output.h"
+#include "io/turns.h"
 #include "store/runs.h"
 
-/* Where merged items go. prepare() runs on the merge threads in parallel and turns a
- * batch of sorted items into bytes at dst (room for b->n * max_bytes; NULL: the keys
- * as they are, max_bytes being the key width); deliver() takes those bytes in key
- * order, from one thread at a time. */
+/* Where merged keys go: an output, in its format (laid out where it takes them so
+ * and the bytes are known: not with -u), or else append(ctx, keys, bytes), the
+ * keys as they are, whole, in order, from one thread at a time (a run being
+ * written). */
 typedef struct {
-    size_t (*prepare)(void *self, const run_batch_t *b, void *dst);
-    int (*deliver)(void *self, const void *bytes, size_t len);
-    size_t max_bytes;        /* most bytes prepare() makes of one key */
-    void *self;
-    output_t *out;           /* the output prepare() formats for, where the keys may be
-                                laid out in it (output_layout_begin): each thread
-                                then puts its pieces at their offsets; NULL:
-                                delivered in order only (as with -u) */
+    output_t *out;
+    turns_put_fn append;
+    void *ctx;
 } pmerge_sink_t;
 
 /* Merge runs[0..nruns) (keys of width bytes, each run ascending) into sink, with

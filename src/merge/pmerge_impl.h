@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pmerge_impl.h: the parallel merge's state, shared by its parts: pmerge.c (pieces,
- * turns, the sink), pmerge_loops.c (merging one piece) and pmerge_layout.c (the
+ * the sink), pmerge_loops.c (merging one piece) and pmerge_layout.c (the
  * layout of a placed merge). Not for other modules: their interface is pmerge.h.
  */
 #ifndef GS_PMERGE_IMPL_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/tuning.h"
-#include "io/turns.h"
+#include "io/pieces.h"
 #include "merge/ltree.h"
 #include "merge/pmerge.h"
 
@@ -22,10 +22,8 @@ typedef struct {
     size_t npieces;
     size_t hold;             /* bytes a thread may hold before its turn */
     size_t next;             /* the next piece to take (atomic) */
-    turns_t turns;           /* the piece that may deliver; the first error */
-    int placed;              /* 1: the keys laid out in the sink's output (L) */
-    output_layout_t L;
-    uint64_t *off;           /* placed: [npieces + 1] where each piece's bytes start */
+    pieces_t P;              /* where the merged bytes go; the first error */
+    uint64_t *off;           /* laid out: [npieces + 1] where each piece's bytes start */
 } pm_job_t;
 
 /* A source whose runs are done holds this key; a u64 key of this value is told
@@ -45,10 +43,9 @@ typedef struct {
     ltree_t tree;            /* many sources: the loser tree over them */
     void *batch;             /* PM_BATCH keys */
     size_t nb;
-    turns_hold_t hold;       /* in order: prepared bytes waiting for the piece's turn */
+    piece_t w;               /* the thread's window on the pieces */
     int have_last;           /* -u: a key was kept in this piece */
     uint64_t last_key;
-    output_window_t win;     /* placed: the piece's stretch of the output */
     /* the tree of two-way merges (pm_tree): nodes 1..K-1 inner, K..2K-1 the sources
      * (K: nruns rounded up to a power of two, at least 2) */
     int K;
@@ -57,7 +54,7 @@ typedef struct {
     char *nodes;             /* [K][PM_NODE_KEYS] inner nodes' buffers */
 } pm_thread_t;
 
-/* pmerge.c: prepare the thread's batch of merged keys and hand it on (see there). */
+/* pmerge.c: the thread's batch of merged keys into its window (see there). */
 int pm_flush(pm_thread_t *t);
 
 /* pmerge.c: source i's next batch, cut at hi when has_hi: *key its first key, or
@@ -69,8 +66,8 @@ int pm_refill(pm_thread_t *t, int i, int has_hi, uint64_t hi, uint64_t *key);
  * else the loser tree. */
 int pm_merge_piece(pm_thread_t *t, int has_hi, uint64_t hi);
 
-/* pmerge_layout.c: lay the keys out (j->off) and have the sink's output take them
- * so (j->L; j->placed, unless it writes in order). */
+/* pmerge_layout.c: lay the keys out: j->off, each piece's bytes in the sink's
+ * output. GS_OK or an error. */
 int pm_layout(pm_job_t *j, pool_t *pool);
 
 #endif

@@ -19,7 +19,15 @@ typedef struct {
     uint64_t *below;         /* [nruns][npieces]: bytes of run r's keys below piece
                                 p's upper bound (the last: all of run r's bytes) */
     int next;                /* the next run to measure (atomic) */
+    int rc;                  /* the first error (atomic) */
 } pm_layout_t;
+
+/* A thread failed: rc kept where it is the first error; every thread stops. */
+static void pm_layout_fail(pm_layout_t *L, int rc)
+{
+    int ok = GS_OK;
+    __atomic_compare_exchange_n(&L->rc, &ok, rc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 
 /* Measure runs, one at a time: ranks of the steps and of the splitters in the run
  * give the keys, hence the bytes, between each two. */
@@ -34,11 +42,11 @@ static void pm_layout_worker(void *arg, int ti, int nt)
     size_t *rx = malloc(sizeof *rx * np);         /* ranks of the splitters, then n */
     void *buffers = malloc(run_cursor_bytes(j->width));
     if (!rs || !rx || !buffers) {
-        turns_fail(&j->turns, err_set(GS_ENOMEM, "out of memory"));
+        pm_layout_fail(L, err_set(GS_ENOMEM, "out of memory"));
     } else {
         for (;;) {
             int r = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
-            if (r >= j->nruns || turns_failed(&j->turns))
+            if (r >= j->nruns || __atomic_load_n(&L->rc, __ATOMIC_ACQUIRE))
                 break;
             run_t *run = j->runs[r];
             size_t n = run_keys(run);
@@ -46,7 +54,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
             if (rc == GS_OK)
                 rc = run_ranks(run, j->split, np - 1, rx, buffers);
             if (rc) {
-                turns_fail(&j->turns, rc);
+                pm_layout_fail(L, rc);
                 break;
             }
             rs[m] = n;
@@ -66,7 +74,7 @@ static void pm_layout_worker(void *arg, int ti, int nt)
     free(buffers);
 }
 
-/* Lay the keys out (j->off), and have the output take them so (j->L, j->placed). */
+/* Lay the keys out: j->off. */
 int pm_layout(pm_job_t *j, pool_t *pool)
 {
     size_t np = j->npieces;
@@ -86,9 +94,5 @@ int pm_layout(pm_job_t *j, pool_t *pool)
         j->off[p + 1] = below;
     }
     free(L.below);
-    if (turns_failed(&j->turns))
-        return turns_rc(&j->turns);
-    int rc = output_layout_begin(j->sink->out, j->off[np], NULL, 0, &j->L);
-    j->placed = rc == GS_OK && j->L.how != LAYOUT_IN_ORDER;
-    return rc;
+    return L.rc;
 }

@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) int pm_merge(pm_thread_t *t, int ha
             t->nb = nb;
             rc = pm_flush(t);
             nb = t->nb;
-            if (rc || turns_failed(&j->turns))
+            if (rc || pieces_failed(&j->P))
                 return rc;
         }
         const char *c = t->cur[s] + w;
@@ -200,7 +200,7 @@ static int pm_tree(pm_thread_t *t, int has_hi, uint64_t hi, const int w)
         t->nb = (size_t)(end - batch) / (size_t)w;
         if (rc || end < full)
             return rc;   /* finished, or failed */
-        if ((rc = pm_flush(t)) != GS_OK || turns_failed(&j->turns))
+        if ((rc = pm_flush(t)) != GS_OK || pieces_failed(&j->P))
             return rc;
     }
 }

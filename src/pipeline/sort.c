@@ -118,17 +118,6 @@ static int sort_read(chunks_t *s)
 
 /* ---- the merge's sinks ------------------------------------------------------------ */
 
-/* Formatted output. */
-static size_t sort_sink_format(void *self, const run_batch_t *b, void *dst)
-{
-    return output_format(self, b->keys, b->n, dst);
-}
-
-static int sort_sink_write(void *self, const void *bytes, size_t len)
-{
-    return output_write_bytes(self, bytes, len);
-}
-
 /* A merge pass's sink: a new run. */
 typedef struct {
     int width;
@@ -185,7 +174,7 @@ static int sort_merge_group(void *self, void *group, int k, void *merged)
     int rc = run_writer_open(&rs.w, &s->rcfg);
     if (rc)
         return rc;
-    pmerge_sink_t sink = { NULL, sort_sink_append, (size_t)rs.width, &rs, NULL };
+    pmerge_sink_t sink = { NULL, sort_sink_append, &rs };
     rc = sort_merge_into(s, runs, k, &sink);
     if (rc) {
         run_writer_abort(rs.w);
@@ -278,8 +267,7 @@ static int sort_merge_runs(chunks_t *s)
         sorter_release(c->sorter);   /* its last piece sorted: the GPUs go while it ends */
     } else {
         /* The output lays the keys out where it can (pmerge.h). */
-        pmerge_sink_t sink = { sort_sink_format, sort_sink_write, output_max_bytes(out), out,
-                               c->set->unique ? NULL : out };
+        pmerge_sink_t sink = { out, NULL, NULL };
         rc = sort_merge_into(s, s->runs, s->nruns, &sink);
     }
     return ctx_finish(rc, out);

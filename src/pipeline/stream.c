@@ -30,6 +30,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/tuning.h"
+#include "io/pieces.h"
 #include "pipeline/ctx.h"
 
 typedef struct {
@@ -44,7 +45,8 @@ typedef struct {
     int ended;               /* 1: every input was read to its end */
     /* the output (drain, or place) */
     output_t *out;
-    output_layout_t L;       /* the items laid out in it (not in order: placed) */
+    pieces_t P;              /* the items as pieces of it (laid out: placed) */
+    int begun;               /* 1: P begun, for pieces_end() */
     int unique;              /* -u: the first of each run of equal keys */
     uint64_t last;           /* with -u: the last key written (a record's key's bytes
                                 as they are), */
@@ -149,15 +151,17 @@ static int stream_place(void *self, size_t first, const void *buf, size_t n)
     stream_t *s = self;
     if (!__atomic_exchange_n(&s->writing, 1, __ATOMIC_RELAXED))
         progress_phase("writing");   /* the first piece back, on whichever thread */
-    output_window_t w;
-    int rc = output_window_open(s->out, &s->L, (uint64_t)first * s->w, (uint64_t)n * s->w, 0,
-                                &w);
-    if (rc)
-        return rc;
-    rc = s->rec ? output_window_put(s->out, &w, buf, n * s->w)   /* as they are */
-                : output_window_keys(s->out, &w, buf, n);
-    int rc2 = output_window_close(s->out, &w, rc == GS_OK);
-    return rc ? rc : rc2;
+    piece_t w;
+    int rc = piece_init(&s->P, n * s->w, &w);
+    if (rc == GS_OK) {
+        piece_start(&w, first, (uint64_t)first * s->w, (uint64_t)n * s->w);
+        rc = s->rec ? piece_put(&w, buf, n * s->w)   /* as they are */
+                    : piece_keys(&w, buf, n);
+        int rc2 = piece_end(&w, rc == GS_OK);
+        rc = rc ? rc : rc2;
+    }
+    piece_free(&w);
+    return rc;
 }
 
 /* Open the output (records: their bytes written as they are); every item kept (no
@@ -171,8 +175,9 @@ static int stream_open_output(stream_t *s, size_t n, sorter_stream_t *st)
     int rc = output_open(&s->out, &ocfg);
     if (rc || s->unique)
         return rc;
-    if ((rc = output_layout_begin(s->out, (uint64_t)n * s->w, NULL, 0, &s->L)) == GS_OK &&
-        s->L.how != LAYOUT_IN_ORDER)
+    rc = pieces_begin(&s->P, s->out, (uint64_t)n * s->w, NULL, 0);
+    s->begun = 1;
+    if (rc == GS_OK && pieces_laid_out(&s->P))
         st->place = stream_place;
     return rc;
 }
@@ -202,8 +207,7 @@ int stream_run(ctx_t *c, int *done)
     const settings_t *set = c->set;
     uint64_t bytes = c->in_bytes;   /* every input regular (stream_declines) */
     *done = 0;
-    stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique,
-                   .L = { .how = LAYOUT_IN_ORDER } };
+    stream_t s = { .c = c, .w = (size_t)c->km.width, .unique = set->unique };
     s.cfg = c->rcfg;
     s.cfg.block_bytes = READ_PIECE;   /* its buffers hold only a carried key */
     sorter_records_t rec;
@@ -233,10 +237,8 @@ int stream_run(ctx_t *c, int *done)
         if (rc == GS_OK)
             rc = sorter_stream_sort(c->sorter, &st);
         sorter_release(c->sorter);   /* the last of the GPU: it goes while the output ends */
-        if (st.place) {
-            int rc2 = output_layout_end(s.out, &s.L, rc == GS_OK);
-            rc = rc ? rc : rc2;
-        }
+        if (s.begun)
+            rc = pieces_end(&s.P, rc);
         if (s.out)
             rc = ctx_finish(rc, s.out);
     }

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/tuning.h"
-#include "io/turns.h"
+#include "io/pieces.h"
 #include "merge/ltree.h"
 #include "records/rmerge.h"
 
@@ -21,20 +21,20 @@ struct rmerge {
     uint64_t *at;          /* known: piece p's bytes at [at[p], at[p + 1]) from the
                               merge's first byte (the header's after it); else NULL */
     uint64_t *seen;        /* measuring: [p * nsrc + j] source j's bytes before piece p */
-    /* while writing */
-    output_t *out;
-    rmerge_put_fn put;     /* rmerge_write_to()'s, instead of out */
-    void *put_ctx;
-    const output_layout_t *laid;   /* laid out (mapped or at offsets): each piece
-                              through a window at its offset; NULL: in order */
+    pieces_t *P;           /* writing: where the pieces go (io/pieces.h) */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
     size_t group;          /* pieces a thread takes at a time: laid out, through one
                               window (pieces as small as in order cost more, each a
                               window); else 1 */
-    turns_t turns;         /* in order: the piece whose bytes go out now (each
-                              thread's hold); the first error */
+    turns_t turns;         /* planning (measured, counted): the first error */
 };
+
+/* Where the threads' first error is kept: writing, the pieces'. */
+static turns_t *rm_turns(rmerge_t *m)
+{
+    return m->P ? &m->P->turns : &m->turns;
+}
 
 /* A thread's part of the merge. */
 typedef struct {
@@ -45,8 +45,7 @@ typedef struct {
     uint64_t hi;           /* the piece's words are below hi, */
     int has_hi;            /* where it has one */
     uint64_t at;           /* counting: the piece's bytes so far */
-    output_window_t w;     /* laid out: the piece's stretch of the output */
-    turns_hold_t hold;     /* in order: bytes waiting for the piece's turn */
+    piece_t w;             /* writing: the thread's window on the pieces */
     char *last;            /* -u compared in full: the last record kept */
     size_t last_len, last_cap;
 } rthread_t;
@@ -58,37 +57,28 @@ static inline rcur_t *rm_cur(const rthread_t *t, size_t j)
 
 /* ---- the output of a thread -------------------------------------------------------- */
 
-/* Write buf[0..len) in order (a hold's thread holds its piece's turn). */
-static int rm_write(void *ctx, const void *buf, size_t len)
-{
-    rmerge_t *m = ctx;
-    return m->put ? m->put(m->put_ctx, buf, len) : output_write_bytes(m->out, buf, len);
-}
-
 #define RM_QUICK 64   /* a record this short copied as RM_QUICK bytes, without branches */
 
-/* Record c's bytes to the thread's output (counting: only counted). */
+/* Record c's bytes through the thread's window, whole (a run being written counts
+ * records), never past a laid-out piece's stretch (laid out wrong: an error);
+ * counting, only counted. */
 static inline int rm_put(rthread_t *t, const rcur_t *c)
 {
-    rmerge_t *m = t->m;
     size_t len = c->len;
-    if (m->count) {
+    if (t->m->count) {
         t->at += len;
         return GS_OK;
     }
-    if (m->laid) {   /* never past the piece's stretch: laid out wrong, an error */
-        output_window_t *w = &t->w;
-        int rc = output_window_need(m->out, w, len);
-        if (rc)
-            return rc;
-        if (len <= RM_QUICK && (size_t)(w->end - w->p) >= RM_QUICK && c->rec + RM_QUICK <= c->end)
-            memcpy(w->p, c->rec, RM_QUICK);
-        else
-            memcpy(w->p, c->rec, len);
-        w->p += len;
-        return GS_OK;
-    }
-    return turns_hold_put(&t->hold, c->rec, len);
+    piece_t *w = &t->w;
+    int rc = piece_need(w, len);
+    if (rc)
+        return rc;
+    if (len <= RM_QUICK && (size_t)(w->end - w->p) >= RM_QUICK && c->rec + RM_QUICK <= c->end)
+        memcpy(w->p, c->rec, RM_QUICK);
+    else
+        memcpy(w->p, c->rec, len);
+    w->p += len;
+    return GS_OK;
 }
 
 /* ---- one piece --------------------------------------------------------------------- */
@@ -148,15 +138,13 @@ static int rm_keep_last(rthread_t *t, const rcur_t *c)
     return GS_OK;
 }
 
-/* Merge piece p of every source into the thread's output (laid out: the window
- * open on it); in order, then pass the turn. */
+/* Merge piece p of every source through the thread's window (its piece started). */
 static int rm_piece(rthread_t *t, size_t p)
 {
     rmerge_t *m = t->m;
     const rmerge_src_t *src = m->c.src;
     size_t k = m->c.nsrc;
     uint64_t lo = p > 0 ? m->split[p - 1] : 0;
-    turns_hold_start(&t->hold, p);
     t->has_hi = p + 1 < m->c.npieces;
     t->hi = t->has_hi ? m->split[p] : 0;
     t->at = 0;
@@ -189,17 +177,13 @@ static int rm_piece(rthread_t *t, size_t p)
         if (rc == GS_OK)
             w = ltree_replay(&tree, w, &wkey, rm_tie, t);
     }
-    if (m->count) {
+    if (m->count)
         m->at[p + 1] = t->at;
-        return rc;
-    }
-    if (m->laid)
-        return rc;
-    return rc ? rc : turns_hold_end(&t->hold);
+    return rc;
 }
 
-/* A thread's cursors and state: GS_OK or GS_ENOMEM. */
-static int rm_thread_init(rthread_t *t, rmerge_t *m, int buffered)
+/* A thread's cursors and state (writing, its window): GS_OK or GS_ENOMEM. */
+static int rm_thread_init(rthread_t *t, rmerge_t *m, int writing)
 {
     const rmerge_src_t *src = m->c.src;
     size_t k = m->c.nsrc ? m->c.nsrc : 1;
@@ -208,7 +192,7 @@ static int rm_thread_init(rthread_t *t, rmerge_t *m, int buffered)
     int tree = ltree_init(&t->tree, (int)m->c.nsrc);
     if (!t->cur || (src->own_size && !t->own) || tree)
         return err_set(GS_ENOMEM, "out of memory");
-    return buffered ? turns_hold_init(&t->hold, &m->turns, m->c.outcap, rm_write, m) : GS_OK;
+    return writing ? piece_init(m->P, m->c.outcap, &t->w) : GS_OK;
 }
 
 static void rm_thread_free(rthread_t *t)
@@ -221,7 +205,7 @@ static void rm_thread_free(rthread_t *t)
     free(t->cur);
     free(t->own);
     ltree_free(&t->tree);
-    turns_hold_free(&t->hold);
+    piece_free(&t->w);
     free(t->last);
 }
 
@@ -233,24 +217,24 @@ static void rm_thread(void *arg, int i, int nt)
     if (i >= m->c.nthreads)
         return;
     rthread_t t;
-    int rc = rm_thread_init(&t, m, !m->count && !m->laid);
+    int writing = !m->count, rc = rm_thread_init(&t, m, writing);
     for (;;) {
         size_t p = __atomic_fetch_add(&m->next, m->group, __ATOMIC_RELAXED);
-        if (rc || p >= m->c.npieces || turns_failed(&m->turns))
+        if (rc || p >= m->c.npieces || turns_failed(rm_turns(m)))
             break;
+        /* A group of pieces (laid out) through one window, as one stretch. */
         size_t end = m->c.npieces - p > m->group ? p + m->group : m->c.npieces;
-        if (m->laid && (rc = output_window_open(m->out, m->laid, m->at[p], m->at[end] - m->at[p],
-                                                m->c.outcap, &t.w)) != GS_OK)
-            break;
+        if (writing)
+            piece_start(&t.w, p, m->at ? m->at[p] : 0, m->at ? m->at[end] - m->at[p] : 0);
         for (size_t q = p; q < end && rc == GS_OK; q++)
             rc = rm_piece(&t, q);
-        if (m->laid) {   /* the stretch whole, or an internal error */
-            int rc2 = output_window_close(m->out, &t.w, rc == GS_OK);
+        if (writing) {   /* laid out, the stretch whole; in order, on its turn */
+            int rc2 = piece_end(&t.w, rc == GS_OK);
             rc = rc ? rc : rc2;
         }
     }
     if (rc)
-        turns_fail(&m->turns, rc);   /* the first failure's is kept */
+        turns_fail(rm_turns(m), rc);   /* the first failure's is kept */
     rm_thread_free(&t);
 }
 
@@ -263,7 +247,7 @@ static int rm_run(rmerge_t *m)
         pool_run(m->c.pool, rm_thread, m);
     else
         rm_thread(m, 0, 1);
-    return turns_rc(&m->turns);
+    return turns_rc(rm_turns(m));
 }
 
 /* ---- the plan ---------------------------------------------------------------------- */
@@ -374,44 +358,39 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
 
 /* ---- the writing ------------------------------------------------------------------- */
 
-/* The merge's writing state for a write to out, or through put (out NULL). */
-static void rm_begin(rmerge_t *m, output_t *out, rmerge_put_fn put, void *ctx)
+/* The merge written through P's pieces: in groups of consecutive pieces a thread
+ * where laid out (pieces as small as in order would cost a window each), else one
+ * at a time, each on its turn. The first error. */
+static int rm_write_pieces(rmerge_t *m, pieces_t *P, int rc)
 {
-    m->out = out;
-    m->put = put;
-    m->put_ctx = ctx;
-    m->laid = NULL;
+    m->P = P;
     m->group = 1;
-    turns_reset(&m->turns);
-}
-
-int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
-{
-    rm_begin(m, out, NULL, NULL);
-    /* Pieces of known bytes: the output chooses where they go (mapped, at offsets);
-     * else in order, each on its turn. */
-    output_layout_t L;
-    int rc = output_layout_begin(out, m->at ? hlen + m->at[m->c.npieces] : 0, header, hlen,
-                                 &L);
-    if (L.how != LAYOUT_IN_ORDER) {
+    if (pieces_laid_out(P)) {
         size_t stretches = (size_t)m->c.nthreads * MERGE_PIECES;
-        m->laid = &L;
         m->group = (m->c.npieces + stretches - 1) / stretches;
     }
     if (rc == GS_OK)
         rc = rm_run(m);
-    int rc2 = output_layout_end(out, &L, rc == GS_OK);
-    m->out = NULL;
-    m->laid = NULL;
-    return rc ? rc : rc2;
+    rc = pieces_end(P, rc);
+    m->P = NULL;
+    m->group = 1;
+    return rc;
 }
 
-int rmerge_write_to(rmerge_t *m, rmerge_put_fn put, void *ctx)
+int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen)
 {
-    rm_begin(m, NULL, put, ctx);
-    int rc = rm_run(m);
-    m->put = NULL;
-    return rc;
+    /* Pieces of known bytes: the output chooses where they go (mapped, at offsets);
+     * else in order, each on its turn. */
+    pieces_t P;
+    int rc = pieces_begin(&P, out, m->at ? hlen + m->at[m->c.npieces] : 0, header, hlen);
+    return rm_write_pieces(m, &P, rc);
+}
+
+int rmerge_write_to(rmerge_t *m, turns_put_fn put, void *ctx)
+{
+    pieces_t P;
+    pieces_begin_put(&P, put, ctx, 1);
+    return rm_write_pieces(m, &P, GS_OK);
 }
 
 void rmerge_free(rmerge_t *m)

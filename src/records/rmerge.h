@@ -30,6 +30,7 @@
 
 #include "core/pool.h"
 #include "io/output.h"
+#include "io/turns.h"
 #include "records/rkey.h"
 
 /* A cursor's record at hand, the first member of every source's cursor. */
@@ -103,8 +104,7 @@ int rmerge_write(rmerge_t *m, output_t *out, const char *header, size_t hlen);
 /* The merge handed to put(ctx, bytes, len) in order instead, whole records each
  * call (a merge pass into a new run: records/spill_merge.c), by the caller's
  * thread where cfg->nthreads is 1. GS_OK or the first error (put's too). */
-typedef int (*rmerge_put_fn)(void *ctx, const char *bytes, size_t len);
-int rmerge_write_to(rmerge_t *m, rmerge_put_fn put, void *ctx);
+int rmerge_write_to(rmerge_t *m, turns_put_fn put, void *ctx);
 
 void rmerge_free(rmerge_t *m);
 

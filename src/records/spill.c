@@ -404,9 +404,10 @@ void spill_writer_begin(rspill_t *s, swriter_t *w, const rkey_t *rk)
                       .run = { .block0 = s->nblocks } };
 }
 
-int spill_writer_put(void *arg, const char *bytes, size_t len)
+int spill_writer_put(void *arg, const void *buf, size_t len)
 {
     swriter_t *w = arg;
+    const char *bytes = buf;
     size_t rsize = w->s->set->record_size;
     for (size_t at = 0; at < len;) {
         const char *rec = bytes + at, *e = NULL;

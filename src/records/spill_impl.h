@@ -108,9 +108,9 @@ typedef struct {
 
 /* Begin a run after every block of s's index; none may be added meanwhile. */
 void spill_writer_begin(rspill_t *s, swriter_t *w, const rkey_t *rk);
-/* Records bytes[0..len), whole, appended to the run (an rmerge_put_fn). GS_OK or an
+/* Records bytes[0..len), whole, appended to the run (a turns_put_fn). GS_OK or an
  * error. */
-int spill_writer_put(void *w, const char *bytes, size_t len);
+int spill_writer_put(void *w, const void *bytes, size_t len);
 /* The run ended: its last blocks written and noted, *run it (where ok; else what
  * was written is left in the files, unused). GS_OK or an error. */
 int spill_writer_end(swriter_t *w, int ok, srun_t *run);

@@ -221,7 +221,7 @@ int cuda_sort_on(sorter_cuda_t *c, pool_t *pool, sort_job_t *job)
         rc = run_view(&runs[p], keys + lo * w, hi - lo, width);
     }
     array_sink_t a = { .dst = scratch };
-    pmerge_sink_t sink = { NULL, cuda_sink_append, w, &a, NULL };
+    pmerge_sink_t sink = { NULL, cuda_sink_append, &a };
     if (rc == GS_OK)
         rc = pmerge_runs(runs, (int)nparts, width, 0, pool, CUDA_MERGE_BUDGET, &sink);
     for (size_t p = 0; p < nparts; p++)

@@ -41,6 +41,7 @@ static const struct {
     { 1, make_splitters_suite },
     { 1, make_rmerge_suite },
     { 1, make_turns_suite },
+    { 1, make_pieces_suite },
     { 1, make_engine_suite },
     { 2, make_smerge_suite },
 };

@@ -134,9 +134,10 @@ typedef struct {
     int split;   /* 1: a call's bytes ended inside a record */
 } ck_sink_t;
 
-static int ck_put_bytes_cb(void *ctx, const char *bytes, size_t len)
+static int ck_put_bytes_cb(void *ctx, const void *buf, size_t len)
 {
     ck_sink_t *k = ctx;
+    const char *bytes = buf;
     if (k->len + len > k->cap) {
         k->cap = (k->len + len) * 2;
         k->buf = realloc(k->buf, k->cap);

@@ -29,6 +29,7 @@ Suite *make_cleanup_suite(void);
 Suite *make_rkey_suite(void);
 Suite *make_ltree_suite(void);
 Suite *make_turns_suite(void);
+Suite *make_pieces_suite(void);
 Suite *make_splitters_suite(void);
 Suite *make_rmerge_suite(void);
 Suite *make_engine_suite(void);
