@@ -97,7 +97,9 @@
 #define SPILL_BLOCK ((size_t)256 << 10)         /* a spilled block's records: about this many bytes, */
 #define SPILL_BLOCK_MIN ((size_t)16 << 10)      /*   at a small -S as few as this, */
 #define SPILL_BLOCKS_IN_S 64                    /*   -S / this (a merge then reads tens of runs) */
-#define MERGE_OUT_MAX ((size_t)4 << 20)         /* the spilled merge: a thread's output buffer, at most */
+#define MERGE_OUT_MAX ((size_t)4 << 20)         /* the merge of runs in memory: a thread's output buffer, at most */
+#define SPILL_MERGE_OUT_MAX ((size_t)32 << 20)  /* the spilled merge's, at most (its pieces cost a seek a run) */
+#define SPILL_SEEK_PIECE 8                      /* a spilled merge's piece: this many times the blocks a seek decodes, at least */
 #define MERGE_OUT_MIN ((size_t)64 << 10)        /*   and at least (a quarter of -S shared by the threads) */
 #define MERGE_PIECES 4                          /*   key ranges a thread, so that the threads end together, */
 #define MERGE_PIECES_MAX ((size_t)8 << 10)      /*   and a range to half a buffer, up to this many (rmerge_pieces) */

@@ -24,9 +24,12 @@ struct rmerge {
     pieces_t *P;           /* writing: where the pieces go (io/pieces.h) */
     int count;             /* 1: counting (no output): at[p + 1] each piece's bytes */
     size_t next;           /* the next piece to take (atomic) */
-    size_t group;          /* pieces a thread takes at a time: laid out, through one
-                              window (pieces as small as in order cost more, each a
-                              window); else 1 */
+    size_t stretch;        /* laid out, pieces a thread takes at a time, merged as
+                              one range through one window (pieces as small as in
+                              order would cost a window and a seek a source each):
+                              nthreads x MERGE_PIECES stretches; the measure notes
+                              only their bounds */
+    size_t group;          /* pieces a thread takes now: stretch or 1 */
     turns_t turns;         /* planning (measured, counted): the first error */
 };
 
@@ -138,15 +141,16 @@ static int rm_keep_last(rthread_t *t, const rcur_t *c)
     return GS_OK;
 }
 
-/* Merge piece p of every source through the thread's window (its piece started). */
-static int rm_piece(rthread_t *t, size_t p)
+/* Merge pieces [p, end) of every source, as one range, through the thread's window
+ * (its piece started). */
+static int rm_piece(rthread_t *t, size_t p, size_t end)
 {
     rmerge_t *m = t->m;
     const rmerge_src_t *src = m->c.src;
     size_t k = m->c.nsrc;
     uint64_t lo = p > 0 ? m->split[p - 1] : 0;
-    t->has_hi = p + 1 < m->c.npieces;
-    t->hi = t->has_hi ? m->split[p] : 0;
+    t->has_hi = end < m->c.npieces;
+    t->hi = t->has_hi ? m->split[end - 1] : 0;
     t->at = 0;
     int rc = GS_OK;
     for (size_t j = 0; j < k && rc == GS_OK; j++) {
@@ -178,7 +182,7 @@ static int rm_piece(rthread_t *t, size_t p)
             w = ltree_replay(&tree, w, &wkey, rm_tie, t);
     }
     if (m->count)
-        m->at[p + 1] = t->at;
+        m->at[end] = t->at;
     return rc;
 }
 
@@ -222,12 +226,12 @@ static void rm_thread(void *arg, int i, int nt)
         size_t p = __atomic_fetch_add(&m->next, m->group, __ATOMIC_RELAXED);
         if (rc || p >= m->c.npieces || turns_failed(rm_turns(m)))
             break;
-        /* A group of pieces (laid out) through one window, as one stretch. */
+        /* A group of pieces (laid out: a stretch) as one range, through one window. */
         size_t end = m->c.npieces - p > m->group ? p + m->group : m->c.npieces;
+        int laid = writing && pieces_laid_out(m->P);
         if (writing)
-            piece_start(&t.w, p, m->at ? m->at[p] : 0, m->at ? m->at[end] - m->at[p] : 0);
-        for (size_t q = p; q < end && rc == GS_OK; q++)
-            rc = rm_piece(&t, q);
+            piece_start(&t.w, p, laid ? m->at[p] : 0, laid ? m->at[end] - m->at[p] : 0);
+        rc = rm_piece(&t, p, end);
         if (writing) {   /* laid out, the stretch whole; in order, on its turn */
             int rc2 = piece_end(&t.w, rc == GS_OK);
             rc = rc ? rc : rc2;
@@ -252,19 +256,19 @@ static int rm_run(rmerge_t *m)
 
 /* ---- the plan ---------------------------------------------------------------------- */
 
-/* Thread i's boundaries (every nthreads'th piece from i + 1): each source's bytes
- * before the piece, into m->at as [p * nsrc + j]. */
+/* Thread i's stretches' bounds (every nthreads'th from the first after 0): each
+ * source's bytes before the bound's piece, into m->seen as [p * nsrc + j]. */
 static void rm_measure_thread(void *arg, int i, int nt)
 {
     (void)nt;
     rmerge_t *m = arg;
     if (i >= m->c.nthreads)
         return;
-    size_t k = m->c.nsrc;
+    size_t k = m->c.nsrc, s = m->stretch, step = s * (size_t)m->c.nthreads;
     rthread_t t;
     int rc = rm_thread_init(&t, m, 0);
     rcur_t *c = rm_cur(&t, 0);
-    for (size_t p = 1 + (size_t)i; p < m->c.npieces && rc == GS_OK; p += (size_t)m->c.nthreads)
+    for (size_t p = s * (1 + (size_t)i); p < m->c.npieces && rc == GS_OK; p += step)
         for (size_t j = 0; j < k && rc == GS_OK; j++)
             rc = m->c.src->seek(m->c.ctx, t.own, c, j, m->split[p - 1], 1, &m->seen[p * k + j]);
     if (rc)
@@ -272,16 +276,18 @@ static void rm_measure_thread(void *arg, int i, int nt)
     rm_thread_free(&t);
 }
 
-/* m->at: each piece's bytes measured by seeks, as offsets from the first. */
+/* m->at at the stretches' bounds (and the end): the bytes before them, measured by
+ * seeks. Laid out, a thread writes a stretch at a time (rm_write_pieces); in order
+ * nothing but the total is needed. */
 static int rm_measure(rmerge_t *m)
 {
-    size_t np = m->c.npieces, k = m->c.nsrc;
+    size_t np = m->c.npieces, k = m->c.nsrc, s = m->stretch;
     uint64_t *pos = m->seen = calloc((np + 1) * (k ? k : 1), sizeof *pos);
     if (!pos)
         return err_set(GS_ENOMEM, "out of memory");
     for (size_t j = 0; j < k; j++)
         pos[np * k + j] = m->c.size[j];   /* the last piece ends at each source's end */
-    if (np > 1 && k > 0) {
+    if (np > s && k > 0) {
         if (m->c.nthreads > 1)
             pool_run(m->c.pool, rm_measure_thread, m);
         else
@@ -290,11 +296,12 @@ static int rm_measure(rmerge_t *m)
     m->seen = NULL;
     int rc = turns_rc(&m->turns);
     m->at[0] = 0;
-    for (size_t p = 0; p < np && rc == GS_OK; p++) {
+    for (size_t p = 0, q; p < np && rc == GS_OK; p = q) {
+        q = np - p > s ? p + s : np;
         uint64_t len = 0;
         for (size_t j = 0; j < k; j++)
-            len += pos[(p + 1) * k + j] - pos[p * k + j];
-        m->at[p + 1] = m->at[p] + len;
+            len += pos[q * k + j] - pos[p * k + j];
+        m->at[q] = m->at[p] + len;
     }
     free(pos);
     return rc;
@@ -335,6 +342,8 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
         m->c.npieces = 1;
     if (m->c.nthreads < 1 || !m->c.pool)
         m->c.nthreads = 1;
+    size_t stretches = (size_t)m->c.nthreads * MERGE_PIECES;
+    m->stretch = (m->c.npieces + stretches - 1) / stretches;
     if (cfg->rk) {
         m->ties = !cfg->rk->exact || cfg->rk->last_resort;
         m->cmp_keys = cfg->unique && !cfg->rk->exact;
@@ -358,17 +367,13 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
 
 /* ---- the writing ------------------------------------------------------------------- */
 
-/* The merge written through P's pieces: in groups of consecutive pieces a thread
- * where laid out (pieces as small as in order would cost a window each), else one
- * at a time, each on its turn. The first error. */
+/* The merge written through P's pieces: a stretch of consecutive pieces at a time
+ * a thread where laid out, else one piece at a time, each on its turn. The first
+ * error. */
 static int rm_write_pieces(rmerge_t *m, pieces_t *P, int rc)
 {
     m->P = P;
-    m->group = 1;
-    if (pieces_laid_out(P)) {
-        size_t stretches = (size_t)m->c.nthreads * MERGE_PIECES;
-        m->group = (m->c.npieces + stretches - 1) / stretches;
-    }
+    m->group = pieces_laid_out(P) ? m->stretch : 1;
     if (rc == GS_OK)
         rc = rm_run(m);
     rc = pieces_end(P, rc);

@@ -13,11 +13,13 @@
  * equal words by rkey_order(), then the earlier source. -u keeps the first record
  * of equal keys.
  *
- * Each piece's bytes are known before it is written where rmerge_plan() was asked
- * to find them: measured (each source's bytes before each piece's first word, a
- * seek a source and piece) or, under -u, counted by a merge that writes nothing.
- * Then every piece goes to its offset in the output file, copied into its mapped
- * pages or written with pwrite, where the file allows; otherwise each piece goes
+ * The bytes are known before they are written where rmerge_plan() was asked to
+ * find them: measured at the bounds of the threads' stretches of pieces (each
+ * source's bytes before the bound's first word, a seek a source and bound) or,
+ * under -u, counted piece by piece by a merge that writes nothing. Then a thread
+ * merges a stretch at a time, as one range, to its offset in the output file,
+ * copied into its mapped pages or written with pwrite, where the file allows
+ * (io/pieces.h); otherwise each piece goes
  * out on its turn (the lowest piece not yet out), a thread whose buffer fills
  * before then waiting for it, so that memory stays bounded and the thread holding
  * the turn never waits.
@@ -83,13 +85,13 @@ enum {
 typedef struct rmerge rmerge_t;
 
 /* The pieces to cut a merge of bytes into, for nthreads threads buffering outcap
- * bytes each, where a seek is cheap (runs in memory or mapped): MERGE_PIECES a
- * thread (so that the threads end together), and at least a piece to half a buffer,
- * so that written in order (to a pipe, or -u), a thread holds its whole piece while
+ * bytes each: MERGE_PIECES a thread (so that the threads end together), and at
+ * least a piece to half a buffer, so that written in order (to a pipe, or -u), a thread holds its whole piece while
  * it waits for the piece's turn and the threads merge at once (with pieces of tens
  * of buffers, the thread with the turn merged alone); MERGE_PIECES_MAX at most. 1
- * for one thread. (Spilled runs keep MERGE_PIECES a thread: each piece's seek
- * decodes a block of every run.) */
+ * for one thread. Laid out, a thread merges a stretch of consecutive pieces as one
+ * range (nthreads x MERGE_PIECES stretches), so that fine pieces cost no more seeks
+ * there (a spilled run's seek decodes a block). */
 size_t rmerge_pieces(int nthreads, uint64_t bytes, size_t outcap);
 
 /* Plan the merge cfg says (how = RMERGE_*): *m, and *bytes, what it will write

@@ -2,11 +2,14 @@
 /* spill_merge.c: the runs of records merged into the output (see spill.h), by the
  * one merge of records' runs (rmerge.h) over the runs' cursors (spill_cursor.c).
  *
- * The keys are cut into pieces at quantiles of the blocks' first keys, several a
- * thread so that the threads end together. Where the output is a file written from
- * a position and each piece's length is known (without -u: the bytes of its
- * records, which the index and one block a run and piece measure), every piece is
- * written at its offset; otherwise on its turn. The file's layout: spill_impl.h.
+ * The keys are cut into pieces at quantiles of the blocks' first keys: as many as
+ * rmerge_pieces() says, each to half a thread's buffer at least. Where the output
+ * is a file written from a position and the bytes are known (without -u: the
+ * bytes of its records, which the index and one block a run measure at each bound
+ * of a thread's stretch of pieces), every thread writes a stretch at its offset,
+ * merged as one range; otherwise each piece goes out on its turn, the threads
+ * merging the next pieces meanwhile (a piece costs a seek a run: a block decoded).
+ * The file's layout: spill_impl.h.
  *
  * Every run the merge reads holds a block and its stored form in memory: where
  * there are more runs than -S holds so (a large input under a small -S), merge
@@ -42,7 +45,9 @@ static int merge_threads(const rspill_t *s, size_t *outcap)
 {
     int nt = pool_size(s->pool);
     size_t out = s->set->buffer_bytes / 4 / (size_t)nt;
-    *outcap = out < MERGE_OUT_MIN ? MERGE_OUT_MIN : out > MERGE_OUT_MAX ? MERGE_OUT_MAX : out;
+    *outcap = out < MERGE_OUT_MIN         ? MERGE_OUT_MIN
+              : out > SPILL_MERGE_OUT_MAX ? SPILL_MERGE_OUT_MAX
+                                          : out;
     if (s->bytes < MERGE_PARALLEL_MIN)
         return 1;
     size_t each = s->nruns * run_held(s) + *outcap;
@@ -91,14 +96,23 @@ static int merge_group(void *self, void *group, int k, void *merged)
     return rc ? rc : rc2;
 }
 
-/* split[] and *npieces: for nt threads, up to MERGE_PIECES pieces a thread, cut at
- * quantiles of the blocks' first keys (splitters.h: each block a sample, all of
- * about one size). */
-static int merge_cut(const rspill_t *s, int nt, uint64_t **split, size_t *npieces)
+/* split[] and *npieces: for nt threads buffering outcap bytes each, the pieces
+ * rmerge_pieces() says (written in order, a thread holds its whole piece while it
+ * waits for the piece's turn; laid out, a thread merges a stretch of them at a
+ * time, as one range), but none under SPILL_SEEK_PIECE times the blocks a piece's
+ * seek decodes (a block a run, and its records' keys read up to the piece's first:
+ * finer pieces would spend more on seeking than they gain), cut at quantiles of the
+ * blocks' first keys (splitters.h: each block a sample, all of about one size). */
+static int merge_cut(const rspill_t *s, int nt, size_t outcap, uint64_t **split,
+                     size_t *npieces)
 {
     *npieces = 1;
-    size_t want = (size_t)nt * MERGE_PIECES;
-    if (nt < 2 || s->nblocks < 2)
+    size_t want = rmerge_pieces(nt, s->bytes, outcap);
+    uint64_t seek = (uint64_t)SPILL_SEEK_PIECE * s->nruns * s->block;
+    uint64_t most = seek ? s->bytes / seek : want;
+    if (want > (size_t)nt * MERGE_PIECES && want > most)
+        want = most > (uint64_t)nt * MERGE_PIECES ? (size_t)most : (size_t)nt * MERGE_PIECES;
+    if (want < 2 || s->nblocks < 2)
         return GS_OK;
     sample_t *smp = malloc(s->nblocks * sizeof *smp);
     *split = malloc(want * sizeof **split);
@@ -138,7 +152,7 @@ int rspill_merge(rspill_t *s, const char *header, size_t hlen, output_t *out)
     uint64_t *split = NULL, *size = malloc((s->nruns ? s->nruns : 1) * sizeof *size);
     rmerge_t *rm = NULL;
     uint64_t bytes;
-    int rc = size ? merge_cut(s, cfg.nthreads, &split, &cfg.npieces)
+    int rc = size ? merge_cut(s, cfg.nthreads, cfg.outcap, &split, &cfg.npieces)
                   : err_set(GS_ENOMEM, "out of memory");
     for (size_t r = 0; rc == GS_OK && r < s->nruns; r++)
         size[r] = s->runs[r].raw;

@@ -247,10 +247,12 @@ START_TEST(test_rmerge_vs_sorted)
         last = &all[i];
     }
 
-    /* Pieces cut at 0 to 7 words of the records, increasing. */
-    uint64_t split[8];
+    /* Pieces cut at 0 to 47 words of the records, increasing: more pieces than the
+     * threads' stretches (nthreads x MERGE_PIECES), so that laid out a thread
+     * merges several as one range. */
+    uint64_t split[48];
     size_t nsplit = 0;
-    for (uint64_t k = total ? ck_rng_below(&rng, 8) : 0; k > 0; k--) {
+    for (uint64_t k = total ? ck_rng_below(&rng, 48) : 0; k > 0; k--) {
         uint64_t w = all[ck_rng_below(&rng, total)].word;
         size_t at = 0;
         while (at < nsplit && split[at] < w)
