@@ -32,6 +32,8 @@ static int spill_files, spill_threads;   /* records spilled (under stats_lock), 
 static double spill_pack_s, spill_write_s;   /* the threads' seconds packing, writing */
 static uint64_t pass_before, pass_after;   /* records' runs merged in passes (under */
 static int pass_fan;                       /*   stats_lock): from, to, a merge's runs */
+static uint64_t rm_pieces, rm_stretch;     /* records' runs merged into the output */
+static int rm_threads, rm_laid;            /*   (under stats_lock) */
 static int order_chunks;        /* records ordered (under stats_lock): chunks, */
 static double order_sort_s, order_settle_s;   /* their words sorted, equal words settled */
 static uint64_t order_shared;   /* runs of equal words settled by the whole pool */
@@ -142,6 +144,16 @@ void stats_note_records_passes(uint64_t before, uint64_t after, int fan)
     pass_before = before;
     pass_after = after;
     pass_fan = fan;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void stats_note_records_merge(uint64_t pieces, int threads, int laid, uint64_t stretch)
+{
+    pthread_mutex_lock(&stats_lock);
+    rm_pieces = pieces;
+    rm_threads = threads;
+    rm_laid = laid;
+    rm_stretch = stretch;
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -311,6 +323,15 @@ void stats_print(double total)
         fprintf(stderr, "gpusort: stats: records' runs merged in passes, %llu runs to %llu, "
                 "%d at a time (the runs -S lets one merge read)\n",
                 (unsigned long long)pass_before, (unsigned long long)pass_after, pass_fan);
+    if (rm_pieces && rm_laid)
+        fprintf(stderr, "gpusort: stats: records' runs merged in %llu pieces of their keys by "
+                "%d threads, laid out: a thread merges %llu at a time as one range, at its "
+                "offset\n", (unsigned long long)rm_pieces, rm_threads,
+                (unsigned long long)rm_stretch);
+    else if (rm_pieces)
+        fprintf(stderr, "gpusort: stats: records' runs merged in %llu pieces of their keys by "
+                "%d threads, in order: each piece written on its turn\n",
+                (unsigned long long)rm_pieces, rm_threads);
     if (order_chunks)
         fprintf(stderr, "gpusort: stats: records ordered in %d chunks: words sorted %.3f s, "
                 "equal words settled and lines made %.3f s (%llu runs of equal words by the "

@@ -58,6 +58,10 @@ void stats_note_records_spill(int files, int threads, double pack_s, double writ
 /* Records' spilled runs merged in passes (records/spill_merge.c): from before runs
  * to after, fan of them a merge. */
 void stats_note_records_passes(uint64_t before, uint64_t after, int fan);
+/* Records' runs merged into the output (records/rmerge.c) in this many pieces of
+ * their keys by this many threads: laid out (a thread merging a stretch of this
+ * many pieces as one range at its offset) or in order (each piece on its turn). */
+void stats_note_records_merge(uint64_t pieces, int threads, int laid, uint64_t stretch);
 
 /* A chunk of records ordered (records/order.c): its words sorted, then its runs of
  * equal words settled and its lines made (of them, shared_runs by the whole pool). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/stats.h"
 #include "core/tuning.h"
 #include "io/pieces.h"
 #include "merge/ltree.h"
@@ -374,6 +375,8 @@ static int rm_write_pieces(rmerge_t *m, pieces_t *P, int rc)
 {
     m->P = P;
     m->group = pieces_laid_out(P) ? m->stretch : 1;
+    if (P->out)   /* into the output, not a pass's run */
+        stats_note_records_merge(m->c.npieces, m->c.nthreads, pieces_laid_out(P), m->group);
     if (rc == GS_OK)
         rc = rm_run(m);
     rc = pieces_end(P, rc);
