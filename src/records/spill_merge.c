@@ -107,11 +107,13 @@ static int merge_cut(const rspill_t *s, int nt, size_t outcap, uint64_t **split,
                      size_t *npieces)
 {
     *npieces = 1;
-    size_t want = rmerge_pieces(nt, s->bytes, outcap);
     uint64_t seek = (uint64_t)SPILL_SEEK_PIECE * s->nruns * s->block;
-    uint64_t most = seek ? s->bytes / seek : want;
-    if (want > (size_t)nt * MERGE_PIECES && want > most)
-        want = most > (uint64_t)nt * MERGE_PIECES ? (size_t)most : (size_t)nt * MERGE_PIECES;
+    uint64_t most = seek ? s->bytes / seek : UINT64_MAX;   /* by the seeks' cost, */
+    if (most < (uint64_t)nt * MERGE_PIECES)                 /* but MERGE_PIECES a thread */
+        most = (uint64_t)nt * MERGE_PIECES;
+    size_t want = rmerge_pieces(nt, s->bytes, outcap);
+    if (want > most)
+        want = (size_t)most;
     if (want < 2 || s->nblocks < 2)
         return GS_OK;
     sample_t *smp = malloc(s->nblocks * sizeof *smp);
