@@ -15,7 +15,7 @@ void *mem_alloc(size_t size);
 
 /* Fresh pages of their own, from mmap(2) (huge pages asked for, as above), never
  * shared with malloc's heap: a buffer whose pages may be handed to the kernel and
- * then unmapped (output_give()). NULL when there is no memory. */
+ * then unmapped (output_hand()). NULL when there is no memory. */
 void *mem_map(size_t size);
 
 /* Unmap a mem_map() buffer of size bytes; NULL is a no-op. */

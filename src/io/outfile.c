@@ -278,6 +278,7 @@ int output_open(output_t **out, const output_cfg_t *cfg)
     o->page = page > 0 ? (size_t)page : 4096;
     job_init(&o->writer);
     job_init(&o->ahead);
+    job_init(&o->hand);
     int rc = GS_OK;
     o->out = cfg->path || !cfg->fd ? STDOUT_FILENO : cfg->fd;
     if (!cfg->path) {
@@ -347,6 +348,7 @@ static void output_free(output_t *o)
 {
     output_ahead_end(o);
     job_end(&o->ahead);
+    job_end(&o->hand);
     output_drain(o);
     output_writer_free(o);
     if (o->map_fd >= 0)
@@ -363,7 +365,10 @@ static void output_free(output_t *o)
 int output_commit(output_t *o)
 {
     output_ahead_end(o);   /* before anything closes the descriptor it writes to */
-    int rc = output_drain(o);
+    job_wait(&o->hand);   /* the pieces handed over (hand.c) written */
+    int rc = o->hand_rc;
+    if (rc == GS_OK)
+        rc = output_drain(o);
     if (rc == GS_OK)
         rc = output_target_fd(o);   /* in place and empty: FILE still truncated */
     if (rc == GS_OK && o->tmp_path)
@@ -401,6 +406,7 @@ void output_abort(output_t *o)
     if (!o)
         return;
     output_ahead_end(o);   /* before the descriptor it writes to is closed */
+    job_wait(&o->hand);
     output_drain(o);
     if (o->fd != o->out && o->fd >= 0)
         close(o->fd);

@@ -6,7 +6,8 @@
  * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
  * may name an input. A FILE that exists and is not a regular file (/dev/null, a
  * FIFO) is written directly. The parts: outfile.c (the destination, the commit),
- * writer.c (batches formatted by the pool and written by a job), placed.c (many
+ * writer.c (batches formatted by the pool and written by a job), hand.c (pieces
+ * handed over in buffers), placed.c (many
  * keys placed; the file's mapping), spread.c (pwrite at offsets), ahead.c (zeros
  * written ahead); pieces.h (bytes made by many threads in pieces, laid out ahead
  * or in order: the way chosen there) is the output's other door.
@@ -74,22 +75,26 @@ int output_open(output_t **o, const output_cfg_t *cfg);
  * by a pass over them all; keys out of order there are an internal error. */
 int output_write(output_t *o, const void *keys, size_t n, int sorted);
 
-/* 1 where output_write() can work without the pool (binary keys: encoding one
- * thread keeps up with any pipe or disk), so that another thread may call it while
- * the pool works elsewhere; then it does so from here on. Text needs the pool. */
-int output_solo(output_t *o);
+/* How output_hand() takes a producer's pieces: what it plans its buffers by. */
+typedef struct {
+    int held;   /* 1: a piece is written by a job of the output's while the caller
+                   goes on (binary), its buffer the output's until the next
+                   output_hand() returns (or, kept, for good): one buffer more in
+                   use at once keeps the caller busy */
+    int kept;   /* 1: the buffers' pages themselves go into a pipe (binary keys that
+                   are their own encoding, to a pipe): every buffer handed over comes
+                   from mem_map(), unpinned, and is the output's from then on */
+} output_hands_t;
 
-/* 1 where output_give() hands pages to a pipe: binary keys whose encoding is the
- * identity (unsigned, this host's byte order), to a pipe. */
-int output_can_give(const output_t *o);
+output_hands_t output_hands(output_t *o);
 
-/* Write keys[0..n), which lie inside map (map_bytes from mem_map()), and unmap map:
- * the caller gives it up. Where output_can_give(), the pages themselves go into the
- * pipe by vmsplice(2) instead of copies of them, which the reader takes faster: the
- * pipe holds them until they are read, however long after, and since nothing
- * maps them any more, nothing can change them first. Else, or where vmsplice is
- * refused, plain writes. Not to be mixed with output_write() from another thread. */
-int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n);
+/* Hand over keys[0..n), the next sorted piece, which lies in buf (bytes long), from
+ * the one thread that hands pieces over; written as output_hands() says (text:
+ * formatted by the pool and written before this returns). keys NULL: wait until
+ * every piece handed over is written. GS_OK or the first error of any piece; with
+ * kept, buf is the output's whatever the result. Not to be mixed with
+ * output_write() on one output. */
+int output_hand(output_t *o, void *buf, size_t bytes, const void *keys, size_t n);
 
 /* The absolute path of -o's temporary (malloc'ed), for other processes to write
  * into before the commit (gpusort-mpi's ranks); NULL where there is none (standard

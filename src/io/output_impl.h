@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* output_impl.h: the output's state, shared by its parts: outfile.c (the
  * destination and the atomic -o), writer.c (formatting and writing in order),
+ * hand.c (pieces handed over in buffers),
  * placed.c (text formatted straight into the file's pages) and ahead.c (zeros
  * written ahead). Not for other modules: their interface is output.h (the unit
  * tests look at two counts, at the end).
@@ -42,7 +43,8 @@ struct output {
                                 one of the inputs: tmp_path is a temporary under
                                 -T, copied into it at the commit */
     int threads;
-    int solo;                /* 1: binary batches are encoded by the caller alone */
+    int solo;                /* 1: binary batches are encoded by the caller alone
+                                (from the first piece handed over: hand.c) */
     size_t bufsize;          /* bytes in each batch buffer */
     out_batch_t sets[2];     /* formatted by the pool, written by the writer job */
     int have_sets;           /* 1: sets[] are allocated */
@@ -69,6 +71,15 @@ struct output {
     uint64_t ahead_done;     /* bytes of zeros from the start of the file (after it
                                 stopped); 0 once placing took them */
     double ahead_seconds;
+    /* pieces handed over (hand.c) */
+    int hands_known;         /* 1: hands is decided (at the first output_hands()) */
+    output_hands_t hands;
+    job_t hand;              /* writes binary pieces while the producer goes on */
+    int hand_rc;             /* the first error of a piece handed over */
+    void *hand_buf;          /* the piece being written: its buffer, */
+    size_t hand_bytes;
+    const void *hand_keys;   /* and its keys */
+    size_t hand_n;
 };
 
 /* The byte that ends each line of text: LF, or NUL with -z. */

@@ -5,8 +5,8 @@
  * its own buffer (binary keys are encoded into one buffer, by the pool or by the
  * caller alone). A finished batch goes to the writer job, which writes its buffers
  * in order while the pool formats the next batch into the other of two buffer sets.
- * Binary keys that are their own encoding are written as they are, and handed to a
- * pipe as pages (output_give). Every write is checked: a full disk is an error,
+ * Binary keys that are their own encoding are written as they are (and handed to a
+ * pipe as pages: hand.c). Every write is checked: a full disk is an error,
  * never a short file. Much text to a file is placed instead (placed.c).
  */
 #include <config.h>
@@ -229,62 +229,6 @@ int output_write(output_t *o, const void *keys, size_t n, int sorted)
     if (!o->have_sets && (rc = output_start(o)) != GS_OK)
         return rc;
     return o->cfg.binary ? output_write_binary(o, keys, n) : output_write_text(o, keys, n);
-}
-
-int output_can_give(const output_t *o)
-{
-#ifdef __linux__
-    struct stat st;
-    return output_identity(o) && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
-#else
-    (void)o;
-    return 0;
-#endif
-}
-
-int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n)
-{
-    output_ahead_end(o);
-    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
-    if (rc == GS_OK)
-        rc = output_target_fd(o);
-    size_t len = n * (size_t)o->cfg.km->width;
-    const char *p = keys;
-    double t0 = stats_now();
-    o->bytes += len;
-#ifdef __linux__
-    while (rc == GS_OK && len > 0) {
-        struct iovec iov = { (void *)p, len };
-        ssize_t m = vmsplice(o->fd, &iov, 1, 0);
-        if (m < 0 && errno == EINTR)
-            continue;
-        if (m < 0 && errno == EPIPE)
-            rc = GS_EPIPE;     /* SIGPIPE was ignored: end quietly */
-        else if (m < 0 && (errno == EINVAL || errno == ENOSYS))
-            break;             /* no vmsplice here: write() the rest */
-        else if (m < 0)
-            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
-        else {
-            p += m;
-            len -= (size_t)m;
-            stats_add(ST_WRITE, (uint64_t)m, 0);   /* as the pipe takes them */
-        }
-    }
-#endif
-    stats_add(ST_WRITE, 0, stats_now() - t0);
-    if (rc == GS_OK && len > 0) {
-        o->bytes -= len;   /* output_write_bytes() counts them again */
-        rc = output_write_bytes(o, p, len);
-    }
-    mem_unmap(map, map_bytes);   /* the pipe keeps the pages it holds, unchanged */
-    return rc;
-}
-
-int output_solo(output_t *o)
-{
-    if (o->cfg.binary)
-        o->solo = 1;
-    return o->solo;
 }
 
 size_t output_max_bytes(const output_t *o)

@@ -137,85 +137,17 @@ static int sm_gather(sm_state_t *st, int nruns, int width, char *buf, pool_t *po
     return j.rc;
 }
 
-/* The writer of a merge's sorted pieces: a job (binary output), so that the next
- * piece is gathered and sorted while this one is written; else the merge's thread. */
-typedef struct {
-    output_t *out;
-    int threaded;            /* 1: pieces are written by the job */
-    job_t job;
-    const char *keys;        /* the piece posted, */
-    size_t n;                /* its keys; */
-    void *map;               /* with give: the buffer it lies in, given up */
-    size_t map_bytes;
-    int give;                /* 1: output_give() the pieces (output_can_give()) */
-    int rc;                  /* the first error */
-    double wait_s;           /* seconds the merge spent writing or waiting for it */
-} sm_emit_t;
-
-/* Write the piece posted (or given) and let its buffer go with give. */
-static int sm_emit_write(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
-{
-    return e->give ? output_give(e->out, map, map_bytes, keys, n) : output_write(e->out, keys, n, 0);
-}
-
-static void sm_emit_job(void *arg)
-{
-    sm_emit_t *e = arg;
-    if (e->rc) {
-        if (e->give)
-            mem_unmap(e->map, e->map_bytes);
-        return;
-    }
-    e->rc = sm_emit_write(e, e->keys, e->n, e->map, e->map_bytes);
-}
-
-/* Write keys[0..n): posted to the job where pieces go there, else here. With give,
- * map (map_bytes, holding the keys) is given up, whatever the result. */
-static int sm_emit(sm_emit_t *e, const char *keys, size_t n, void *map, size_t map_bytes)
-{
-    double t0 = stats_now();
-    if (!e->threaded) {
-        int rc = sm_emit_write(e, keys, n, map, map_bytes);
-        e->wait_s += stats_now() - t0;
-        return rc;
-    }
-    job_wait(&e->job);   /* the piece before is written: its error, if any */
-    int rc = e->rc;
-    if (rc) {
-        if (e->give)
-            mem_unmap(map, map_bytes);
-    } else {
-        e->keys = keys;
-        e->n = n;
-        e->map = map;
-        e->map_bytes = map_bytes;
-        job_post(&e->job, sm_emit_job, e);
-    }
-    e->wait_s += stats_now() - t0;
-    return rc;
-}
-
-/* Wait for the last piece and end the job; the first error. */
-static int sm_emit_stop(sm_emit_t *e)
-{
-    if (!e->threaded)
-        return GS_OK;
-    double t0 = stats_now();
-    job_end(&e->job);
-    e->threaded = 0;
-    e->wait_s += stats_now() - t0;
-    return e->rc;
-}
-
 /* The merge loop's buffers and the state of what it writes. */
 typedef struct {
-    sm_emit_t *e;
+    output_t *out;
+    output_hands_t hands;    /* how out takes the pieces */
+    double wait_s;           /* seconds the merge spent handing them over */
     char *buf[5];
     int pinned[5];           /* 1: buf[i] is pinned (lent, or by us) */
     int lent[5];             /* 1: buf[i] is lent (not ours to unpin or free) */
     int nbuf;
     size_t bytes;            /* of each buffer */
-    int writing;             /* the buffer the writer holds, or -1 */
+    int writing;             /* the buffer out holds (hands.held), or -1 */
     int unique, have_last;
     uint64_t last;           /* with unique: the last key written */
     int width;
@@ -259,15 +191,17 @@ static int sm_put(sm_bufs_t *b, int x, size_t m, int same, int more)
         b->have_last = 1;
     }
     stats_note_merge(m, 0);
-    int rc = sm_emit(b->e, sorted + skip * w, keep - skip, b->buf[x], b->bytes);
-    if (b->e->give) {
+    double t0 = stats_now();
+    int rc = output_hand(b->out, b->buf[x], b->bytes, sorted + skip * w, keep - skip);
+    b->wait_s += stats_now() - t0;
+    if (b->hands.kept) {
         /* Given up: the slot takes a fresh buffer (its pages faulted in as the next
          * gather fills it). */
         b->buf[x] = NULL;
         if (rc == GS_OK && more && !(b->buf[x] = mem_map(b->bytes)))
             rc = err_set(GS_ENOMEM, "out of memory");
-    } else if (b->e->threaded) {
-        b->writing = x;   /* the writer holds the piece's buffer until it is written */
+    } else if (b->hands.held) {
+        b->writing = x;   /* out holds the piece's buffer until it is written */
     }
     return rc;
 }
@@ -299,12 +233,12 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     size_t w = (size_t)width, total = 0;
     for (int r = 0; r < nruns; r++)
         total += run_keys(runs[r]);
-    /* Binary output is written by a job of its own, from a third buffer. Into a
-     * pipe, where keys need no encoding, a written piece's buffer goes with it
-     * (output_give()), and a fresh one takes its place. */
+    /* Where out writes a piece while the next is gathered and sorted, that is a
+     * third buffer; where it keeps a piece's buffer (its pages into a pipe), a fresh
+     * one takes its place. */
     const sorter_caps_t *caps = sorter_caps(sorter);
-    sm_emit_t e = { .out = out, .give = output_can_give(out) };
-    int nbuf = output_solo(out) ? 3 : 2;
+    output_hands_t hands = output_hands(out);
+    int nbuf = hands.held ? 3 : 2;
     size_t cap = budget / ((size_t)nbuf * w);
     if (caps->max_keys && cap > caps->max_keys)
         cap = caps->max_keys;
@@ -317,14 +251,14 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
      * budget holds it at the same piece size and the buffers below are pinned:
      * staged through the sorter's own pool, a piece aside would only slow the
      * gathering. */
-    int aside = caps->aside && caps->pins && !e.give && total > cap &&
+    int aside = caps->aside && caps->pins && !hands.kept && total > cap &&
                 budget / ((size_t)(nbuf + 1) * w) >= cap;
     /* Two pieces aside at once where the sorter takes them (a GPU: one crosses in
      * while the other crosses back), with a scratch each. */
     int depth = aside && caps->aside_depth >= 2 && budget / ((size_t)(nbuf + 2) * w) >= cap
                     ? 2 : 1;
     sm_state_t st = { 0 };
-    sm_bufs_t b = { .e = &e, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
+    sm_bufs_t b = { .out = out, .hands = hands, .nbuf = nbuf, .bytes = cap * w, .writing = -1,
                     .unique = unique, .width = width };
     int rc = GS_OK, opened = 0;
     for (; opened < nruns && rc == GS_OK; opened++)
@@ -333,19 +267,19 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
         rc = sm_state_init(&st, runs, nruns, width, pool_size(pool), cap);
     /* Given pieces leave with their buffers: the merge itself holds two. Lent
      * buffers are taken first where they hold a piece. */
-    int nlent = lent && !e.give && lent->bytes >= cap * w ? lent->n : 0;
-    for (int i = 0; i < (e.give ? 2 : nbuf) && rc == GS_OK; i++) {
+    int nlent = lent && !hands.kept && lent->bytes >= cap * w ? lent->n : 0;
+    for (int i = 0; i < (hands.kept ? 2 : nbuf) && rc == GS_OK; i++) {
         if (i < nlent) {
             b.buf[i] = lent->buf[i];
             b.lent[i] = b.pinned[i] = 1;
-        } else if (!(b.buf[i] = e.give ? mem_map(cap * w) : mem_alloc(cap * w))) {
+        } else if (!(b.buf[i] = hands.kept ? mem_map(cap * w) : mem_alloc(cap * w))) {
             rc = err_set(GS_ENOMEM, "out of memory");
         }
     }
     /* Buffers that stay are pinned where the sorter asks it (a GPU: DMA with no
      * staging copy, at PCIe's speed), faulted in first on every thread. Given ones
      * leave with the output, so are not. */
-    int pinning = rc == GS_OK && !e.give && caps->pins;
+    int pinning = rc == GS_OK && !hands.kept && caps->pins;
     for (int i = nlent; pinning && i < nbuf; i++) {
         mem_touch(pool, b.buf[i], cap * w);
         b.pinned[i] = sorter_pin(sorter, b.buf[i], cap * w);
@@ -362,10 +296,6 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             depth = 1;
     }
     aside = aside && rc == GS_OK;
-    if (rc == GS_OK && output_solo(out)) {
-        job_init(&e.job);
-        e.threaded = 1;
-    }
     sm_view_t view = { .runs = runs, .n = st.n, .last = st.last, .head = st.head,
                        .width = width,
                        .buffers = st.buffers + (size_t)pool_size(pool) * st.per };
@@ -436,7 +366,9 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     }
     while (na-- > 0)   /* an error ended the loop meanwhile */
         sorter_wait(sorter);
-    int erc = sm_emit_stop(&e);
+    double tw = stats_now();
+    int erc = output_hand(out, NULL, 0, NULL, 0);   /* the last piece written */
+    b.wait_s += stats_now() - tw;
     if (rc == GS_OK)
         rc = erc;
     for (int i = 0; i < opened; i++)
@@ -446,7 +378,7 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
             continue;
         if (b.pinned[i])
             sorter_unpin(sorter, b.buf[i]);
-        if (e.give)
+        if (hands.kept)
             mem_unmap(b.buf[i], cap * w);
         else
             free(b.buf[i]);
@@ -454,7 +386,7 @@ int smerge_runs(run_t **runs, int nruns, int width, int unique, sorter_t *sorter
     sm_state_free(&st);
     /* The merge's own time: gathering and sorting, not waiting for the writer. */
     double wall = stats_now() - t0;
-    stats_add(ST_MERGE, total * (uint64_t)w, wall - e.wait_s);
-    stats_note_smerge(pieces, total * (uint64_t)w, wall, gather_s, sorter_s, e.wait_s);
+    stats_add(ST_MERGE, total * (uint64_t)w, wall - b.wait_s);
+    stats_note_smerge(pieces, total * (uint64_t)w, wall, gather_s, sorter_s, b.wait_s);
     return rc;
 }

@@ -32,8 +32,8 @@ typedef struct {
 /* Merge runs[0..nruns) (keys of width bytes, in memory or spilled; opened and
  * closed here) into out, dropping repeats with unique, sorting each piece with
  * sorter (its caps' max_keys, where set, bounds a piece). budget bounds the piece
- * buffers: two, or three where out is binary (output_solo()) and a job writes one
- * piece while the next is gathered and sorted; one more where the sorter sorts a
+ * buffers: two, or three where out writes a piece while the next is gathered and
+ * sorted (output_hands().held); one more where the sorter sorts a
  * piece aside (sorter_submit(), into pinned buffers) while the next is gathered and
  * the budget holds it at the same piece size. lent (or NULL): pinned buffers
  * taken first, where they hold a piece and out does not take the pieces' pages. */

@@ -15,6 +15,8 @@
 #             cache to /dev/null; B's output checked once for order, count and sum
 #             against the generator's (tests/tools/gscheck).
 #   bin16gf   the same keys file to file (-o, the page cache); outputs compared once.
+#   bin16gp   the same keys into a pipe, read by tests/bench/pipebw (the pages given
+#             to the pipe where they can be: vmsplice); B's output checked as bin16g's.
 #   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
 #             1) by -t, -k2,2n, file to file, as text100m; A's and B's outputs
 #             compared once.
@@ -39,8 +41,9 @@
 #   A, B       the two gpusort programs (required)
 #   R          rounds (default 5)
 #   ARGS       extra arguments for both, e.g. "--device=cpu" (default none)
-#   GSGEN, GENKEYS, GSCHECK, GSREC   default ./tests/tools/gsgen,
-#              ./tests/bench/genkeys, ./tests/tools/gscheck, ./tests/tools/gsrec
+#   GSGEN, GENKEYS, GSCHECK, GSREC, PIPEBW   default ./tests/tools/gsgen,
+#              ./tests/bench/genkeys, ./tests/tools/gscheck, ./tests/tools/gsrec,
+#              ./tests/bench/pipebw (make tests/bench/pipebw)
 #   BENCH_DIR  where the inputs are kept (default ./bench-data)
 #   TEXT_N, BIN_KEYS, CSV_N, REC_MB, SB_N   smaller inputs, to try the script
 #              (default 100000000, 4 Gi, 100000000, 4096, 100000000)
@@ -59,6 +62,7 @@ GSGEN=${GSGEN:-./tests/tools/gsgen}
 GENKEYS=${GENKEYS:-./tests/bench/genkeys}
 GSCHECK=${GSCHECK:-./tests/tools/gscheck}
 GSREC=${GSREC:-./tests/tools/gsrec}
+PIPEBW=${PIPEBW:-./tests/bench/pipebw}
 BENCH_DIR=${BENCH_DIR:-./bench-data}
 TEXT_N=${TEXT_N:-100000000}
 BIN_KEYS=${BIN_KEYS:-$((4 << 30))}
@@ -149,6 +153,30 @@ bin16g() {
     [ "$got" = "$want" ] || die "bin16g: B's output: got '$got', want '$want'"
     report bin16g "$ta" "$tb" "$(wc -c <"$in")"
     echo "bin16g: command: gpusort $ARGS --binary --type=u32 $in -o /dev/null"
+}
+
+bin16gp() {
+    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
+    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
+    sync
+    cat "$in" >/dev/null   # into the page cache
+    local ta="" tb="" t
+    # gpusort ARGS... into the pipe, read to its end (bash -c: $0 is pipebw)
+    local pipe='"$@" | "$0" read 1048576 >/dev/null'
+    bash -c "$pipe" "$PIPEBW" "$A" "${extra[@]}" --binary --type=u32 "$in"
+    bash -c "$pipe" "$PIPEBW" "$B" "${extra[@]}" --binary --type=u32 "$in"
+    for ((i = 1; i <= R; i++)); do
+        t=$(seconds bash -c "$pipe" "$PIPEBW" "$A" "${extra[@]}" --binary --type=u32 "$in")
+        ta="$ta $t"
+        t=$(seconds bash -c "$pipe" "$PIPEBW" "$B" "${extra[@]}" --binary --type=u32 "$in")
+        tb="$tb $t"
+    done
+    local want got
+    want=$("$GENKEYS" -t u32 -n $keys -s 7 --sum)
+    got=$("$B" "${extra[@]}" --binary --type=u32 "$in" | "$GSCHECK" -t u32)
+    [ "$got" = "$want" ] || die "bin16gp: B's output: got '$got', want '$want'"
+    report bin16gp "$ta" "$tb" "$(wc -c <"$in")"
+    echo "bin16gp: command: gpusort $ARGS --binary --type=u32 $in | pipebw read 1048576"
 }
 
 bin16gf() {
@@ -273,7 +301,7 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | bin16gf | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
+    text100m | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
         prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;

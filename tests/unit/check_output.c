@@ -631,6 +631,103 @@ START_TEST(test_output_open_bad_dir)
 }
 END_TEST
 
+/* Pieces handed over (output_hand) from a ring of two buffers, as a merge hands them:
+ * _i 0 text, 1 binary keys that are their own encoding, 2 big-endian binary (encoded
+ * by the output alone, while the caller fills the next). The bytes match what
+ * output_write() makes of all the keys at once, in order, though each buffer is
+ * filled again as soon as output_hand() returns for the next. */
+START_TEST(test_output_hand_pieces)
+{
+    enum { PIECE = 70001, PIECES = 9 };
+    char got_path[600], want_path[600];
+    snprintf(got_path, sizeof got_path, "%s/hand-got", tdir);
+    snprintf(want_path, sizeof want_path, "%s/hand-want", tdir);
+    keymap_t km;
+    key_map_init(&km, KEY_U32, 0);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 3), 0);
+    uint32_t *all = malloc(sizeof *all * PIECE * PIECES);
+    ck_assert_ptr_nonnull(all);
+    for (size_t k = 0; k < (size_t)PIECE * PIECES; k++)
+        all[k] = (uint32_t)(k * 2654435761u);
+    output_cfg_t cfg = { .km = &km, .binary = _i > 0, .big_endian = _i == 2, .pool = pool };
+    output_t *o;
+    cfg.path = want_path;
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    ck_assert_int_eq(output_write(o, all, (size_t)PIECE * PIECES, 0), GS_OK);
+    ck_assert_int_eq(output_commit(o), GS_OK);
+
+    cfg.path = got_path;
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    output_hands_t h = output_hands(o);
+    ck_assert_int_eq(h.held, _i > 0);
+    ck_assert_int_eq(h.kept, 0);   /* a file, not a pipe */
+    uint32_t *buf[2];
+    for (int b = 0; b < 2; b++)
+        ck_assert_ptr_nonnull(buf[b] = malloc(sizeof **buf * PIECE));
+    for (int p = 0; p < PIECES; p++) {
+        uint32_t *x = buf[p % 2];   /* the output let go of it at the last hand-over */
+        memcpy(x, all + (size_t)p * PIECE, sizeof *x * PIECE);
+        ck_assert_int_eq(output_hand(o, x, sizeof *x * PIECE, x, PIECE), GS_OK);
+    }
+    ck_assert_int_eq(output_hand(o, NULL, 0, NULL, 0), GS_OK);
+    ck_assert_int_eq(output_commit(o), GS_OK);
+    size_t glen, wlen;
+    char *got = ck_read_file(got_path, &glen), *want = ck_read_file(want_path, &wlen);
+    ck_assert_uint_eq(glen, wlen);
+    if (_i)
+        ck_assert_uint_eq(wlen, sizeof *all * PIECE * PIECES);
+    ck_assert(memcmp(got, want, wlen) == 0);
+    free(got);
+    free(want);
+    for (int b = 0; b < 2; b++)
+        free(buf[b]);
+    free(all);
+    pool_destroy(pool);
+}
+END_TEST
+
+/* A full disk under pieces handed over: the error comes back, from the hand-over
+ * after the piece that failed where a job writes them, or from the wait, and from
+ * every later call; _i as test_output_hand_pieces. */
+START_TEST(test_output_hand_full)
+{
+    int fd = open("/dev/full", O_WRONLY);
+    if (fd < 0)
+        return;   /* no /dev/full here */
+    keymap_t km;
+    key_map_init(&km, KEY_U32, 0);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 2), 0);
+    enum { N = 1 << 16 };
+    uint32_t *keys = calloc(N, sizeof *keys);
+    ck_assert_ptr_nonnull(keys);
+    output_cfg_t cfg = { .fd = fd, .name = "full", .km = &km, .binary = _i > 0,
+                         .big_endian = _i == 2, .pool = pool };
+    output_t *o;
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    int first = GS_OK;
+    for (int p = 0; p < 4; p++) {
+        int rc = output_hand(o, keys, sizeof *keys * N, keys, N);
+        if (first == GS_OK)
+            first = rc;
+        else
+            ck_assert_int_eq(rc, first);   /* once failed, always */
+    }
+    int rc = output_hand(o, NULL, 0, NULL, 0);
+    if (first == GS_OK)
+        first = rc;
+    ck_assert_int_eq(rc, first);
+    ck_assert_int_eq(first, GS_EIO);
+    ck_assert_msg(strstr(err_message(), "write error on 'full'") != NULL, "message '%s'",
+                  err_message());
+    output_abort(o);
+    close(fd);
+    free(keys);
+    pool_destroy(pool);
+}
+END_TEST
+
 Suite *make_output_suite(void)
 {
     Suite *s = suite_create("output");
@@ -650,6 +747,8 @@ Suite *make_output_suite(void)
     tcase_add_loop_test(tc, test_output_write_ahead, 0, 6);
     tcase_add_test(tc, test_output_stdout);
     tcase_add_test(tc, test_output_open_bad_dir);
+    tcase_add_loop_test(tc, test_output_hand_pieces, 0, 3);
+    tcase_add_loop_test(tc, test_output_hand_full, 0, 3);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

@@ -8,7 +8,7 @@
  * the file equals qsort of all the keys (with -u, qsort then adjacent repeats
  * dropped by a loop written here), for small caps that force many pieces, with
  * some runs spilled to files (read back by rank, block by block), and through a
- * FIFO, where the pieces' pages go into the pipe themselves (output_give); and with
+ * FIFO, where the pieces' pages go into the pipe themselves (output_hand); and with
  * a sorter that sorts aside (submit, on a thread and pool of its own, as a GPU
  * does; one at a time, or two, the next submitted before the oldest is waited for)
  * and asks for its buffers pinned, some lent by the caller: the same results,
@@ -308,8 +308,8 @@ static void aside_sorter_free(aside_sorter_t *a)
 
 /* _i: width by parity, unique by _i / 2, some runs spilled (each with LZ4 or raw
  * blocks) by _i / 4, and by _i / 8 the output is a FIFO (read by a thread here),
- * where unsigned binary keys go by output_give(): the pages into the pipe; from _i
- * 16 the sorter sorts aside (pieces of at most 2^16 keys, so that larger budgets
+ * which keeps the pieces' buffers (output_hands()): their pages into the pipe; from
+ * _i 16 the sorter sorts aside (pieces of at most 2^16 keys, so that larger budgets
  * hold the buffer more; never into a FIFO, whose buffers are not pinned), from 32
  * two at once (aside_depth 2; no FIFO). */
 START_TEST(test_smerge_runs_cpu)
@@ -368,7 +368,7 @@ START_TEST(test_smerge_runs_cpu)
             ck_assert_int_eq(pthread_create(&reader, NULL, fifo_read_all, &fr), 0);
         }
         ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-        ck_assert_int_eq(output_can_give(o), fifo);
+        ck_assert_int_eq(output_hands(o).kept, fifo);
         /* With the sorter aside, every other time two buffers are lent (as if pinned
          * by it): half the budget each, so that they hold any piece. */
         smerge_lent_t lent = { { NULL, NULL }, 0, budget / 2 };

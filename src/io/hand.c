@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* hand.c: sorted pieces handed over in the producer's buffers (output_hand(),
+ * output.h), in order, from one thread.
+ *
+ * Binary pieces are written by a job of the output's while the producer gathers
+ * and sorts the next: encoding needs no pool then (the output is solo from the
+ * first piece on, see writer.c), so the producer keeps the pool. Into a pipe, keys
+ * that are their own encoding go as the buffer's pages themselves (vmsplice(2)),
+ * which the reader takes faster than copies: the pipe holds them until they are
+ * read, however long after, and since nothing maps them any more, nothing can
+ * change them first. Text needs the pool to be formatted: written before
+ * output_hand() returns.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>   /* vmsplice */
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "core/error.h"
+#include "core/mem.h"
+#include "core/stats.h"
+#include "io/output_impl.h"
+
+output_hands_t output_hands(output_t *o)
+{
+    if (!o->hands_known) {
+        o->hands_known = 1;
+        int kept = 0;
+#ifdef __linux__
+        struct stat st;
+        kept = o->cfg.binary && key_identity(o->cfg.km, o->cfg.big_endian) &&
+               fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+#endif
+        o->hands = (output_hands_t){ .held = o->cfg.binary, .kept = kept };
+    }
+    return o->hands;
+}
+
+/* keys[0..n) (in map, map_bytes from mem_map()) into the pipe by their pages,
+ * where vmsplice takes them, else written; map is unmapped. */
+static int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n)
+{
+    output_ahead_end(o);
+    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
+    if (rc == GS_OK)
+        rc = output_target_fd(o);
+    size_t len = n * (size_t)o->cfg.km->width;
+    const char *p = keys;
+    double t0 = stats_now();
+    o->bytes += len;
+#ifdef __linux__
+    while (rc == GS_OK && len > 0) {
+        struct iovec iov = { (void *)p, len };
+        ssize_t m = vmsplice(o->fd, &iov, 1, 0);
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m < 0 && errno == EPIPE)
+            rc = GS_EPIPE;     /* SIGPIPE was ignored: end quietly */
+        else if (m < 0 && (errno == EINVAL || errno == ENOSYS))
+            break;             /* no vmsplice here: write() the rest */
+        else if (m < 0)
+            rc = err_sys(GS_EIO, errno, "write error on '%s'", o->name);
+        else {
+            p += m;
+            len -= (size_t)m;
+            stats_add(ST_WRITE, (uint64_t)m, 0);   /* as the pipe takes them */
+        }
+    }
+#endif
+    stats_add(ST_WRITE, 0, stats_now() - t0);
+    if (rc == GS_OK && len > 0) {
+        o->bytes -= len;   /* output_write_bytes() counts them again */
+        rc = output_write_bytes(o, p, len);
+    }
+    mem_unmap(map, map_bytes);   /* the pipe keeps the pages it holds, unchanged */
+    return rc;
+}
+
+/* The job: the piece handed over last, after an error only let go of. */
+static void output_hand_job(void *arg)
+{
+    output_t *o = arg;
+    if (o->hand_rc == GS_OK)
+        o->hand_rc = o->hands.kept ? output_give(o, o->hand_buf, o->hand_bytes, o->hand_keys,
+                                                 o->hand_n)
+                                   : output_write(o, o->hand_keys, o->hand_n, 0);
+    else if (o->hands.kept)
+        mem_unmap(o->hand_buf, o->hand_bytes);
+}
+
+int output_hand(output_t *o, void *buf, size_t bytes, const void *keys, size_t n)
+{
+    output_hands_t h = output_hands(o);
+    if (!keys) {   /* every piece written: by the job, and what it left the writer */
+        job_wait(&o->hand);
+        int rc = o->hand_rc;
+        return rc ? rc : output_drain(o);
+    }
+    if (!o->cfg.binary)
+        return output_write(o, keys, n, 0);
+    o->solo = 1;
+    job_wait(&o->hand);   /* the piece before is written (or failed) */
+    int rc = o->hand_rc;
+    if (rc) {
+        if (h.kept)
+            mem_unmap(buf, bytes);
+        return rc;
+    }
+    o->hand_buf = buf;
+    o->hand_bytes = bytes;
+    o->hand_keys = keys;
+    o->hand_n = n;
+    job_post(&o->hand, output_hand_job, o);
+    return GS_OK;
+}
