@@ -8,19 +8,23 @@
  * that are their own encoding go as the buffer's pages themselves (vmsplice(2)),
  * which the reader takes faster than copies: the pipe holds them until they are
  * read, however long after, and since nothing maps them any more, nothing can
- * change them first. Text needs the pool to be formatted: written before
+ * change them first. Such keys written from buffers of the caller's
+ * (output_write()) are copied into fresh pages a piece at a time and given so:
+ * the reader then copies them once, not twice. Text needs the pool to be formatted: written before
  * output_hand() returns.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>   /* vmsplice */
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/stats.h"
+#include "core/tuning.h"
 #include "io/output_impl.h"
 
 output_hands_t output_hands(output_t *o)
@@ -38,16 +42,15 @@ output_hands_t output_hands(output_t *o)
     return o->hands;
 }
 
-/* keys[0..n) (in map, map_bytes from mem_map()) into the pipe by their pages,
+/* buf[0..len) (in map, map_bytes from mem_map()) into the pipe by their pages,
  * where vmsplice takes them, else written; map is unmapped. */
-static int output_give(output_t *o, void *map, size_t map_bytes, const void *keys, size_t n)
+static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len)
 {
     output_ahead_end(o);
     int rc = output_drain(o);   /* what output_write() handed the writer goes first */
     if (rc == GS_OK)
         rc = output_target_fd(o);
-    size_t len = n * (size_t)o->cfg.km->width;
-    const char *p = keys;
+    const char *p = buf;
     double t0 = stats_now();
     o->bytes += len;
 #ifdef __linux__
@@ -78,13 +81,30 @@ static int output_give(output_t *o, void *map, size_t map_bytes, const void *key
     return rc;
 }
 
+int output_give_copy(output_t *o, const void *buf, size_t len)
+{
+    int rc = GS_OK;
+    const char *p = buf;
+    for (size_t m; rc == GS_OK && len > 0; p += m, len -= m) {
+        m = len < WRITE_GIVE_PIECE ? len : WRITE_GIVE_PIECE;
+        double t0 = stats_now();
+        char *map = mem_map(m);
+        if (!map)
+            return output_write_bytes(o, p, len);   /* no memory to spare: copies */
+        memcpy(map, p, m);
+        stats_add(ST_WRITE, 0, stats_now() - t0);
+        rc = output_give(o, map, m, map, m);
+    }
+    return rc;
+}
+
 /* The job: the piece handed over last, after an error only let go of. */
 static void output_hand_job(void *arg)
 {
     output_t *o = arg;
     if (o->hand_rc == GS_OK)
         o->hand_rc = o->hands.kept ? output_give(o, o->hand_buf, o->hand_bytes, o->hand_keys,
-                                                 o->hand_n)
+                                                 o->hand_n * (size_t)o->cfg.km->width)
                                    : output_write(o, o->hand_keys, o->hand_n, 0);
     else if (o->hands.kept)
         mem_unmap(o->hand_buf, o->hand_bytes);

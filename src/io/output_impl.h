@@ -92,6 +92,12 @@ static inline char output_term(const output_t *o)
  * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
 int output_write_all(output_t *o, const void *buf, size_t len);
 
+/* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
+ * (output_hands().kept): copied into fresh pages WRITE_GIVE_PIECE at a time, whose
+ * pages are given to it (vmsplice(2)); the caller's buffer is free again on return.
+ * GS_OK or the error. */
+int output_give_copy(output_t *o, const void *buf, size_t len);
+
 /* writer.c: n mapped keys in the output's format (text lines or binary) into dst,
  * which has room for n * output_max_bytes(o); the bytes. Pure and thread-safe. */
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);

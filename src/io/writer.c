@@ -220,6 +220,8 @@ int output_write(output_t *o, const void *keys, size_t n, int sorted)
         /* The keys are written as they are: no encoding, no copy of ours. */
         rc = output_drain(o);
         size_t len = n * (size_t)o->cfg.km->width;
+        if (rc == GS_OK && output_hands(o).kept)
+            return output_give_copy(o, keys, len);   /* into a pipe: copied once */
         if (rc == GS_OK) {
             o->bytes += len;
             rc = output_write_all(o, keys, len);

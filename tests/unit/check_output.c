@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "io/output.h"
 #include "io/output_impl.h"   /* output_bytes(), output_bytes_mapped() */
 #include "core/pool.h"
+#include "core/tuning.h"
 #include "check_suites.h"
 
 
@@ -728,6 +730,75 @@ START_TEST(test_output_hand_full)
 }
 END_TEST
 
+/* A FIFO's reader: opens it, waits for go (where set) before reading, reads to its
+ * end. */
+typedef struct {
+    const char *path;
+    volatile int *go;
+    char *buf;
+    size_t cap, len;
+} fifo_in_t;
+
+static void *fifo_in(void *arg)
+{
+    fifo_in_t *f = arg;
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    while (f->go && !__atomic_load_n(f->go, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    for (ssize_t n; (n = read(fd, f->buf + f->len, f->cap - f->len)) > 0;)
+        f->len += (size_t)n;
+    close(fd);
+    return NULL;
+}
+
+/* Binary keys that are their own encoding, written (output_write) into a FIFO: the
+ * output keeps pieces (output_hands().kept) and copies the caller's keys into
+ * pages it gives the pipe. _i 0: keys that fit in the pipe, the caller's buffer
+ * overwritten before the reader reads a byte: the reader must still get the keys
+ * (given pages of the caller's own would show the overwrite); _i 1: several
+ * WRITE_GIVE_PIECEs and a part. */
+START_TEST(test_output_write_fifo)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo-%d", tdir, _i);
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    size_t n = _i ? WRITE_GIVE_PIECE / 4 * 2 + 12345 : 4096;   /* 16 KiB: in the pipe */
+    uint32_t *keys = malloc(n * sizeof *keys), *want = malloc(n * sizeof *keys);
+    ck_assert_ptr_nonnull(keys);
+    ck_assert_ptr_nonnull(want);
+    for (size_t k = 0; k < n; k++)
+        want[k] = keys[k] = (uint32_t)(k * 2654435761u + 7);
+    volatile int go = 0;
+    fifo_in_t f = { .path = path, .go = _i ? NULL : &go, .cap = n * sizeof *keys + 1 };
+    ck_assert_ptr_nonnull(f.buf = malloc(f.cap));
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, fifo_in, &f), 0);
+    keymap_t km;
+    key_map_init(&km, KEY_U32, 0);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, 2), 0);
+    output_cfg_t cfg = { .path = path, .km = &km, .binary = 1, .pool = pool };
+    output_t *o;
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    ck_assert_int_eq(output_hands(o).kept, 1);
+    ck_assert_int_eq(output_write(o, keys, n, 0), GS_OK);
+    memset(keys, 0xab, n * sizeof *keys);   /* the caller's again */
+    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    ck_assert_int_eq(output_commit(o), GS_OK);
+    pthread_join(reader, NULL);
+    ck_assert_uint_eq(f.len, n * sizeof *keys);
+    ck_assert(memcmp(f.buf, want, f.len) == 0);
+    free(f.buf);
+    free(keys);
+    free(want);
+    pool_destroy(pool);
+    unlink(path);
+}
+END_TEST
+
 Suite *make_output_suite(void)
 {
     Suite *s = suite_create("output");
@@ -749,6 +820,7 @@ Suite *make_output_suite(void)
     tcase_add_test(tc, test_output_open_bad_dir);
     tcase_add_loop_test(tc, test_output_hand_pieces, 0, 3);
     tcase_add_loop_test(tc, test_output_hand_full, 0, 3);
+    tcase_add_loop_test(tc, test_output_write_fifo, 0, 2);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
