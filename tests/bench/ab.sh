@@ -11,12 +11,14 @@
 #   text100m  100M random u32 as text (tests/tools/gsgen, seed 1), file to file; the
 #             output of each run removed and synced outside the timings (as
 #             vs-sort.sh does); A's and B's outputs compared once.
+#   text100mp the same into a pipe, read by tests/bench/pipebw; outputs compared once.
 #   bin16g    16 GiB of random binary u32 (tests/bench/genkeys, seed 7) from the page
 #             cache to /dev/null; B's output checked once for order, count and sum
 #             against the generator's (tests/tools/gscheck).
 #   bin16gf   the same keys file to file (-o, the page cache); outputs compared once.
 #   bin16gp   the same keys into a pipe, read by tests/bench/pipebw (the pages given
-#             to the pipe where they can be: vmsplice); B's output checked as bin16g's.
+#             to the pipe where they can be: vmsplice); outputs compared once, B's
+#             checked as bin16g's.
 #   csv100m   records: 100M lines `id,key,payload` (tests/tools/gsrec --bench, seed
 #             1) by -t, -k2,2n, file to file, as text100m; A's and B's outputs
 #             compared once.
@@ -125,6 +127,25 @@ nulls() {
     done
 }
 
+# pipes IN WHAT ARGS...: A and B alternating, into a pipe read to its end by
+# pipebw (outputs compared once); sets ta and tb. IN as files().
+pipes() {
+    local w=$2 t ins
+    read -r -a ins <<<"$1"
+    shift 2
+    ta="" tb=""
+    # gpusort ARGS... into the pipe (bash -c: $0 is pipebw)
+    local pipe='"$@" | "$0" read 1048576 >/dev/null'
+    cmp -s <("$A" "${extra[@]}" "$@" "${ins[@]}") <("$B" "${extra[@]}" "$@" "${ins[@]}") ||
+        die "$w: the outputs of A and B differ"
+    for ((i = 1; i <= R; i++)); do
+        t=$(seconds bash -c "$pipe" "$PIPEBW" "$A" "${extra[@]}" "$@" "${ins[@]}")
+        ta="$ta $t"
+        t=$(seconds bash -c "$pipe" "$PIPEBW" "$B" "${extra[@]}" "$@" "${ins[@]}")
+        tb="$tb $t"
+    done
+}
+
 text100m() {
     local in=$BENCH_DIR/in-u32-$TEXT_N.txt
     [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
@@ -160,23 +181,21 @@ bin16gp() {
     [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
     sync
     cat "$in" >/dev/null   # into the page cache
-    local ta="" tb="" t
-    # gpusort ARGS... into the pipe, read to its end (bash -c: $0 is pipebw)
-    local pipe='"$@" | "$0" read 1048576 >/dev/null'
-    bash -c "$pipe" "$PIPEBW" "$A" "${extra[@]}" --binary --type=u32 "$in"
-    bash -c "$pipe" "$PIPEBW" "$B" "${extra[@]}" --binary --type=u32 "$in"
-    for ((i = 1; i <= R; i++)); do
-        t=$(seconds bash -c "$pipe" "$PIPEBW" "$A" "${extra[@]}" --binary --type=u32 "$in")
-        ta="$ta $t"
-        t=$(seconds bash -c "$pipe" "$PIPEBW" "$B" "${extra[@]}" --binary --type=u32 "$in")
-        tb="$tb $t"
-    done
+    pipes "$in" bin16gp --binary --type=u32
     local want got
     want=$("$GENKEYS" -t u32 -n $keys -s 7 --sum)
     got=$("$B" "${extra[@]}" --binary --type=u32 "$in" | "$GSCHECK" -t u32)
     [ "$got" = "$want" ] || die "bin16gp: B's output: got '$got', want '$want'"
     report bin16gp "$ta" "$tb" "$(wc -c <"$in")"
     echo "bin16gp: command: gpusort $ARGS --binary --type=u32 $in | pipebw read 1048576"
+}
+
+text100mp() {
+    local in=$BENCH_DIR/in-u32-$TEXT_N.txt
+    [ -s "$in" ] || "$GSGEN" -n "$TEXT_N" -t u32 -s 1 >"$in"
+    pipes "$in" text100mp --type=u32
+    report text100mp "$ta" "$tb" "$(wc -c <"$in")"
+    echo "text100mp: command: gpusort $ARGS --type=u32 $in | pipebw read 1048576"
 }
 
 bin16gf() {
@@ -301,7 +320,7 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
+    text100m | text100mp | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
         prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;
