@@ -93,7 +93,8 @@ static inline char output_term(const output_t *o)
 int output_write_all(output_t *o, const void *buf, size_t len);
 
 /* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
- * (output_hands().kept): copied into fresh pages WRITE_GIVE_PIECE at a time, whose
+ * (output_hands().kept; writer.c asks it on WRITE_GIVE_MIN_THREADS threads or
+ * more): copied into fresh pages WRITE_GIVE_PIECE at a time, whose
  * pages are given to it (vmsplice(2)); the caller's buffer is free again on return.
  * GS_OK or the error. */
 int output_give_copy(output_t *o, const void *buf, size_t len);

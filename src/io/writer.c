@@ -220,7 +220,7 @@ int output_write(output_t *o, const void *keys, size_t n, int sorted)
         /* The keys are written as they are: no encoding, no copy of ours. */
         rc = output_drain(o);
         size_t len = n * (size_t)o->cfg.km->width;
-        if (rc == GS_OK && output_hands(o).kept)
+        if (rc == GS_OK && output_hands(o).kept && o->threads >= WRITE_GIVE_MIN_THREADS)
             return output_give_copy(o, keys, len);   /* into a pipe: copied once */
         if (rc == GS_OK) {
             o->bytes += len;

@@ -778,8 +778,8 @@ START_TEST(test_output_write_fifo)
     ck_assert_int_eq(pthread_create(&reader, NULL, fifo_in, &f), 0);
     keymap_t km;
     key_map_init(&km, KEY_U32, 0);
-    pool_t *pool;
-    ck_assert_int_eq(pool_create(&pool, 2), 0);
+    pool_t *pool;   /* enough threads for the copies given (WRITE_GIVE_MIN_THREADS) */
+    ck_assert_int_eq(pool_create(&pool, WRITE_GIVE_MIN_THREADS), 0);
     output_cfg_t cfg = { .path = path, .km = &km, .binary = 1, .pool = pool };
     output_t *o;
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
