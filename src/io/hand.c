@@ -81,22 +81,6 @@ static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf
     return rc;
 }
 
-/* A piece copied into fresh pages by the pool's threads, each its share (their
- * pages faulted in on every thread at once). */
-typedef struct {
-    char *dst;
-    const char *src;
-    size_t len;
-} give_copy_t;
-
-static void output_give_copy_share(void *arg, int t, int nt)
-{
-    give_copy_t *c = arg;
-    size_t lo, hi;
-    pool_share(c->len, t, nt, &lo, &hi);
-    memcpy(c->dst + lo, c->src + lo, hi - lo);
-}
-
 int output_give_copy(output_t *o, const void *buf, size_t len)
 {
     int rc = GS_OK;
@@ -104,15 +88,13 @@ int output_give_copy(output_t *o, const void *buf, size_t len)
     for (size_t m; rc == GS_OK && len > 0; p += m, len -= m) {
         m = len < WRITE_GIVE_PIECE ? len : WRITE_GIVE_PIECE;
         double t0 = stats_now();
-        give_copy_t c = { mem_map(m), p, m };
-        if (!c.dst)
+        char *map = mem_map(m);
+        if (!map)
             return output_write_bytes(o, p, len);   /* no memory to spare: copies */
-        if (o->threads > 1 && !o->solo)
-            pool_run(o->cfg.pool, output_give_copy_share, &c);
-        else
-            output_give_copy_share(&c, 0, 1);
+        /* by the pool's threads, the fresh pages faulted in on all of them */
+        mem_copy(o->solo ? NULL : o->cfg.pool, map, p, m);
         stats_add(ST_WRITE, 0, stats_now() - t0);
-        rc = output_give(o, c.dst, m, c.dst, m);
+        rc = output_give(o, map, m, map, m);
     }
     return rc;
 }
