@@ -154,11 +154,28 @@ text100m() {
     echo "text100m: command: gpusort $ARGS --type=u32 $in -o OUT"
 }
 
-bin16g() {
-    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
-    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
+# bin16_input: the file of BIN_KEYS random u32 (genkeys, seed 7), made once, read
+# into the page cache; its path.
+bin16_input() {
+    local in=$BENCH_DIR/u32-$BIN_KEYS.bin
+    [ -s "$in" ] || "$GENKEYS" -t u32 -n "$BIN_KEYS" -s 7 >"$in"
     sync
-    cat "$in" >/dev/null   # into the page cache
+    cat "$in" >/dev/null
+    echo "$in"
+}
+
+# bin16_check IN WHAT: B's output of IN (the u32 keys of genkeys' seed 7) checked for
+# order, count and sum against the generator's.
+bin16_check() {
+    local want got
+    want=$("$GENKEYS" -t u32 -n "$BIN_KEYS" -s 7 --sum)
+    got=$("$B" "${extra[@]}" --binary --type=u32 "$1" | "$GSCHECK" -t u32)
+    [ "$got" = "$want" ] || die "$2: B's output: got '$got', want '$want'"
+}
+
+bin16g() {
+    local in
+    in=$(bin16_input)
     local ta="" tb="" t
     "$A" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null
     "$B" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null
@@ -168,24 +185,16 @@ bin16g() {
         t=$(seconds "$B" "${extra[@]}" --binary --type=u32 "$in" -o /dev/null)
         tb="$tb $t"
     done
-    local want got
-    want=$("$GENKEYS" -t u32 -n $keys -s 7 --sum)
-    got=$("$B" "${extra[@]}" --binary --type=u32 "$in" | "$GSCHECK" -t u32)
-    [ "$got" = "$want" ] || die "bin16g: B's output: got '$got', want '$want'"
+    bin16_check "$in" bin16g
     report bin16g "$ta" "$tb" "$(wc -c <"$in")"
     echo "bin16g: command: gpusort $ARGS --binary --type=u32 $in -o /dev/null"
 }
 
 bin16gp() {
-    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
-    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
-    sync
-    cat "$in" >/dev/null   # into the page cache
+    local in
+    in=$(bin16_input)
     pipes "$in" bin16gp --binary --type=u32
-    local want got
-    want=$("$GENKEYS" -t u32 -n $keys -s 7 --sum)
-    got=$("$B" "${extra[@]}" --binary --type=u32 "$in" | "$GSCHECK" -t u32)
-    [ "$got" = "$want" ] || die "bin16gp: B's output: got '$got', want '$want'"
+    bin16_check "$in" bin16gp
     report bin16gp "$ta" "$tb" "$(wc -c <"$in")"
     echo "bin16gp: command: gpusort $ARGS --binary --type=u32 $in | pipebw read 1048576"
 }
@@ -199,10 +208,8 @@ text100mp() {
 }
 
 bin16gf() {
-    local in=$BENCH_DIR/u32-$BIN_KEYS.bin keys=$BIN_KEYS
-    [ -s "$in" ] || "$GENKEYS" -t u32 -n $keys -s 7 >"$in"
-    sync
-    cat "$in" >/dev/null   # into the page cache
+    local in
+    in=$(bin16_input)
     files "$in" bin16gf --binary --type=u32
     report bin16gf "$ta" "$tb" "$(wc -c <"$in")"
     echo "bin16gf: command: gpusort $ARGS --binary --type=u32 $in -o OUT"
