@@ -2,16 +2,15 @@
 /* hand.c: sorted pieces handed over in the producer's buffers (output_hand(),
  * output.h), in order, from one thread.
  *
- * Binary pieces are written by a job of the output's while the producer gathers
- * and sorts the next: encoding needs no pool then (the output is solo from the
- * first piece on, see writer.c), so the producer keeps the pool. Into a pipe, keys
- * that are their own encoding go as the buffer's pages themselves (vmsplice(2)),
- * which the reader takes faster than copies: the pipe holds them until they are
- * read, however long after, and since nothing maps them any more, nothing can
- * change them first. Such keys written from buffers of the caller's
- * (output_write()) are copied into fresh pages a piece at a time and given so:
- * the reader then copies them once, not twice. Text needs the pool to be formatted: written before
- * output_hand() returns.
+ * Binary pieces are written by a job of the output's while the producer gathers and
+ * sorts the next: encoding needs no pool then (the output is solo from the first piece
+ * on, see writer.c), so the producer keeps the pool. Into a pipe, keys that are their
+ * own encoding go as the buffer's pages themselves (vmsplice(2)), which the reader
+ * takes faster than copies: the pipe holds them until they are read, however long
+ * after, and since nothing maps them any more, nothing can change them first. Such keys
+ * written from buffers of the caller's (output_write()) are copied into fresh pages a
+ * piece at a time and given so: the reader then copies them once, not twice. Text needs
+ * the pool to be formatted: written before output_hand() returns.
  */
 #include <config.h>
 

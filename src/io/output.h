@@ -3,14 +3,13 @@
  * output or, atomically, to -o FILE.
  *
  * With -o, keys go to a temporary file in FILE's directory that is renamed over FILE
- * only by output_commit(), so a failed run leaves an existing FILE untouched and -o
- * may name an input. A FILE that exists and is not a regular file (/dev/null, a
- * FIFO) is written directly. The parts: outfile.c (the destination, the commit),
- * writer.c (batches formatted by the pool and written by a job), hand.c (pieces
- * handed over in buffers), placed.c (many
- * keys placed; the file's mapping), spread.c (pwrite at offsets), ahead.c (zeros
- * written ahead); pieces.h (bytes made by many threads in pieces, laid out ahead
- * or in order: the way chosen there) is the output's other door.
+ * only by output_commit(), so a failed run leaves an existing FILE untouched and -o may
+ * name an input. A FILE that exists and is not a regular file (/dev/null, a FIFO) is
+ * written directly. The parts: outfile.c (the destination, the commit), writer.c
+ * (batches formatted by the pool and written by a job), hand.c (pieces handed over in
+ * buffers), placed.c (many keys placed; the file's mapping), spread.c (pwrite at
+ * offsets), ahead.c (zeros written ahead); pieces.h (bytes made by many threads in
+ * pieces, laid out ahead or in order: the way chosen there) is the output's other door.
  */
 #ifndef GS_OUTPUT_H
 #define GS_OUTPUT_H

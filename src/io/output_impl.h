@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* output_impl.h: the output's state, shared by its parts: outfile.c (the
  * destination and the atomic -o), writer.c (formatting and writing in order),
- * hand.c (pieces handed over in buffers),
- * placed.c (text formatted straight into the file's pages) and ahead.c (zeros
- * written ahead). Not for other modules: their interface is output.h (the unit
+ * hand.c (pieces handed over in buffers), placed.c (text formatted straight into
+ * the file's pages) and ahead.c (zeros written ahead). Not for other modules: their interface is output.h (the unit
  * tests look at two counts, at the end).
  */
 #ifndef GS_OUTPUT_IMPL_H
@@ -94,9 +93,9 @@ int output_write_all(output_t *o, const void *buf, size_t len);
 
 /* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
  * (output_hands().kept; writer.c asks it on WRITE_GIVE_MIN_THREADS threads or
- * more): copied into fresh pages WRITE_GIVE_PIECE at a time, whose
- * pages are given to it (vmsplice(2)); the caller's buffer is free again on return.
- * GS_OK or the error. */
+ * more): copied into fresh pages WRITE_GIVE_PIECE at a time, which are given to
+ * it (vmsplice(2)); the caller's buffer is free again on return. GS_OK or the
+ * error. */
 int output_give_copy(output_t *o, const void *buf, size_t len);
 
 /* writer.c: n mapped keys in the output's format (text lines or binary) into dst,
