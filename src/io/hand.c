@@ -33,8 +33,7 @@ output_hands_t output_hands(output_t *o)
         int kept = 0;
 #ifdef __linux__
         struct stat st;
-        kept = o->cfg.binary && key_identity(o->cfg.km, o->cfg.big_endian) &&
-               fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+        kept = output_identity(o) && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
 #endif
         o->hands = (output_hands_t){ .held = o->cfg.binary, .kept = kept };
     }
@@ -112,12 +111,12 @@ static void output_hand_job(void *arg)
 
 int output_hand(output_t *o, void *buf, size_t bytes, const void *keys, size_t n)
 {
-    output_hands_t h = output_hands(o);
     if (!keys) {   /* every piece written: by the job, and what it left the writer */
         job_wait(&o->hand);
         int rc = o->hand_rc;
         return rc ? rc : output_drain(o);
     }
+    output_hands_t h = output_hands(o);
     if (!o->cfg.binary)
         return output_write(o, keys, n, 0);
     o->solo = 1;

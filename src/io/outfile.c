@@ -365,10 +365,7 @@ static void output_free(output_t *o)
 int output_commit(output_t *o)
 {
     output_ahead_end(o);   /* before anything closes the descriptor it writes to */
-    job_wait(&o->hand);   /* the pieces handed over (hand.c) written */
-    int rc = o->hand_rc;
-    if (rc == GS_OK)
-        rc = output_drain(o);
+    int rc = output_hand(o, NULL, 0, NULL, 0);   /* everything handed over written */
     if (rc == GS_OK)
         rc = output_target_fd(o);   /* in place and empty: FILE still truncated */
     if (rc == GS_OK && o->tmp_path)
@@ -406,8 +403,8 @@ void output_abort(output_t *o)
     if (!o)
         return;
     output_ahead_end(o);   /* before the descriptor it writes to is closed */
-    job_wait(&o->hand);
-    output_drain(o);
+    output_hand(o, NULL, 0, NULL, 0);   /* the jobs done with the descriptor, */
+    output_drain(o);                    /* even after a piece's error */
     if (o->fd != o->out && o->fd >= 0)
         close(o->fd);
     o->fd = -1;

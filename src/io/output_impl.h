@@ -98,6 +98,10 @@ int output_write_all(output_t *o, const void *buf, size_t len);
  * error. */
 int output_give_copy(output_t *o, const void *buf, size_t len);
 
+/* writer.c: 1 where the mapped keys are their own binary encoding (unsigned, this
+ * host's byte order): written as they are. */
+int output_identity(const output_t *o);
+
 /* writer.c: n mapped keys in the output's format (text lines or binary) into dst,
  * which has room for n * output_max_bytes(o); the bytes. Pure and thread-safe. */
 size_t output_format(const output_t *o, const void *keys, size_t n, void *dst);

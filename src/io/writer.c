@@ -194,8 +194,7 @@ static int output_write_binary(output_t *o, const void *keys, size_t n)
     return GS_OK;
 }
 
-/* 1 where the mapped keys are their own binary encoding. */
-static int output_identity(const output_t *o)
+int output_identity(const output_t *o)
 {
     return o->cfg.binary && key_identity(o->cfg.km, o->cfg.big_endian);
 }

@@ -374,9 +374,10 @@ int rmerge_plan(const rmerge_cfg_t *cfg, int how, rmerge_t **mp, uint64_t *bytes
 static int rm_write_pieces(rmerge_t *m, pieces_t *P, int rc)
 {
     m->P = P;
-    m->group = pieces_laid_out(P) ? m->stretch : 1;
+    int laid = pieces_laid_out(P);
+    m->group = laid ? m->stretch : 1;
     if (P->out)   /* into the output, not a pass's run */
-        stats_note_records_merge(m->c.npieces, m->c.nthreads, pieces_laid_out(P), m->group);
+        stats_note_records_merge(m->c.npieces, m->c.nthreads, laid, m->group);
     if (rc == GS_OK)
         rc = rm_run(m);
     rc = pieces_end(P, rc);
