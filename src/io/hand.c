@@ -111,10 +111,11 @@ static void output_hand_job(void *arg)
 
 int output_hand(output_t *o, void *buf, size_t bytes, const void *keys, size_t n)
 {
-    if (!keys) {   /* every piece written: by the job, and what it left the writer */
+    if (!keys) {   /* every piece written: by the job, and what it left the writer
+                      (waited for after an error too: the jobs are done with it) */
         job_wait(&o->hand);
-        int rc = o->hand_rc;
-        return rc ? rc : output_drain(o);
+        int drc = output_drain(o);
+        return o->hand_rc ? o->hand_rc : drc;
     }
     output_hands_t h = output_hands(o);
     if (!o->cfg.binary)

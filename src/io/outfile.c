@@ -403,8 +403,7 @@ void output_abort(output_t *o)
     if (!o)
         return;
     output_ahead_end(o);   /* before the descriptor it writes to is closed */
-    output_hand(o, NULL, 0, NULL, 0);   /* the jobs done with the descriptor, */
-    output_drain(o);                    /* even after a piece's error */
+    output_hand(o, NULL, 0, NULL, 0);   /* the jobs done with the descriptor */
     if (o->fd != o->out && o->fd >= 0)
         close(o->fd);
     o->fd = -1;
