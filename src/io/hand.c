@@ -26,31 +26,28 @@
 #include "core/tuning.h"
 #include "io/output_impl.h"
 
-output_hands_t output_hands(output_t *o)
+int output_pipe(output_t *o)
 {
-    if (!o->hands_known) {
-        o->hands_known = 1;
-        int kept = 0;
+    if (!o->pipe_known) {
+        o->pipe_known = 1;
 #ifdef __linux__
         struct stat st;
-        kept = output_identity(o) && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+        o->pipe = o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
 #endif
-        o->hands = (output_hands_t){ .held = o->cfg.binary, .kept = kept };
     }
-    return o->hands;
+    return o->pipe;
 }
 
-/* buf[0..len) (in map, map_bytes from mem_map()) into the pipe by their pages,
- * where vmsplice takes them, else written; map is unmapped. */
-static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len)
+output_hands_t output_hands(output_t *o)
 {
-    output_ahead_end(o);
-    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
-    if (rc == GS_OK)
-        rc = output_target_fd(o);
+    return (output_hands_t){ .held = o->cfg.binary, .kept = output_identity(o) && output_pipe(o) };
+}
+
+int output_splice(output_t *o, const void *buf, size_t len)
+{
+    int rc = GS_OK;
     const char *p = buf;
     double t0 = stats_now();
-    o->bytes += len;
 #ifdef __linux__
     while (rc == GS_OK && len > 0) {
         struct iovec iov = { (void *)p, len };
@@ -71,9 +68,20 @@ static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf
     }
 #endif
     stats_add(ST_WRITE, 0, stats_now() - t0);
-    if (rc == GS_OK && len > 0) {
-        o->bytes -= len;   /* output_write_bytes() counts them again */
-        rc = output_write_bytes(o, p, len);
+    return rc == GS_OK && len > 0 ? output_write_all(o, p, len) : rc;
+}
+
+/* buf[0..len) (in map, map_bytes from mem_map()) into the pipe by their pages, after
+ * what the writer holds; map is unmapped. */
+static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len)
+{
+    output_ahead_end(o);
+    int rc = output_drain(o);   /* what output_write() handed the writer goes first */
+    if (rc == GS_OK)
+        rc = output_target_fd(o);
+    if (rc == GS_OK) {
+        o->bytes += len;
+        rc = output_splice(o, buf, len);
     }
     mem_unmap(map, map_bytes);   /* the pipe keeps the pages it holds, unchanged */
     return rc;
@@ -102,10 +110,10 @@ static void output_hand_job(void *arg)
 {
     output_t *o = arg;
     if (o->hand_rc == GS_OK)
-        o->hand_rc = o->hands.kept ? output_give(o, o->hand_buf, o->hand_bytes, o->hand_keys,
+        o->hand_rc = output_hands(o).kept ? output_give(o, o->hand_buf, o->hand_bytes, o->hand_keys,
                                                  o->hand_n * (size_t)o->cfg.km->width)
                                    : output_write(o, o->hand_keys, o->hand_n, 0);
-    else if (o->hands.kept)
+    else if (output_hands(o).kept)
         mem_unmap(o->hand_buf, o->hand_bytes);
 }
 

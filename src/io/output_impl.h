@@ -18,6 +18,10 @@
 typedef struct {
     char **bufs;             /* [threads] */
     size_t *lens;            /* [threads] bytes to write from each */
+    char *map;               /* text into a pipe: the batch's buffers instead, fresh
+                                pages from mem_map() (bufsize a thread), given to the
+                                pipe and unmapped by the writer job; else NULL */
+    size_t map_bytes;
 } out_batch_t;
 
 /* The writer job's argument: which set it writes. */
@@ -71,8 +75,8 @@ struct output {
                                 stopped); 0 once placing took them */
     double ahead_seconds;
     /* pieces handed over (hand.c) */
-    int hands_known;         /* 1: hands is decided (at the first output_hands()) */
-    output_hands_t hands;
+    int pipe_known;          /* 1: pipe is decided (output_pipe()) */
+    int pipe;                /* 1: the output is a pipe */
     job_t hand;              /* writes binary pieces while the producer goes on */
     int hand_rc;             /* the first error of a piece handed over */
     void *hand_buf;          /* the piece being written: its buffer, */
@@ -90,6 +94,15 @@ static inline char output_term(const output_t *o)
 /* writer.c: write buf[0..len) at the file's position, every byte or an error
  * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
 int output_write_all(output_t *o, const void *buf, size_t len);
+
+/* hand.c: 1 where the output is a pipe (asked once: fstat). */
+int output_pipe(output_t *o);
+
+/* hand.c: buf[0..len) into the pipe by its pages (vmsplice(2)), else written
+ * (output_write_all), from the caller's thread: the pages must never be written
+ * again (mem_map()'s, unmapped after), since the pipe holds them until they are
+ * read, however long after. GS_OK or the error; the caller counts the bytes. */
+int output_splice(output_t *o, const void *buf, size_t len);
 
 /* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
  * (output_hands().kept; writer.c asks it on WRITE_GIVE_MIN_THREADS threads or

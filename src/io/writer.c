@@ -6,7 +6,10 @@
  * caller alone). A finished batch goes to the writer job, which writes its buffers
  * in order while the pool formats the next batch into the other of two buffer sets.
  * Binary keys that are their own encoding are written as they are (and handed to a
- * pipe as pages: hand.c). Every write is checked: a full disk is an error,
+ * pipe as pages: hand.c). Text into a pipe is formatted into fresh pages, which the
+ * writer job gives to the pipe (output_splice()): the reader's copy is then the only
+ * one, where write(2) would copy each byte on the writer job's one thread first.
+ * Every write is checked: a full disk is an error,
  * never a short file. Much text to a file is placed instead (placed.c).
  */
 #include <config.h>
@@ -48,7 +51,14 @@ int output_write_all(output_t *o, const void *buf, size_t len)
 
 /* ---- the writer job -------------------------------------------------------------- */
 
-/* Write one set's buffers in order; after an error, nothing. */
+/* Thread t's buffer in batch b. */
+static char *batch_buf(const output_t *o, const out_batch_t *b, int t)
+{
+    return b->map ? b->map + (size_t)t * o->bufsize : b->bufs[t];
+}
+
+/* Write one set's buffers in order (given to the pipe where they are fresh pages,
+ * which are unmapped then); after an error, nothing. */
 static void output_write_set(void *arg)
 {
     out_wjob_t *w = arg;
@@ -56,7 +66,10 @@ static void output_write_set(void *arg)
     out_batch_t *b = &o->sets[w->set];
     int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
     for (int t = 0; t < o->threads && rc == GS_OK; t++)
-        rc = output_write_all(o, b->bufs[t], b->lens[t]);
+        rc = b->map ? output_splice(o, batch_buf(o, b, t), b->lens[t])
+                    : output_write_all(o, b->bufs[t], b->lens[t]);
+    mem_unmap(b->map, b->map_bytes);
+    b->map = NULL;
     if (rc)
         __atomic_store_n(&o->werr, rc, __ATOMIC_RELAXED);
 }
@@ -108,6 +121,7 @@ void output_writer_free(output_t *o)
 {
     job_end(&o->writer);
     for (int i = 0; i < 2; i++) {
+        mem_unmap(o->sets[i].map, o->sets[i].map_bytes);
         if (o->sets[i].bufs)
             for (int t = 0; t < o->threads; t++)
                 free(o->sets[i].bufs[t]);
@@ -125,13 +139,14 @@ static void output_format_share(void *arg, int t, int nt)
     pool_share(o->nkeys, t, nt, &lo, &hi);
     const char *k = (const char *)o->keys + lo * (size_t)o->cfg.km->width;
     out_batch_t *b = &o->sets[o->cur];
-    b->lens[t] = tn_format_lines(k, hi - lo, o->cfg.km, output_term(o), b->bufs[t]);
+    b->lens[t] = tn_format_lines(k, hi - lo, o->cfg.km, output_term(o), batch_buf(o, b, t));
 }
 
 static int output_write_text(output_t *o, const void *keys, size_t n)
 {
     int width = o->cfg.km->width;
     size_t batch = WRITE_KEYS_A_THREAD * (size_t)o->threads;
+    int give = o->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(o);
     for (size_t done = 0; done < n; done += batch) {
         int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
         if (rc)
@@ -140,8 +155,12 @@ static int output_write_text(output_t *o, const void *keys, size_t n)
         o->nkeys = n - done < batch ? n - done : batch;
         out_batch_t *b = &o->sets[o->cur];
         double t0 = stats_now();
+        if (give) {   /* NULL where memory is short: the set's own buffers, written */
+            b->map_bytes = o->bufsize * (size_t)o->threads;
+            b->map = mem_map(b->map_bytes);
+        }
         if (o->nkeys < WRITE_PARALLEL_KEYS) {
-            b->lens[0] = tn_format_lines(o->keys, o->nkeys, o->cfg.km, output_term(o), b->bufs[0]);
+            b->lens[0] = tn_format_lines(o->keys, o->nkeys, o->cfg.km, output_term(o), batch_buf(o, b, 0));
             for (int t = 1; t < o->threads; t++)
                 b->lens[t] = 0;
         } else {

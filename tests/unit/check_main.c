@@ -34,6 +34,7 @@ static const struct {
     { 1, make_sorter_cpu_suite },
     { 1, make_input_suite },
     { 1, make_output_suite },
+    { 1, make_hand_suite },
     { 1, make_codec_suite },
     { 1, make_cleanup_suite },
     { 1, make_rkey_suite },

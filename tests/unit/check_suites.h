@@ -23,6 +23,7 @@ Suite *make_pool_suite(void);
 Suite *make_sorter_cpu_suite(void);
 Suite *make_input_suite(void);
 Suite *make_output_suite(void);
+Suite *make_hand_suite(void);
 Suite *make_codec_suite(void);
 Suite *make_smerge_suite(void);
 Suite *make_cleanup_suite(void);
