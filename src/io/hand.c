@@ -71,9 +71,7 @@ int output_splice(output_t *o, const void *buf, size_t len)
     return rc == GS_OK && len > 0 ? output_write_all(o, p, len) : rc;
 }
 
-/* buf[0..len) (in map, map_bytes from mem_map()) into the pipe by their pages, after
- * what the writer holds; map is unmapped. */
-static int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len)
+int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len)
 {
     output_ahead_end(o);
     int rc = output_drain(o);   /* what output_write() handed the writer goes first */

@@ -104,6 +104,12 @@ int output_pipe(output_t *o);
  * read, however long after. GS_OK or the error; the caller counts the bytes. */
 int output_splice(output_t *o, const void *buf, size_t len);
 
+/* hand.c: buf[0..len), in fresh pages never written again, into the pipe by their
+ * pages (output_splice) after what the writer holds, and counted; map (map_bytes,
+ * from mem_map(), the pages of buf or more) is unmapped then, NULL: the caller's to
+ * unmap. GS_OK or the error. */
+int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len);
+
 /* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
  * (output_hands().kept; writer.c asks it on WRITE_GIVE_MIN_THREADS threads or
  * more): copied into fresh pages WRITE_GIVE_PIECE at a time, which are given to

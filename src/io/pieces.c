@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "core/tuning.h"
 #include "io/output_impl.h"
 #include "io/pieces.h"
@@ -47,6 +48,7 @@ int pieces_begin(pieces_t *P, output_t *out, uint64_t total, const char *header,
             return rc;
         }
     }
+    P->give = out->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(out);
     return rc == GS_OK && hlen ? output_write_bytes(out, header, hlen) : rc;
 }
 
@@ -78,6 +80,40 @@ static size_t window_step(const pieces_t *P)
     return P->out->cfg.map_release ? P->out->cfg.map_release : WRITE_RELEASE;
 }
 
+/* Given: a window's mapping, fresh pages enough for n bytes. */
+static size_t give_size(const piece_t *w, size_t n)
+{
+    size_t size = w->cap0 > WRITE_GIVE_PIECE ? w->cap0 : WRITE_GIVE_PIECE;
+    return n > size ? n : size;
+}
+
+/* In order: where the window's bytes may reach: its buffer's end; given, also no
+ * more than the hold past the first byte held. */
+static void piece_order_end(piece_t *w)
+{
+    w->end = w->buf + w->cap;
+    if (w->P->give && (size_t)(w->end - w->held) > w->cap0)
+        w->end = w->held + w->cap0;
+}
+
+/* Given, where nothing is held: fresh pages where the mapping's rest is shorter than
+ * n bytes (those given stay the pipe's), and the window's end set: 0; -1 where there
+ * is no memory (nothing changed). */
+static int piece_fresh(piece_t *w, size_t n)
+{
+    if ((size_t)(w->buf + w->cap - w->p) < n) {
+        size_t size = give_size(w, n);
+        char *b = mem_map(size);
+        if (!b)
+            return -1;
+        mem_unmap(w->buf, w->cap);
+        w->buf = w->p = w->held = b;
+        w->cap = size;
+    }
+    piece_order_end(w);
+    return 0;
+}
+
 int piece_init(pieces_t *P, size_t hold, piece_t *w)
 {
     *w = (piece_t){ .P = P };
@@ -86,16 +122,23 @@ int piece_init(pieces_t *P, size_t hold, piece_t *w)
     size_t cap = hold ? hold : WINDOW_BUF;
     if (P->how == PIECES_AT && cap > WINDOW_BUF)
         cap = WINDOW_BUF;
-    if (!(w->buf = malloc(cap)))
+    w->cap0 = cap;
+    if (P->give)
+        cap = give_size(w, 0);
+    if (!(w->buf = P->give ? mem_map(cap) : malloc(cap)))
         return err_set(GS_ENOMEM, "out of memory");
-    w->cap = w->cap0 = cap;
+    w->cap = cap;
+    w->held = w->buf;
     return GS_OK;
 }
 
 void piece_free(piece_t *w)
 {
-    free(w->buf);
-    w->buf = w->p = w->lim = w->end = NULL;
+    if (w->P && w->P->give)
+        mem_unmap(w->buf, w->cap);   /* the pipe keeps the pages it was given */
+    else
+        free(w->buf);
+    w->buf = w->p = w->lim = w->end = w->held = NULL;
 }
 
 void piece_start(piece_t *w, size_t index, uint64_t off, uint64_t len)
@@ -117,9 +160,13 @@ void piece_start(piece_t *w, size_t index, uint64_t off, uint64_t len)
         w->left = len;
         break;
     default:   /* in order: a room call every TURNS_STREAM bytes, to hand them on early */
-        w->p = w->buf;
-        w->end = w->buf + w->cap;
-        w->lim = w->cap > TURNS_STREAM ? w->buf + TURNS_STREAM : w->end;
+        w->p = w->held;
+        /* given: room for a whole hold, so that the piece is made, up to the hold,
+         * before its turn, never the rest on its turn with every later one waiting
+         * (no memory: the room left, and the room call's error) */
+        if (!P->give || piece_fresh(w, w->cap0) != 0)
+            piece_order_end(w);
+        w->lim = (size_t)(w->end - w->p) > TURNS_STREAM ? w->p + TURNS_STREAM : w->end;
         break;
     }
 }
@@ -145,12 +192,18 @@ static int piece_flush(piece_t *w)
     return rc;
 }
 
-/* In order: the bytes held handed on (the thread holds the piece's turn). */
+/* In order: the bytes held handed on (the thread holds the piece's turn); the
+ * buffer filled again from its start, or given, on after them. */
 static int piece_hand_on(piece_t *w)
 {
-    size_t len = (size_t)(w->p - w->buf);
-    w->p = w->buf;
-    return len ? w->P->put(w->P->ctx, w->buf, len) : GS_OK;
+    const pieces_t *P = w->P;
+    size_t len = (size_t)(w->p - w->held);
+    int rc = GS_OK;
+    if (len)
+        rc = P->give ? output_give(P->out, NULL, 0, w->held, len) : P->put(P->ctx, w->held, len);
+    w->held = w->p = P->give ? w->p : w->buf;
+    piece_order_end(w);
+    return rc;
 }
 
 /* In order: the piece's turn waited for, and the bytes held handed on. */
@@ -161,14 +214,23 @@ static int piece_wait_hand_on(piece_t *w)
     return piece_hand_on(w);
 }
 
-/* The buffer (at offsets, in order) grown for n bytes longer than it (one record,
- * say), until the piece's end; it holds nothing now. */
+/* Room for n bytes where the buffer (at offsets, in order) holds nothing now: grown
+ * for n bytes longer than it (one record, say), until the piece's end; given,
+ * fresh pages where the mapping's rest is too short (those given stay the pipe's),
+ * and the hold stretched to n. */
 static int piece_grow(piece_t *w, size_t n)
 {
+    if (w->P->give) {
+        if (piece_fresh(w, n) != 0)
+            return err_set(GS_ENOMEM, "out of memory");
+        if ((size_t)(w->end - w->p) < n)
+            w->end = w->p + n;   /* one unit longer than the hold */
+        return GS_OK;
+    }
     char *b = realloc(w->buf, n);
     if (!b)
         return err_set(GS_ENOMEM, "out of memory");
-    w->buf = w->p = b;
+    w->buf = w->p = w->held = b;
     w->cap = n;
     w->end = b + n;
     return GS_OK;
@@ -201,12 +263,13 @@ int piece_room(piece_t *w, size_t n)
         return rc;
     default:
         /* On the piece's turn, what is held goes now, while it is in the cache;
-         * else it waits for the turn only where n more would not fit. */
-        if (w->p > w->buf && turns_mine(&P->turns, w->index))
+         * else it waits for the turn only where it holds bytes and n more would
+         * not fit. */
+        if (w->p > w->held && turns_mine(&P->turns, w->index))
             rc = piece_hand_on(w);
-        else if ((size_t)(w->end - w->p) < n)
+        else if (w->p > w->held && (size_t)(w->end - w->p) < n)
             rc = piece_wait_hand_on(w);
-        if (rc == GS_OK && w->cap < n)
+        if (rc == GS_OK && (size_t)(w->end - w->p) < n)
             rc = piece_grow(w, n);
         size_t step = n > TURNS_STREAM ? n : TURNS_STREAM;
         w->lim = (size_t)(w->end - w->p) > step ? w->p + step : w->end;
@@ -219,7 +282,7 @@ static void piece_shrink(piece_t *w)
 {
     char *b;
     if (w->cap > w->cap0 && (b = realloc(w->buf, w->cap0)) != NULL) {
-        w->buf = w->p = b;
+        w->buf = w->p = w->held = b;
         w->cap = w->cap0;
     }
 }
@@ -245,9 +308,13 @@ int piece_end(piece_t *w, int ok)
     default:
         if (ok && (rc = piece_wait_hand_on(w)) == GS_OK)
             turns_pass(&P->turns, w->index);
+        if (P->give) {   /* on in the same pages: what a failure left is dropped */
+            w->held = w->p;
+            return rc;
+        }
         break;
     }
-    w->p = w->buf;
+    w->p = w->held = w->buf;
     piece_shrink(w);
     return rc;
 }

@@ -11,7 +11,10 @@
  * nothing held and no turn to wait for. Elsewhere (a pipe, the total unknown, a
  * run) they go out in their order: a thread's bytes of a piece are held until the
  * piece's turn (turns.h) and handed on then; the thread whose turn it is hands them
- * on as it makes them, while they are still in the cache.
+ * on as it makes them, while they are still in the cache. Into a pipe, on
+ * WRITE_GIVE_MIN_THREADS threads or more, a window is fresh pages, filled once and
+ * given to the pipe as they are handed on (vmsplice): the reader's copy is then the
+ * only one, where write(2) would copy every byte on the thread with the turn.
  *
  * Each thread has a window (piece_t): it starts a piece (its index, its offset and
  * length), puts its bytes (or keys, in the output's format) at w->p with room up to
@@ -39,7 +42,9 @@ typedef struct {
     turns_t turns;           /* in order: the piece whose bytes go out now; every way:
                                 the first error, which stops every thread */
     output_t *out;           /* the output (the keys' format); NULL: a put's */
-    turns_put_fn put;        /* in order: where the bytes go */
+    turns_put_fn put;        /* in order: where the bytes go, */
+    int give;                /*   or 1: the output is a pipe given the windows'
+                                pages (output_give), fresh pages written once */
     void *ctx;
     size_t width;            /* no output: the keys' width (written as they are) */
     /* laid out: the output's */
@@ -93,7 +98,10 @@ typedef struct {
     pieces_t *P;
     char *buf;               /* at offsets, in order: the thread's buffer, */
     size_t cap, cap0;        /*   its bytes, and as first allocated (a piece that
-                                grew it gives the rest back at its end) */
+                                grew it gives the rest back at its end); given: a
+                                mapping, and the most bytes held */
+    char *held;              /* in order: the first byte not yet handed on (buf;
+                                given, the bytes before it are the pipe's) */
     char *mark;              /* mapped: counted as placed up to here */
     char *released;          /* mapped: pages let go of up to here */
     char *stop;              /* mapped: the piece's end */

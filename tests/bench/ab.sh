@@ -29,6 +29,9 @@
 #             csv100m's and csvmerge's sorts from the page cache to -o /dev/null: the
 #             bytes written in order (a device, as a pipe), not laid out in a file;
 #             A's and B's outputs compared once through pipes.
+#   csvp, csvmergep
+#             the same sorts into a pipe, read by tests/bench/pipebw; outputs
+#             compared once.
 #   prices    100M lines `id,price,payload` (gsrec --prices, seed 1) by -s -t, -k2,2g.
 #   sb0, sb40 SB_N Sort Benchmark records (gsrec --sortbench: 100 bytes, a 10-byte
 #             key; in sb40, 40% of the keys share their first 8 bytes) by
@@ -278,6 +281,26 @@ csvmergenull() {
     echo "csvmergenull: command: gpusort $ARGS -m -t, -k2,2n$parts -o /dev/null"
 }
 
+csvp() {
+    local in=$BENCH_DIR/rec-$CSV_N.csv
+    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
+    cat "$in" >/dev/null   # into the page cache
+    pipes "$in" csvp -t, -k2,2n
+    report csvp "$ta" "$tb" "$(wc -c <"$in")"
+    echo "csvp: command: gpusort $ARGS -t, -k2,2n $in | pipebw read 1048576"
+}
+
+csvmergep() {
+    local in parts
+    csv_parts
+    # shellcheck disable=SC2086 # the inputs' names are words on purpose
+    cat $parts >/dev/null   # into the page cache
+    pipes "$parts" csvmergep -m -t, -k2,2n
+    # shellcheck disable=SC2086
+    report csvmergep "$ta" "$tb" "$(cat $parts | wc -c)"
+    echo "csvmergep: command: gpusort $ARGS -m -t, -k2,2n$parts | pipebw read 1048576"
+}
+
 prices() {
     local in=$BENCH_DIR/prices-$CSV_N.csv
     [ -s "$in" ] || "$GSREC" --prices -n "$CSV_N" -s 1 >"$in"
@@ -327,7 +350,7 @@ recnull() {
 
 for w in $WORK; do
     case $w in
-    text100m | text100mp | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | \
+    text100m | text100mp | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | csvp | csvmergep | \
         prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;

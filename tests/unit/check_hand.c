@@ -7,10 +7,8 @@
  */
 #include <config.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -204,65 +202,7 @@ START_TEST(test_output_write_fifo)
 }
 END_TEST
 
-/* A FIFO's reader that keeps what it reads, as a reader that splices does (`pv`,
- * tee(1)'s kin): the pages in the FIFO are moved into pipes of its own (splice(2),
- * nothing copied), and read only once the output is done. A page given to the pipe
- * and then used again by the output would read as what it held last. */
-enum { KEEP_PIPES = 1024 };
-typedef struct {
-    const char *path;
-    int keep[KEEP_PIPES][2];
-    int nkeep;
-    int err;     /* errno of what failed, or 0 */
-} fifo_keep_t;
-
-static void *fifo_keep(void *arg)
-{
-    fifo_keep_t *f = arg;
-    int fd = open(f->path, O_RDONLY);
-    if (fd < 0) {
-        f->err = errno;
-        return NULL;
-    }
-    for (;;) {
-        struct pollfd in = { .fd = fd, .events = POLLIN };
-        if (poll(&in, 1, -1) < 0 && errno != EINTR)
-            break;
-        struct pollfd out = { .fd = f->nkeep ? f->keep[f->nkeep - 1][1] : -1, .events = POLLOUT };
-        if (!f->nkeep || poll(&out, 1, 0) == 0) {   /* the last one full: another */
-            if (f->nkeep == KEEP_PIPES || pipe(f->keep[f->nkeep]) != 0) {
-                f->err = f->nkeep == KEEP_PIPES ? ENOSPC : errno;
-                break;
-            }
-            (void)fcntl(f->keep[f->nkeep][1], F_SETPIPE_SZ, PIPE_BYTES);   /* fewer, if it may */
-            f->nkeep++;
-        }
-        ssize_t m = splice(fd, NULL, f->keep[f->nkeep - 1][1], NULL, PIPE_BYTES, SPLICE_F_NONBLOCK);
-        if (m == 0)
-            break;
-        if (m < 0 && errno != EAGAIN && errno != EINTR) {
-            f->err = errno;
-            break;
-        }
-    }
-    close(fd);
-    return NULL;
-}
-
-/* Everything kept, in order, into buf (cap bytes); the bytes. */
-static size_t fifo_kept(fifo_keep_t *f, char *buf, size_t cap)
-{
-    size_t len = 0;
-    for (int i = 0; i < f->nkeep; i++) {
-        close(f->keep[i][1]);
-        for (ssize_t n; len < cap && (n = read(f->keep[i][0], buf + len, cap - len)) > 0;)
-            len += (size_t)n;
-        close(f->keep[i][0]);
-    }
-    return len;
-}
-
-/* Keys written (output_write) into a FIFO whose reader keeps the pages (fifo_keep),
+/* Keys written (output_write) into a FIFO whose reader keeps the pages (ck_fifo_keep),
  * on WRITE_GIVE_MIN_THREADS threads: _i 0 text of several batches (each formatted
  * into fresh pages given to the pipe: batch buffers of the output's own, used again
  * two batches on, would show the later keys), 1 binary keys that are their own
@@ -290,11 +230,10 @@ START_TEST(test_output_fifo_kept)
             wlen += (size_t)snprintf(want + wlen, cap - wlen, "%" PRIu32 "\n", keys[k]);
         }
     }
-    static fifo_keep_t f;
-    memset(&f, 0, sizeof f);
-    f.path = path;
+    static ck_fifo_t f;
+    f = (ck_fifo_t){ .path = path, .buf = got, .cap = cap };
     pthread_t reader;
-    ck_assert_int_eq(pthread_create(&reader, NULL, fifo_keep, &f), 0);
+    ck_assert_int_eq(pthread_create(&reader, NULL, ck_fifo_keep, &f), 0);
     keymap_t km;
     key_map_init(&km, KEY_U32, 0);
     pool_t *pool;
@@ -305,8 +244,8 @@ START_TEST(test_output_fifo_kept)
     ck_assert_int_eq(output_write(o, keys, n, 0), GS_OK);
     ck_assert_int_eq(output_commit(o), GS_OK);
     pthread_join(reader, NULL);
+    size_t glen = ck_fifo_kept(&f);
     ck_assert_int_eq(f.err, 0);
-    size_t glen = fifo_kept(&f, got, cap);
     ck_assert_uint_eq(glen, wlen);
     ck_assert(memcmp(got, want, wlen) == 0);
     free(got);

@@ -7,18 +7,26 @@
  * piece_put) through its window. The bytes handed on must be every piece's, in
  * piece order, whatever the threads' timing; where every record is made in place
  * after piece_need, every hand-on ends at a record's end (a run being written
- * counts whole records); a put that fails stops every thread with its error.
+ * counts whole records); a put that fails stops every thread with its error. Into
+ * a FIFO (an output's) on WRITE_GIVE_MIN_THREADS threads, the windows' pages are
+ * given to the pipe: a reader that keeps them reads every piece's bytes in order.
  * (Pieces laid out in a file: check_output.c and check_smerge.c, through the
  * output and the merge.)
  */
 #include <config.h>
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_suites.h"
 #include "core/error.h"
 #include "core/pool.h"
+#include "core/tuning.h"
+#include "io/output_impl.h"   /* output_bytes() */
 #include "io/pieces.h"
 
 #define HOLD_CAP 1024
@@ -131,6 +139,62 @@ START_TEST(test_pieces_in_order)
 }
 END_TEST
 
+/* Pieces in order into a FIFO, the output's, on WRITE_GIVE_MIN_THREADS threads: each
+ * window fresh pages given to the pipe (more than one mapping a thread: several
+ * WRITE_GIVE_PIECEs each), read by a reader that keeps them (ck_fifo_keep) until
+ * everything is written: the header, then every piece's records, in order. _i 0:
+ * records made both ways; 1: every record in place. */
+START_TEST(test_pieces_given)
+{
+    static const char header[] = "a header\n";
+    pjob_t j = { .npieces = (size_t)WRITE_GIVE_MIN_THREADS * 2 * (WRITE_GIVE_PIECE / (RECS * 50)),
+                 .in_place = _i };
+    size_t total = sizeof header - 1;
+    for (size_t p = 0; p < j.npieces; p++)
+        for (size_t r = 0; r < RECS; r++)
+            total += rec_len(p, r);
+    char *want = malloc(total), *got = malloc(total + 1);
+    ck_assert(want && got);
+    memcpy(want, header, sizeof header - 1);
+    for (size_t p = 0, at = sizeof header - 1; p < j.npieces; p++)
+        for (size_t r = 0; r < RECS; r++) {
+            rec_make(p, r, want + at);
+            at += rec_len(p, r);
+        }
+    char dir[256], path[300];
+    ck_tdir_make(dir, sizeof dir, "pieces");
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    static ck_fifo_t f;
+    f = (ck_fifo_t){ .path = path, .buf = got, .cap = total + 1 };
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, ck_fifo_keep, &f), 0);
+    pool_t *pool;
+    ck_assert_int_eq(pool_create(&pool, WRITE_GIVE_MIN_THREADS), 0);
+    keymap_t km;
+    key_map_init(&km, KEY_U32, 0);
+    output_cfg_t cfg = { .path = path, .km = &km, .pool = pool };
+    output_t *o;
+    ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
+    ck_assert_int_eq(pieces_begin(&j.P, o, 0, header, sizeof header - 1), GS_OK);
+    ck_assert(!pieces_laid_out(&j.P));
+    ck_assert_int_eq(j.P.give, 1);
+    pool_run(pool, pj_worker, &j);
+    ck_assert_int_eq(pieces_end(&j.P, GS_OK), GS_OK);
+    ck_assert_uint_eq(output_bytes(o), total);
+    ck_assert_int_eq(output_commit(o), GS_OK);
+    pthread_join(reader, NULL);
+    size_t len = ck_fifo_kept(&f);
+    ck_assert_int_eq(f.err, 0);
+    ck_assert_uint_eq(len, total);
+    ck_assert(memcmp(got, want, total) == 0);
+    pool_destroy(pool);
+    ck_remove_tree(dir);
+    free(want);
+    free(got);
+}
+END_TEST
+
 /* The producer's own error is the one pieces_end() reports, before any thread's. */
 START_TEST(test_pieces_end_rc)
 {
@@ -151,6 +215,7 @@ Suite *make_pieces_suite(void)
     TCase *tc = ck_tcase("in order");
     tcase_add_loop_test(tc, test_pieces_in_order, 0, 12);
     tcase_add_test(tc, test_pieces_end_rc);
+    tcase_add_loop_test(tc, test_pieces_given, 0, 2);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

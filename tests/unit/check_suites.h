@@ -199,6 +199,27 @@ static inline uint64_t ck_ref_key(key_type_t type, int reverse, uint64_t raw)
 void ck_tdir_make(char *dir, size_t len, const char *tag);
 void ck_remove_tree(const char *dir);
 
+/* A FIFO's reader that keeps the pages it reads, as a reader that splices does (`pv`,
+ * tee(1)'s kin): the thread ck_fifo_keep(f) opens f->path and moves what comes into
+ * pipes of its own (splice(2), nothing copied), CK_KEEP_PIPES of them, then reads the
+ * rest into f->buf as it comes; after it is joined, ck_fifo_kept() reads what the
+ * pipes kept into its place in f->buf and returns the bytes (f->len). A page that
+ * the writer gave the pipe and then wrote again reads as what it held last. f->err:
+ * errno of what failed (EFBIG: more than f->cap - 1 bytes), else 0. */
+enum { CK_KEEP_PIPES = 64 };
+typedef struct {
+    const char *path;
+    char *buf;
+    size_t cap, len;
+    int keep[CK_KEEP_PIPES][2];
+    size_t at[CK_KEEP_PIPES];   /* where each pipe's bytes go in buf, */
+    size_t kept;                /*   up to here */
+    int nkeep;
+    int err;
+} ck_fifo_t;
+void *ck_fifo_keep(void *arg);
+size_t ck_fifo_kept(ck_fifo_t *f);
+
 /* Write data[0..len) to path (created or truncated); a failed step fails the test. */
 void ck_write_file(const char *path, const void *data, size_t len);
 

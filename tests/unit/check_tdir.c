@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* check_tdir.c: files for the unit tests that touch them: temporary directories
  * made under $TMPDIR (else /tmp) and removed with everything in them, whole files
- * written and read with every step checked, and whether a directory's file system
- * gives space by fallocate(2). */
+ * written and read with every step checked, whether a directory's file system
+ * gives space by fallocate(2), and a FIFO's reader that keeps the pages it reads. */
 #include <config.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include <check.h>
 
 #include "check_suites.h"
+#include "core/tuning.h"
 
 void ck_tdir_make(char *dir, size_t len, const char *tag)
 {
@@ -91,4 +94,62 @@ int ck_can_fallocate(const char *dir)
     close(fd);
     unlink(path);
     return ok;
+}
+
+void *ck_fifo_keep(void *arg)
+{
+    ck_fifo_t *f = arg;
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0) {
+        f->err = errno;
+        return NULL;
+    }
+    for (;;) {
+        struct pollfd in = { .fd = fd, .events = POLLIN };
+        if (poll(&in, 1, -1) < 0 && errno != EINTR)
+            break;
+        ssize_t m;
+        int kept = 0;
+        struct pollfd out = { .fd = f->nkeep ? f->keep[f->nkeep - 1][1] : -1, .events = POLLOUT };
+        if (f->nkeep && poll(&out, 1, 0) == 1) {   /* room in the last pipe kept */
+            m = splice(fd, NULL, out.fd, NULL, PIPE_BYTES, SPLICE_F_NONBLOCK);
+            kept = 1;
+        } else if (f->nkeep < CK_KEEP_PIPES && pipe(f->keep[f->nkeep]) == 0) {
+            (void)fcntl(f->keep[f->nkeep][1], F_SETPIPE_SZ, PIPE_BYTES);   /* if it may */
+            f->at[f->nkeep++] = f->len;
+            continue;
+        } else {   /* the rest read as it comes */
+            m = read(fd, f->buf + f->len, f->cap - f->len);
+        }
+        if (m == 0)
+            break;
+        if (m < 0 && errno != EAGAIN && errno != EINTR) {
+            f->err = errno;
+            break;
+        }
+        f->len += m > 0 ? (size_t)m : 0;
+        if (kept)
+            f->kept = f->len;
+        if (f->len >= f->cap) {
+            f->err = EFBIG;
+            break;
+        }
+    }
+    close(fd);
+    return NULL;
+}
+
+size_t ck_fifo_kept(ck_fifo_t *f)
+{
+    for (int i = 0; i < f->nkeep; i++) {
+        close(f->keep[i][1]);
+        size_t at = f->at[i], end = i + 1 < f->nkeep ? f->at[i + 1] : f->kept;
+        for (ssize_t n; at < end && (n = read(f->keep[i][0], f->buf + at, end - at)) > 0;)
+            at += (size_t)n;
+        if (at != end && !f->err)
+            f->err = EIO;
+        close(f->keep[i][0]);
+    }
+    f->nkeep = 0;
+    return f->len;
 }

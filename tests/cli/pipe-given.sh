@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# pipe-given.sh: output into a pipe on 4 threads (--parallel=4, WRITE_GIVE_MIN_THREADS),
+# where the output gives the pipe fresh pages (vmsplice) rather than writing copies:
+# text keys of one chunk (each batch formatted into fresh pages), keys and records
+# merged in order (each thread's window fresh pages, handed on at its turn), -m,
+# binary keys (copied into fresh pages). -S 48M keeps the 4 threads (THREAD_BYTES:
+# a smaller -S takes threads away) and makes chunks to merge. The reader, pipekeep.py, keeps the pages it
+# reads (spliced into pipes of its own) until the end, as a reader that splices
+# does: a page given and then written again would show. The bytes are LC_ALL=C
+# sort's (gsgen's in order for numbers), and recsort.py's for binary keys.
+
+# GSREC (make check sets it) names tests/tools/gsrec; made absolute before lib.sh
+# moves into the test's directory.
+case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
+# shellcheck source=tests/cli/lib.sh
+. "${srcdir:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/cli/extlib.sh
+. "$srcdir/extlib.sh"
+
+need_gsrec
+command -v python3 >/dev/null || skip "no python3"
+mkdir tdir
+
+# given WHAT EXPECTED GPUSORT-ARGS...: gpusort on 4 threads into pipekeep.py: both
+# exit 0, nothing on standard error, EXPECTED's bytes, no temporary left.
+given() {
+    local what=$1 exp=$2 st
+    shift 2
+    "$GPUSORT" --device=cpu --parallel=4 -T tdir "$@" 2>"$RUN_ERR" |
+        python3 "$srcdir/pipekeep.py" >got || fail "$what: the reader failed"
+    st=${PIPESTATUS[0]}
+    [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "$what: exited $st: $(cat "$RUN_ERR")"
+    same "$exp" got "$what"
+    [ -z "$(ls -A tdir)" ] || fail "$what: temporary files left: $(ls -A tdir)"
+}
+
+# 4M numbers: many batches of 4 threads' 64 Ki keys, and chunks under -S 48M.
+"$GSGEN" -n 4000000 --min=-99999 --max=999999 -s 821 >nums.txt
+"$GSGEN" -n 4000000 --min=-99999 --max=999999 -s 821 -d sorted >exp-nums.txt
+given "numbers, one chunk" exp-nums.txt nums.txt
+given "numbers, chunks merged" exp-nums.txt -S 48M nums.txt
+split -n l/3 -d exp-nums.txt part.
+given "numbers, -m" exp-nums.txt -m part.00 part.01 part.02
+
+"$GSREC" --bench -n 600000 -s 822 --header='id,key,payload' >r.csv
+{ head -n 1 r.csv; tail -n +2 r.csv | LC_ALL=C sort -t, -k2,2n; } >exp.csv
+given "records, one chunk" exp.csv --header -t, -k2,2n r.csv
+given "records, runs merged" exp.csv --header -S 48M -t, -k2,2n r.csv
+
+# 1.1M u64: past one WRITE_GIVE_PIECE (8 MiB) of binary keys.
+"$GSREC" --binary --type=u64 --record-size=8 -n 1100000 -s 823 >keys.bin
+python3 "$srcdir/recsort.py" 8 0 u64 little keys.bin || fail "the oracle failed"
+given "binary keys" exp.bin -B --type=u64 keys.bin
+exit 0
