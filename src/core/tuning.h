@@ -37,6 +37,7 @@
 #define WRITE_RELEASE ((size_t)4 << 20)         /* placed text: bytes a thread fills between releases */
 #define WRITE_GIVE_PIECE ((size_t)8 << 20)      /* keys given to a pipe copied into fresh pages this many bytes a time; text formatted into fresh pages, */
 #define WRITE_GIVE_MIN_THREADS 4                /*   on this many threads or more (fewer: write(2)) */
+#define WRITE_GIVE_MIN_BYTES ((size_t)64 << 10)  /* bytes written at once given so from this many (a header: write(2)) */
 #define WRITE_AHEAD_PIECE ((size_t)4 << 20)     /* zeros written ahead this many bytes a call */
 #define WRITE_AHEAD_MIN_THREADS 16              /* zeros are written ahead on this many threads or more */
 

@@ -8,8 +8,9 @@
  * own encoding go as the buffer's pages themselves (vmsplice(2)), which the reader
  * takes faster than copies: the pipe holds them until they are read, however long
  * after, and since nothing maps them any more, nothing can change them first. Such keys
- * written from buffers of the caller's (output_write()) are copied into fresh pages a
- * piece at a time and given so: the reader then copies them once, not twice. Text needs
+ * written from buffers of the caller's (output_write()), and bytes (output_write_bytes(),
+ * WRITE_GIVE_MIN_BYTES or more), are copied into fresh pages a piece at a time and given
+ * so: the reader then copies them once, not twice. Text needs
  * the pool to be formatted: written before output_hand() returns.
  */
 #include <config.h>
@@ -93,8 +94,10 @@ int output_give_copy(output_t *o, const void *buf, size_t len)
         m = len < WRITE_GIVE_PIECE ? len : WRITE_GIVE_PIECE;
         double t0 = stats_now();
         char *map = mem_map(m);
-        if (!map)
-            return output_write_bytes(o, p, len);   /* no memory to spare: copies */
+        if (!map) {   /* no memory to spare: copies */
+            o->bytes += len;
+            return output_write_all(o, p, len);
+        }
         /* by the pool's threads, the fresh pages faulted in on all of them */
         mem_copy(o->solo ? NULL : o->cfg.pool, map, p, m);
         stats_add(ST_WRITE, 0, stats_now() - t0);

@@ -112,8 +112,9 @@ void output_abort(output_t *o);
 size_t output_max_bytes(const output_t *o);
 
 /* Write len bytes in the output's format, in order, from the calling thread (a
- * header; bytes made by threads in pieces go through io/pieces.h). Not to be mixed
- * with output_write() on one output. */
+ * header; bytes made by threads in pieces go through io/pieces.h), never one of
+ * the pool's (into a pipe the pool may copy them). Not to be mixed with
+ * output_write() on one output. */
 int output_write_bytes(output_t *o, const void *buf, size_t len);
 
 /* The bytes of each key in the output, by its value, as steps: the keys from

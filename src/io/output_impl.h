@@ -110,10 +110,11 @@ int output_splice(output_t *o, const void *buf, size_t len);
  * unmap. GS_OK or the error. */
 int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len);
 
-/* hand.c: buf[0..len), binary keys that are their own encoding, into the pipe
- * (output_hands().kept; writer.c asks it on WRITE_GIVE_MIN_THREADS threads or
- * more): copied into fresh pages WRITE_GIVE_PIECE at a time, which are given to
- * it (vmsplice(2)); the caller's buffer is free again on return. GS_OK or the
+/* hand.c: buf[0..len), binary keys that are their own encoding or bytes in the
+ * output's format, into the pipe (writer.c asks it on WRITE_GIVE_MIN_THREADS
+ * threads or more): copied into fresh pages WRITE_GIVE_PIECE at a time, which are
+ * given to it (vmsplice(2)), and counted; the caller's buffer is free again on
+ * return. From the thread that writes, never one of the pool's. GS_OK or the
  * error. */
 int output_give_copy(output_t *o, const void *buf, size_t len);
 

@@ -273,6 +273,8 @@ int output_write_bytes(output_t *o, const void *buf, size_t len)
     int rc = output_target_fd(o);
     if (rc)
         return rc;
+    if (len >= WRITE_GIVE_MIN_BYTES && o->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(o))
+        return output_give_copy(o, buf, len);   /* into a pipe: copied once */
     o->bytes += len;
     return output_write_all(o, buf, len);
 }

@@ -42,6 +42,7 @@
 #   rec16null, rec100null
 #             REC_MB MiB of 16- or 100-byte records (a random u64 key at byte 0),
 #             page cache to /dev/null: issue 24's binary records.
+#   rec100p   the 100-byte records into a pipe, read by tests/bench/pipebw.
 # Environment:
 #   A, B       the two gpusort programs (required)
 #   R          rounds (default 5)
@@ -333,19 +334,26 @@ rec16() {
     echo "rec16: command: gpusort $ARGS ${args[*]} $in -o OUT"
 }
 
-# recnull SIZE: REC_MB MiB of SIZE-byte records to /dev/null, A and B alternating
-# (nulls).
-recnull() {
-    local size=$1 w=rec${1}null n=$((REC_MB * 1048576 / $1))
+# recout SIZE WHERE: REC_MB MiB of SIZE-byte records (a random u64 key at byte 0),
+# from the page cache to -o /dev/null (WHERE null) or into a pipe read by pipebw
+# (WHERE p).
+recout() {
+    local size=$1 w=rec$1$2 n=$((REC_MB * 1048576 / $1))
     local in=$BENCH_DIR/rec$size-$REC_MB.bin
     [ -s "$in" ] || "$GSREC" --binary --record-size="$size" --key-offset=0 -t u64 -n "$n" \
         -s 3 >"$in"
     sync
     cat "$in" >/dev/null   # into the page cache
     local args=(--binary --record-size="$size" --type=u64)
-    nulls "$in" "$w" "${args[@]}"
-    report "$w" "$ta" "$tb" "$(wc -c <"$in")"
-    echo "$w: command: gpusort $ARGS ${args[*]} $in -o /dev/null"
+    if [ "$2" = null ]; then
+        nulls "$in" "$w" "${args[@]}"
+        report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+        echo "$w: command: gpusort $ARGS ${args[*]} $in -o /dev/null"
+    else
+        pipes "$in" "$w" "${args[@]}"
+        report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+        echo "$w: command: gpusort $ARGS ${args[*]} $in | pipebw read 1048576"
+    fi
 }
 
 for w in $WORK; do
@@ -354,8 +362,9 @@ for w in $WORK; do
         prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;
-    rec16null) recnull 16 ;;
-    rec100null) recnull 100 ;;
+    rec16null) recout 16 null ;;
+    rec100null) recout 100 null ;;
+    rec100p) recout 100 p ;;
     *) die "unknown workload '$w'" ;;
     esac
 done

@@ -4,7 +4,7 @@
 # where the output gives the pipe fresh pages (vmsplice) rather than writing copies:
 # text keys of one chunk (each batch formatted into fresh pages), keys and records
 # merged in order (each thread's window fresh pages, handed on at its turn), -m,
-# binary keys (copied into fresh pages). -S 48M keeps the 4 threads (THREAD_BYTES:
+# binary keys and records (copied into fresh pages). -S 48M keeps the 4 threads (THREAD_BYTES:
 # a smaller -S takes threads away) and makes chunks to merge. The reader, pipekeep.py, keeps the pages it
 # reads (spliced into pipes of its own) until the end, as a reader that splices
 # does: a page given and then written again would show. The bytes are LC_ALL=C
@@ -27,7 +27,7 @@ mkdir tdir
 given() {
     local what=$1 exp=$2 st
     shift 2
-    "$GPUSORT" --device=cpu --parallel=4 -T tdir "$@" 2>"$RUN_ERR" |
+    "$GPUSORT" --parallel=4 -T tdir "$@" 2>"$RUN_ERR" |
         python3 "$srcdir/pipekeep.py" >got || fail "$what: the reader failed"
     st=${PIPESTATUS[0]}
     [ "$st" -eq 0 ] && [ ! -s "$RUN_ERR" ] || fail "$what: exited $st: $(cat "$RUN_ERR")"
@@ -52,4 +52,11 @@ given "records, runs merged" exp.csv --header -S 48M -t, -k2,2n r.csv
 "$GSREC" --binary --type=u64 --record-size=8 -n 1100000 -s 823 >keys.bin
 python3 "$srcdir/recsort.py" 8 0 u64 little keys.bin || fail "the oracle failed"
 given "binary keys" exp.bin -B --type=u64 keys.bin
+
+# 400K 24-byte records (streamed through a GPU where there is one: written in
+# order as bytes).
+"$GSREC" --binary --type=u64 --record-size=24 -n 400000 -s 824 >recs.bin
+mkdir r && (cd r && python3 "$srcdir/recsort.py" 24 0 u64 little ../recs.bin) ||
+    fail "the oracle failed"
+given "binary records" r/exp.bin -B --record-size=24 --type=u64 recs.bin
 exit 0

@@ -206,8 +206,9 @@ END_TEST
  * on WRITE_GIVE_MIN_THREADS threads: _i 0 text of several batches (each formatted
  * into fresh pages given to the pipe: batch buffers of the output's own, used again
  * two batches on, would show the later keys), 1 binary keys that are their own
- * encoding (copied into fresh pages, a WRITE_GIVE_PIECE and a part). The bytes kept
- * are the keys, formatted here with printf. */
+ * encoding (copied into fresh pages, a WRITE_GIVE_PIECE and a part), 2 the same
+ * bytes written (output_write_bytes) a part at a time from one buffer, filled again
+ * for each. The bytes kept are the keys, formatted here with printf. */
 START_TEST(test_output_fifo_kept)
 {
     char path[600];
@@ -223,7 +224,7 @@ START_TEST(test_output_fifo_kept)
     ck_assert_ptr_nonnull(got);
     for (size_t k = 0; k < n; k++) {
         keys[k] = (uint32_t)(k * 2654435761u) % 100000u;   /* batches tell apart */
-        if (_i) {
+        if (_i) {   /* binary, this host's order */
             memcpy(want + wlen, &keys[k], sizeof keys[k]);
             wlen += sizeof keys[k];
         } else {
@@ -238,10 +239,22 @@ START_TEST(test_output_fifo_kept)
     key_map_init(&km, KEY_U32, 0);
     pool_t *pool;
     ck_assert_int_eq(pool_create(&pool, WRITE_GIVE_MIN_THREADS), 0);
-    output_cfg_t cfg = { .path = path, .km = &km, .binary = _i, .pool = pool };
+    output_cfg_t cfg = { .path = path, .km = &km, .binary = _i > 0, .pool = pool };
     output_t *o;
     ck_assert_int_eq(output_open(&o, &cfg), GS_OK);
-    ck_assert_int_eq(output_write(o, keys, n, 0), GS_OK);
+    if (_i < 2) {
+        ck_assert_int_eq(output_write(o, keys, n, 0), GS_OK);
+    } else {   /* parts of WRITE_GIVE_MIN_BYTES and more, one buffer for all */
+        size_t part = WRITE_GIVE_MIN_BYTES * 3 + 5;
+        char *one = malloc(part);
+        ck_assert_ptr_nonnull(one);
+        for (size_t at = 0, m; at < wlen; at += m) {
+            m = wlen - at < part ? wlen - at : part;
+            memcpy(one, want + at, m);
+            ck_assert_int_eq(output_write_bytes(o, one, m), GS_OK);
+        }
+        free(one);
+    }
     ck_assert_int_eq(output_commit(o), GS_OK);
     pthread_join(reader, NULL);
     size_t glen = ck_fifo_kept(&f);
@@ -264,7 +277,7 @@ Suite *make_hand_suite(void)
     tcase_add_loop_test(tc, test_output_hand_pieces, 0, 3);
     tcase_add_loop_test(tc, test_output_hand_full, 0, 3);
     tcase_add_loop_test(tc, test_output_write_fifo, 0, 2);
-    tcase_add_loop_test(tc, test_output_fifo_kept, 0, 2);
+    tcase_add_loop_test(tc, test_output_fifo_kept, 0, 3);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
