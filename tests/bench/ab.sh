@@ -262,44 +262,36 @@ csvmerge() {
     echo "csvmerge: command: gpusort $ARGS -m -t, -k2,2n$parts -o OUT"
 }
 
-csvnull() {
-    local in=$BENCH_DIR/rec-$CSV_N.csv
+# csvout WHERE: csv100m's lines from the page cache to -o /dev/null (WHERE null) or
+# into a pipe read by pipebw (WHERE p).
+csvout() {
+    local w=csv$1 in=$BENCH_DIR/rec-$CSV_N.csv
     [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
     cat "$in" >/dev/null   # into the page cache
-    nulls "$in" csvnull -t, -k2,2n
-    report csvnull "$ta" "$tb" "$(wc -c <"$in")"
-    echo "csvnull: command: gpusort $ARGS -t, -k2,2n $in -o /dev/null"
+    if [ "$1" = null ]; then nulls "$in" "$w" -t, -k2,2n; else pipes "$in" "$w" -t, -k2,2n; fi
+    report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+    echo "$w: command: gpusort $ARGS -t, -k2,2n $in $(to "$1")"
 }
 
-csvmergenull() {
-    local in parts
+# csvmergeout WHERE: csvmerge's -m likewise.
+csvmergeout() {
+    local w=csvmerge$1 in parts
     csv_parts
     # shellcheck disable=SC2086 # the inputs' names are words on purpose
     cat $parts >/dev/null   # into the page cache
-    nulls "$parts" csvmergenull -m -t, -k2,2n
+    if [ "$1" = null ]; then
+        nulls "$parts" "$w" -m -t, -k2,2n
+    else
+        pipes "$parts" "$w" -m -t, -k2,2n
+    fi
     # shellcheck disable=SC2086
-    report csvmergenull "$ta" "$tb" "$(cat $parts | wc -c)"
-    echo "csvmergenull: command: gpusort $ARGS -m -t, -k2,2n$parts -o /dev/null"
+    report "$w" "$ta" "$tb" "$(cat $parts | wc -c)"
+    echo "$w: command: gpusort $ARGS -m -t, -k2,2n$parts $(to "$1")"
 }
 
-csvp() {
-    local in=$BENCH_DIR/rec-$CSV_N.csv
-    [ -s "$in" ] || "$GSREC" --bench -n "$CSV_N" -s 1 >"$in"
-    cat "$in" >/dev/null   # into the page cache
-    pipes "$in" csvp -t, -k2,2n
-    report csvp "$ta" "$tb" "$(wc -c <"$in")"
-    echo "csvp: command: gpusort $ARGS -t, -k2,2n $in | pipebw read 1048576"
-}
-
-csvmergep() {
-    local in parts
-    csv_parts
-    # shellcheck disable=SC2086 # the inputs' names are words on purpose
-    cat $parts >/dev/null   # into the page cache
-    pipes "$parts" csvmergep -m -t, -k2,2n
-    # shellcheck disable=SC2086
-    report csvmergep "$ta" "$tb" "$(cat $parts | wc -c)"
-    echo "csvmergep: command: gpusort $ARGS -m -t, -k2,2n$parts | pipebw read 1048576"
+# to WHERE: where the output went, for the command printed.
+to() {
+    if [ "$1" = null ]; then echo "-o /dev/null"; else echo "| pipebw read 1048576"; fi
 }
 
 prices() {
@@ -335,8 +327,7 @@ rec16() {
 }
 
 # recout SIZE WHERE: REC_MB MiB of SIZE-byte records (a random u64 key at byte 0),
-# from the page cache to -o /dev/null (WHERE null) or into a pipe read by pipebw
-# (WHERE p).
+# from the page cache as csvout's WHERE.
 recout() {
     local size=$1 w=rec$1$2 n=$((REC_MB * 1048576 / $1))
     local in=$BENCH_DIR/rec$size-$REC_MB.bin
@@ -345,23 +336,21 @@ recout() {
     sync
     cat "$in" >/dev/null   # into the page cache
     local args=(--binary --record-size="$size" --type=u64)
-    if [ "$2" = null ]; then
-        nulls "$in" "$w" "${args[@]}"
-        report "$w" "$ta" "$tb" "$(wc -c <"$in")"
-        echo "$w: command: gpusort $ARGS ${args[*]} $in -o /dev/null"
-    else
-        pipes "$in" "$w" "${args[@]}"
-        report "$w" "$ta" "$tb" "$(wc -c <"$in")"
-        echo "$w: command: gpusort $ARGS ${args[*]} $in | pipebw read 1048576"
-    fi
+    if [ "$2" = null ]; then nulls "$in" "$w" "${args[@]}"; else pipes "$in" "$w" "${args[@]}"; fi
+    report "$w" "$ta" "$tb" "$(wc -c <"$in")"
+    echo "$w: command: gpusort $ARGS ${args[*]} $in $(to "$2")"
 }
 
 for w in $WORK; do
     case $w in
-    text100m | text100mp | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | csvnull | csvmergenull | csvp | csvmergep | \
+    text100m | text100mp | bin16g | bin16gf | bin16gp | csv100m | csvkeys | csvmerge | \
         prices | rec16) "$w" ;;
     sb0) sortbench 0 ;;
     sb40) sortbench 40 ;;
+    csvnull) csvout null ;;
+    csvp) csvout p ;;
+    csvmergenull) csvmergeout null ;;
+    csvmergep) csvmergeout p ;;
     rec16null) recout 16 null ;;
     rec100null) recout 100 null ;;
     rec100p) recout 100 p ;;

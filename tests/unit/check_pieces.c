@@ -183,11 +183,7 @@ START_TEST(test_pieces_given)
     ck_assert_int_eq(pieces_end(&j.P, GS_OK), GS_OK);
     ck_assert_uint_eq(output_bytes(o), total);
     ck_assert_int_eq(output_commit(o), GS_OK);
-    pthread_join(reader, NULL);
-    size_t len = ck_fifo_kept(&f);
-    ck_assert_int_eq(f.err, 0);
-    ck_assert_uint_eq(len, total);
-    ck_assert(memcmp(got, want, total) == 0);
+    ck_fifo_expect(&f, reader, want, total);
     pool_destroy(pool);
     ck_remove_tree(dir);
     free(want);

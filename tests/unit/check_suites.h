@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -219,6 +220,8 @@ typedef struct {
 } ck_fifo_t;
 void *ck_fifo_keep(void *arg);
 size_t ck_fifo_kept(ck_fifo_t *f);
+/* The reader joined, what it kept read into place: no error, and want's len bytes. */
+void ck_fifo_expect(ck_fifo_t *f, pthread_t reader, const void *want, size_t len);
 
 /* Write data[0..len) to path (created or truncated); a failed step fails the test. */
 void ck_write_file(const char *path, const void *data, size_t len);

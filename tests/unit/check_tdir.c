@@ -153,3 +153,12 @@ size_t ck_fifo_kept(ck_fifo_t *f)
     f->nkeep = 0;
     return f->len;
 }
+
+void ck_fifo_expect(ck_fifo_t *f, pthread_t reader, const void *want, size_t len)
+{
+    pthread_join(reader, NULL);
+    size_t got = ck_fifo_kept(f);
+    ck_assert_int_eq(f->err, 0);
+    ck_assert_uint_eq(got, len);
+    ck_assert(memcmp(f->buf, want, len) == 0);
+}
