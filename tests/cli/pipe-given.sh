@@ -22,6 +22,7 @@ case ${GSREC:-} in '' | /*) ;; *) GSREC=$PWD/$GSREC ;; esac
 
 need_gsrec
 command -v python3 >/dev/null || skip "no python3"
+not_under_tsan "the threads that give the pipe pages run there in check_hand.c's and check_pieces.c's kept-FIFO cases"
 mkdir tdir
 
 # given WHAT EXPECTED GPUSORT-ARGS...: gpusort on 4 threads into pipekeep.py: both

@@ -140,14 +140,14 @@ START_TEST(test_pieces_in_order)
 END_TEST
 
 /* Pieces in order into a FIFO, the output's, on WRITE_GIVE_MIN_THREADS threads: each
- * window fresh pages given to the pipe (more than one mapping a thread: several
+ * window fresh pages given to the pipe (more than one mapping a thread: about 1.5
  * WRITE_GIVE_PIECEs each), read by a reader that keeps them (ck_fifo_keep) until
  * everything is written: the header, then every piece's records, in order. _i 0:
  * records made both ways; 1: every record in place. */
 START_TEST(test_pieces_given)
 {
     static const char header[] = "a header\n";
-    pjob_t j = { .npieces = (size_t)WRITE_GIVE_MIN_THREADS * 2 * (WRITE_GIVE_PIECE / (RECS * 50)),
+    pjob_t j = { .npieces = (size_t)WRITE_GIVE_MIN_THREADS * 3 / 2 * (WRITE_GIVE_PIECE / (RECS * 50)),
                  .in_place = _i };
     size_t total = sizeof header - 1;
     for (size_t p = 0; p < j.npieces; p++)
