@@ -27,7 +27,8 @@
 #include "core/tuning.h"
 #include "io/output_impl.h"
 
-int output_pipe(output_t *o)
+/* 1 where the output is a pipe (asked once: fstat). */
+static int output_pipe(output_t *o)
 {
     if (!o->pipe_known) {
         o->pipe_known = 1;
@@ -37,6 +38,11 @@ int output_pipe(output_t *o)
 #endif
     }
     return o->pipe;
+}
+
+int output_gives(output_t *o)
+{
+    return o->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(o);
 }
 
 output_hands_t output_hands(output_t *o)

@@ -75,7 +75,7 @@ struct output {
                                 stopped); 0 once placing took them */
     double ahead_seconds;
     /* pieces handed over (hand.c) */
-    int pipe_known;          /* 1: pipe is decided (output_pipe()) */
+    int pipe_known;          /* 1: pipe is decided (hand.c, at the first ask) */
     int pipe;                /* 1: the output is a pipe */
     job_t hand;              /* writes binary pieces while the producer goes on */
     int hand_rc;             /* the first error of a piece handed over */
@@ -95,8 +95,12 @@ static inline char output_term(const output_t *o)
  * (GS_EPIPE where the reader went away and SIGPIPE is ignored). */
 int output_write_all(output_t *o, const void *buf, size_t len);
 
-/* hand.c: 1 where the output is a pipe (asked once: fstat). */
-int output_pipe(output_t *o);
+/* hand.c: 1 where bytes made in buffers of the output's or copied from the
+ * caller's are given to this output as fresh pages (output_give, output_give_copy)
+ * rather than written: a pipe, on WRITE_GIVE_MIN_THREADS threads or more (fewer:
+ * write(2), faster on 2). The one place of that choice; a producer's own fresh
+ * buffers (output_hands().kept) are given on any count. */
+int output_gives(output_t *o);
 
 /* hand.c: buf[0..len) into the pipe by its pages (vmsplice(2)), else written
  * (output_write_all), from the caller's thread: the pages must never be written
@@ -111,11 +115,10 @@ int output_splice(output_t *o, const void *buf, size_t len);
 int output_give(output_t *o, void *map, size_t map_bytes, const void *buf, size_t len);
 
 /* hand.c: buf[0..len), binary keys that are their own encoding or bytes in the
- * output's format, into the pipe (writer.c asks it on WRITE_GIVE_MIN_THREADS
- * threads or more): copied into fresh pages WRITE_GIVE_PIECE at a time, which are
- * given to it (vmsplice(2)), and counted; the caller's buffer is free again on
- * return. From the thread that writes, never one of the pool's. GS_OK or the
- * error. */
+ * output's format, into the pipe (writer.c, where output_gives()): copied into
+ * fresh pages WRITE_GIVE_PIECE at a time, which are given to it (vmsplice(2)), and
+ * counted; the caller's buffer is free again on return. From the thread that
+ * writes, never one of the pool's. GS_OK or the error. */
 int output_give_copy(output_t *o, const void *buf, size_t len);
 
 /* writer.c: 1 where the mapped keys are their own binary encoding (unsigned, this

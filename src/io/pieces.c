@@ -48,7 +48,7 @@ int pieces_begin(pieces_t *P, output_t *out, uint64_t total, const char *header,
             return rc;
         }
     }
-    P->give = out->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(out);
+    P->give = output_gives(out);
     return rc == GS_OK && hlen ? output_write_bytes(out, header, hlen) : rc;
 }
 

@@ -146,7 +146,7 @@ static int output_write_text(output_t *o, const void *keys, size_t n)
 {
     int width = o->cfg.km->width;
     size_t batch = WRITE_KEYS_A_THREAD * (size_t)o->threads;
-    int give = o->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(o);
+    int give = output_gives(o);
     for (size_t done = 0; done < n; done += batch) {
         int rc = __atomic_load_n(&o->werr, __ATOMIC_RELAXED);
         if (rc)
@@ -235,7 +235,7 @@ int output_write(output_t *o, const void *keys, size_t n, int sorted)
         /* The keys are written as they are: no encoding, no copy of ours. */
         rc = output_drain(o);
         size_t len = n * (size_t)o->cfg.km->width;
-        if (rc == GS_OK && output_hands(o).kept && o->threads >= WRITE_GIVE_MIN_THREADS)
+        if (rc == GS_OK && output_gives(o))
             return output_give_copy(o, keys, len);   /* into a pipe: copied once */
         if (rc == GS_OK) {
             o->bytes += len;
@@ -273,7 +273,7 @@ int output_write_bytes(output_t *o, const void *buf, size_t len)
     int rc = output_target_fd(o);
     if (rc)
         return rc;
-    if (len >= WRITE_GIVE_MIN_BYTES && o->threads >= WRITE_GIVE_MIN_THREADS && output_pipe(o))
+    if (len >= WRITE_GIVE_MIN_BYTES && output_gives(o))
         return output_give_copy(o, buf, len);   /* into a pipe: copied once */
     o->bytes += len;
     return output_write_all(o, buf, len);
